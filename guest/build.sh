@@ -1,0 +1,313 @@
+#!/usr/bin/env bash
+# Build the "Linux in a tab" guest image from Debian packages into vendor/guest/.
+#
+#   guest/build.sh                 build everything (idempotent; reuses guest/.cache)
+#   guest/build.sh --kernel-only   stop after the kernel
+#   APT_REFRESH=1 guest/build.sh   re-read the trixie package lists (newer package versions)
+#   JOBS=4 guest/build.sh          parallel kernel build (default: nproc)
+#
+# Host: Debian 12 (bookworm) amd64, root (apt-get installs missing host tools).
+# See guest/README.md.
+set -euo pipefail
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO=$(dirname "$HERE")
+OUT=${OUT:-$REPO/vendor/guest}
+CACHE=${CACHE:-$HERE/.cache}
+WORK=${WORK:-$HERE/.build}
+JOBS=${JOBS:-$(nproc)}
+SUITE=${SUITE:-trixie}
+MIRROR=${MIRROR:-http://deb.debian.org/debian}
+KVER_PKG=linux-source-6.12
+# Fixed timestamp for kernel and cpio so that identical inputs give identical bytes.
+export SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-1764633600}   # 2025-12-02T00:00:00Z
+KERNEL_ONLY=0
+for a in "$@"; do
+  case "$a" in
+    --kernel-only) KERNEL_ONLY=1 ;;
+    -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
+    *) echo "build.sh: unknown argument: $a" >&2; exit 64 ;;
+  esac
+done
+
+T0=$(date +%s)
+log() { printf '[build %4ss] %s\n' "$(( $(date +%s) - T0 ))" "$*" >&2; }
+die() { printf 'build.sh: ERROR: %s\n' "$*" >&2; exit 1; }
+
+mkdir -p "$CACHE" "$WORK" "$OUT"
+
+# ---------------------------------------------------------------- 1. host tools
+HOST_PKGS=(gcc gcc-multilib make flex bison bc cpio xz-utils zstd lz4 libelf-dev
+           binutils seabios perl)
+host_deps() {
+  local missing=() p
+  for p in "${HOST_PKGS[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+  done
+  if ((${#missing[@]})); then
+    log "installing host packages: ${missing[*]}"
+    local SUDO=; [ "$(id -u)" = 0 ] || SUDO=sudo
+    $SUDO apt-get update -q
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
+  fi
+}
+
+# ---------------------------------------------------------------- 2. private apt for trixie/i386
+APTDIR=$CACHE/apt
+DEBS=$CACHE/debs
+APT_OPTS=(
+  -o "Dir::Etc::SourceList=$APTDIR/sources.list" -o Dir::Etc::SourceParts=/dev/null
+  -o "Dir::State::Lists=$APTDIR/lists" -o "Dir::Cache=$APTDIR/cache"
+  -o Dir::State::status=/dev/null -o Debug::NoLocking=1
+  -o APT::Architecture=i386 -o APT::Architectures=i386
+  -o Acquire::Languages=none -o APT::Get::AllowUnauthenticated=false
+)
+apt_setup() {
+  mkdir -p "$APTDIR/lists/partial" "$APTDIR/cache/archives/partial" "$DEBS"
+  echo "deb [arch=i386] $MIRROR $SUITE main" > "$APTDIR/sources.list"
+  if [ "${APT_REFRESH:-0}" = 1 ] || ! ls "$APTDIR"/lists/*_Packages >/dev/null 2>&1; then
+    log "reading $SUITE/i386 package lists (private apt state in $APTDIR)"
+    apt-get "${APT_OPTS[@]}" -q update >&2
+  fi
+}
+# Print "name version filename" for the candidate of each package (no dependencies).
+apt_candidate() {
+  apt-cache "${APT_OPTS[@]}" show --no-all-versions "$1" 2>/dev/null |
+    awk -v p="$1" '/^Version:/{v=$2} /^Filename:/{f=$2} END{ if(!v) exit 1; n=split(f,a,"/"); print p, v, a[n] }'
+}
+# The package closure of $@ (what apt would install on an empty system): "name version".
+apt_closure() {
+  apt-get "${APT_OPTS[@]}" -s -q install --no-install-recommends "$@" 2>/dev/null |
+    awk '/^Inst /{ v=$3; gsub(/[()]/,"",v); print $2, v }'
+}
+# Download a package (exact version) into the cache unless it is already there; print the .deb path.
+fetch_deb() {
+  local name=$1 ver=$2 f
+  f=$(ls "$DEBS/${name}_${ver/*:/}_"*.deb 2>/dev/null | head -n1 || true)
+  if [ -z "$f" ]; then
+    log "downloading $name $ver"
+    (cd "$DEBS" && apt-get "${APT_OPTS[@]}" -q download "$name=$ver" >&2)
+    f=$(ls "$DEBS/${name}_${ver/*:/}_"*.deb | head -n1)
+  fi
+  echo "$f"
+}
+PKGLOG=$WORK/packages.txt   # "name version" of every package whose files went into the image
+
+# ---------------------------------------------------------------- 3. kernel
+KSRC=$WORK/kernel/src
+KOBJ=$WORK/kernel/obj
+build_kernel() {
+  local name ver deb stamp_want
+  read -r name ver _ < <(apt_candidate "$KVER_PKG") || die "no $KVER_PKG in $SUITE"
+  deb=$(fetch_deb "$name" "$ver")
+  echo "$name $ver" >> "$PKGLOG"
+  stamp_want=$( { echo "$ver"; cat "$HERE/kernel.fragment"; sed -n '/^# -- kernel recipe --/,/^# -- end kernel recipe --/p' "$0"; } | sha256sum | cut -c1-64)
+  if [ -f "$KOBJ/arch/x86/boot/bzImage" ] && [ "$(cat "$WORK/kernel/stamp" 2>/dev/null)" = "$stamp_want" ]; then
+    log "kernel: up to date ($ver)"; return
+  fi
+  # -- kernel recipe --
+  if [ "$(cat "$WORK/kernel/src.version" 2>/dev/null)" != "$ver" ]; then
+    log "kernel: unpacking $KVER_PKG $ver"
+    rm -rf "$WORK/kernel"; mkdir -p "$WORK/kernel/deb" "$KSRC" "$KOBJ"
+    dpkg-deb -x "$deb" "$WORK/kernel/deb"
+    tar -C "$KSRC" --strip-components=1 -xf "$WORK/kernel/deb/usr/src/$KVER_PKG.tar.xz"
+    rm -rf "$WORK/kernel/deb"
+    echo "$ver" > "$WORK/kernel/src.version"
+  fi
+  local KMAKE=(make -C "$KSRC" O="$KOBJ" ARCH=i386
+               KBUILD_BUILD_USER=guest KBUILD_BUILD_HOST=linux-in-a-tab
+               KBUILD_BUILD_TIMESTAMP="@$SOURCE_DATE_EPOCH")
+  log "kernel: tinyconfig + kernel.fragment"
+  "${KMAKE[@]}" -s tinyconfig
+  (cd "$KSRC" && scripts/kconfig/merge_config.sh -m -O "$KOBJ" "$KOBJ/.config" "$HERE/kernel.fragment" >/dev/null)
+  "${KMAKE[@]}" -s olddefconfig
+  check_kconfig "$KOBJ/.config"
+  log "kernel: make -j$JOBS bzImage (a clean build takes ~8 min on 2 cores)"
+  "${KMAKE[@]}" -j"$JOBS" bzImage >"$WORK/kernel/build.log" 2>&1 ||
+    { tail -n 40 "$WORK/kernel/build.log" >&2; die "kernel build failed (log: $WORK/kernel/build.log)"; }
+  # -- end kernel recipe --
+  echo "$stamp_want" > "$WORK/kernel/stamp"
+}
+# Every line of the fragment must be in the final .config, exactly.
+check_kconfig() {
+  local cfg=$1 line sym bad=0
+  while IFS= read -r line; do
+    case "$line" in
+      CONFIG_*=*)
+        grep -qxF -- "$line" "$cfg" || { echo "kconfig: wanted '$line', got '$(grep -E "^(# )?${line%%=*}[= ]" "$cfg" || echo absent)'" >&2; bad=1; } ;;
+      "# CONFIG_"*" is not set")
+        sym=${line#\# }; sym=${sym%% *}
+        if grep -q "^$sym=" "$cfg"; then echo "kconfig: wanted '$line', got '$(grep "^$sym=" "$cfg")'" >&2; bad=1; fi ;;
+    esac
+  done < "$HERE/kernel.fragment"
+  [ "$bad" = 0 ] || die "kernel.fragment options did not take effect (see above); fix dependencies in the fragment"
+  log "kernel: all kernel.fragment options verified in .config"
+}
+
+# ---------------------------------------------------------------- 4. userland packages
+USERLAND_TOP=(busybox-static curl)
+USERLAND_NODEPS=(ca-certificates)
+unpack_userland() {
+  local list name ver deb
+  UNP=$WORK/unpacked; rm -rf "$UNP"; mkdir -p "$UNP"
+  list=$( { apt_closure "${USERLAND_TOP[@]}"; for name in "${USERLAND_NODEPS[@]}"; do apt_candidate "$name" | cut -d' ' -f1,2; done; } | sort -u)
+  [ -n "$list" ] || die "could not resolve ${USERLAND_TOP[*]} in $SUITE/i386"
+  while read -r name ver; do
+    deb=$(fetch_deb "$name" "$ver")
+    dpkg-deb -x "$deb" "$UNP"
+    echo "$name $ver" >> "$WORK/unpacked.pkgs"
+  done <<< "$list"
+}
+
+# ---------------------------------------------------------------- 5. own programs
+build_programs() {
+  mkdir -p "$WORK/bin"
+  local src
+  for src in "$HERE"/src/*.c; do
+    log "cc -m32 -static $(basename "$src")"
+    gcc -m32 -static -Os -Wall -Wextra -Werror -D_GNU_SOURCE -o "$WORK/bin/$(basename "$src" .c)" "$src"
+    strip "$WORK/bin/$(basename "$src" .c)"
+  done
+}
+
+# ---------------------------------------------------------------- 6. root filesystem + cpio
+ROOT=$WORK/rootfs
+LIBDIRS=(usr/lib/i386-linux-gnu lib/i386-linux-gnu usr/lib lib)
+find_lib() {   # find_lib SONAME -> relative path in $UNP (may be a symlink)
+  local d
+  for d in "${LIBDIRS[@]}"; do
+    if [ -e "$UNP/$d/$1" ] || [ -L "$UNP/$d/$1" ]; then echo "$d/$1"; return; fi
+  done
+  return 1
+}
+copy_lib() {   # copy SONAME (symlink and its target) into $ROOT/usr/lib/i386-linux-gnu
+  local rel real dst=$ROOT/usr/lib/i386-linux-gnu
+  rel=$(find_lib "$1") || die "library $1 (needed by curl) not found in the unpacked packages"
+  real=$(readlink -f "$UNP/$rel")
+  [ -e "$dst/$(basename "$real")" ] || install -m 0644 "$real" "$dst/$(basename "$real")"
+  [ "$(basename "$real")" = "$1" ] || ln -sfn "$(basename "$real")" "$dst/$1"
+}
+needed() { readelf -d "$1" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'; }
+build_rootfs() {
+  rm -rf "$ROOT"; mkdir -p "$ROOT"
+  cd "$ROOT"
+  mkdir -p usr/bin usr/sbin usr/lib/i386-linux-gnu dev proc sys tmp run root mnt/tab etc/ssl/certs etc/tab var
+  ln -s usr/bin bin; ln -s usr/sbin sbin; ln -s usr/lib lib; ln -s ../run var/run
+  chmod 1777 tmp; chmod 0700 root
+  # busybox (static) and its applet links, made here rather than at boot
+  local bb; bb=$(find "$UNP" -path '*bin/busybox' -type f | head -n1); [ -n "$bb" ] || die "busybox not found"
+  install -m 0755 "$bb" usr/bin/busybox
+  local applet
+  while read -r applet; do
+    applet=${applet#/}; applet=usr/${applet#usr/}
+    [ -e "$applet" ] || [ -L "$applet" ] || ln -s /usr/bin/busybox "$applet"
+  done < <("$ROOT/usr/bin/busybox" --list-full)
+  local a; for a in nslookup nc unshare ping wget ip ifconfig route timeout sha256sum base64 setsid cttyhack mount hostname; do
+    [ -L "usr/bin/$a" ] || [ -L "usr/sbin/$a" ] || die "busybox-static lacks applet '$a'"
+  done
+  # curl + exactly the shared libraries it needs (DT_NEEDED closure), stripped
+  install -m 0755 "$UNP/usr/bin/curl" usr/bin/curl
+  install -m 0755 "$(readlink -f "$UNP/$(find_lib ld-linux.so.2)")" usr/lib/i386-linux-gnu/ld-linux.so.2
+  ln -s i386-linux-gnu/ld-linux.so.2 usr/lib/ld-linux.so.2
+  local todo=(usr/bin/curl) seen=" " f n
+  while ((${#todo[@]})); do
+    f=${todo[0]}; todo=("${todo[@]:1}")
+    for n in $(needed "$f"); do
+      case "$seen" in *" $n "*) continue ;; esac
+      seen="$seen$n "
+      [ "$n" = ld-linux.so.2 ] && continue
+      copy_lib "$n"; todo+=("usr/lib/i386-linux-gnu/$n")
+    done
+  done
+  # glibc dlopens libgcc_s for thread cancellation (curl's threaded resolver)
+  copy_lib libgcc_s.so.1
+  find usr/bin/curl usr/lib/i386-linux-gnu -type f -exec strip --strip-unneeded {} +
+  # CA bundle: the Mozilla set from ca-certificates, concatenated (update-ca-certificates does the same)
+  cat "$UNP"/usr/share/ca-certificates/mozilla/*.crt > etc/ssl/certs/mozilla-ca-certificates.crt
+  # the project's programs and /init
+  install -m 0755 "$WORK"/bin/* usr/bin/
+  install -m 0755 "$HERE/rootfs/init" init
+  cp -a "$HERE/rootfs/etc/." etc/
+  cd - >/dev/null
+}
+# newc cpio, uncompressed, owned by root, fixed mtimes, sorted: written by the kernel's own
+# usr/gen_init_cpio so that no root privileges are needed for /dev/console.
+write_cpio() {
+  local spec=$WORK/initramfs.spec p mode
+  local GEN=$KOBJ/usr/gen_init_cpio
+  [ -x "$GEN" ] || gcc -O2 -o "$WORK/gen_init_cpio" "$KSRC/usr/gen_init_cpio.c" && GEN=${GEN}; [ -x "$GEN" ] || GEN=$WORK/gen_init_cpio
+  {
+    echo "nod /dev/console 0600 0 0 c 5 1"
+    (cd "$ROOT" && find . -mindepth 1 | LC_ALL=C sort) | while read -r p; do
+      p=${p#.}
+      mode=$(stat -c '%a' "$ROOT$p")
+      if [ -L "$ROOT$p" ]; then echo "slink $p $(readlink "$ROOT$p") 0777 0 0"
+      elif [ -d "$ROOT$p" ]; then echo "dir $p $mode 0 0"
+      else echo "file $p $ROOT$p $mode 0 0"; fi
+    done
+  } > "$spec"
+  "$GEN" -t "$SOURCE_DATE_EPOCH" "$spec" > "$WORK/initramfs.cpio"
+}
+
+# ---------------------------------------------------------------- 7. outputs
+publish() {
+  local stage=$WORK/out; rm -rf "$stage"; mkdir -p "$stage"
+  cp "$KOBJ/arch/x86/boot/bzImage" "$stage/bzImage"
+  cp "$WORK/initramfs.cpio" "$stage/initramfs.cpio"
+  cp /usr/share/seabios/bios.bin "$stage/seabios.bin"
+  cp /usr/share/seabios/vgabios-stdvga.bin "$stage/vgabios.bin"
+  local changed=0 f
+  for f in bzImage initramfs.cpio seabios.bin vgabios.bin; do
+    cmp -s "$stage/$f" "$OUT/$f" || changed=1
+  done
+  [ -f "$OUT/BUILD-INFO" ] && [ -f "$OUT/SHA256SUMS" ] || changed=1
+  if [ "$changed" = 0 ]; then
+    log "vendor/guest is up to date (identical bytes); BUILD-INFO kept"
+  else
+    for f in bzImage initramfs.cpio seabios.bin vgabios.bin; do cp "$stage/$f" "$OUT/$f"; done
+    write_build_info > "$OUT/BUILD-INFO"
+    (cd "$OUT" && find . -maxdepth 1 -type f ! -name SHA256SUMS -printf '%f\n' | LC_ALL=C sort | xargs sha256sum > SHA256SUMS)
+  fi
+  (cd "$OUT" && sha256sum --quiet -c SHA256SUMS) || die "SHA256SUMS does not verify"
+  log "done: $(cd "$OUT" && ls -l | awk 'NR>1{printf "%s=%s ", $9, $5}')"
+}
+write_build_info() {
+  echo "Linux in a tab: guest image build record"
+  echo "build date (UTC): $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  echo "build time: $(( $(date +%s) - T0 )) s (this run of guest/build.sh; kernel compiled in this run: ${KERNEL_BUILT:-no})"
+  echo "host: $(. /etc/os-release; echo "$PRETTY_NAME") $(uname -m)"
+  echo "gcc: $(gcc --version | head -n1)"
+  echo "binutils: $(ld --version | head -n1)"
+  echo "SOURCE_DATE_EPOCH: $SOURCE_DATE_EPOCH"
+  echo "package source: $MIRROR $SUITE main (i386)"
+  echo
+  echo "== Debian packages (name version) whose files are in the image"
+  sort -u "$PKGLOG" "$WORK/unpacked.pkgs"
+  echo
+  echo "== host packages used"
+  dpkg-query -W -f='${Package} ${Version}\n' seabios gcc-12 gcc-multilib libc6-dev-i386 binutils
+  echo
+  echo "== output sizes (bytes)"
+  (cd "$WORK/out" && for f in *; do printf '%s %s\n' "$f" "$(stat -c %s "$f")"; done)
+  echo
+  echo "== initramfs contents"
+  (cd "$ROOT" && find . -mindepth 1 \( -type f -o -type l \) ! -lname /usr/bin/busybox -printf '%P %s\n' | LC_ALL=C sort)
+  echo "(plus $(find "$ROOT" -lname /usr/bin/busybox | wc -l) busybox applet links)"
+  echo
+  echo "== kernel .config"
+  cat "$KOBJ/.config"
+}
+
+# ---------------------------------------------------------------- main
+host_deps
+apt_setup
+: > "$PKGLOG"; : > "$WORK/unpacked.pkgs"
+KSTAMP_BEFORE=$(cat "$WORK/kernel/stamp" 2>/dev/null || true)
+build_kernel
+[ "$(cat "$WORK/kernel/stamp")" = "$KSTAMP_BEFORE" ] || KERNEL_BUILT=yes
+[ "$KERNEL_ONLY" = 1 ] && { log "kernel only: $KOBJ/arch/x86/boot/bzImage"; exit 0; }
+unpack_userland
+build_programs
+build_rootfs
+write_cpio
+publish

@@ -1,0 +1,51 @@
+/**
+ * The Node host's command line. Each command lives in its own file under ./commands and is
+ * loaded only when asked for, so `npx tab --help` stays fast.
+ */
+export interface Command {
+  summary: string;
+  usage: string;
+  run(args: string[]): Promise<number>;
+}
+
+const COMMANDS: Record<string, () => Promise<{ command: Command }>> = {
+  proxy: () => import("./commands/proxy"),
+  resolve: () => import("./commands/resolve"),
+  pin: () => import("./commands/pin"),
+  skills: () => import("./commands/skills"),
+};
+
+export function helpText(): string {
+  return [
+    "tab: the command line of Linux in a tab (the same core as the page, on Node).",
+    "",
+    "usage: npx tab <command> [options]",
+    "",
+    "commands:",
+    "  proxy     run the allowlisting egress proxy on a real socket",
+    "  resolve   resolve a harness: fetch, verify pins, cache (ADR 38)",
+    "  pin       print the sha256 a reference to a file or directory must carry",
+    "  skills    search a skill registry and acquire a skill from a pinned address",
+    "",
+    "npx tab <command> --help   shows a command's options",
+  ].join("\n");
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === "--help" || name === "-h" || name === "help") {
+    process.stdout.write(`${helpText()}\n`);
+    return name === undefined ? 64 : 0;
+  }
+  const load = COMMANDS[name];
+  if (!load) {
+    process.stderr.write(`tab: unknown command "${name}"\n\n${helpText()}\n`);
+    return 64;
+  }
+  const { command } = await load();
+  if (rest.includes("--help") || rest.includes("-h")) {
+    process.stdout.write(`${command.summary}\n\nusage: ${command.usage}\n`);
+    return 0;
+  }
+  return command.run(rest);
+}

@@ -1,0 +1,18 @@
+import { z } from "zod";
+import { Decider, VerdictCode } from "../verdict";
+
+/** Fields every event carries once it is on the log (set by the log, not the producer). */
+export const Stamp = z.object({
+  /** Position on the log: strictly increasing, never reused, survives ring drops. */
+  seq: z.number().int().nonnegative(),
+  /** Milliseconds since the Unix epoch, from the log's injected clock. */
+  time: z.number(),
+});
+
+/** A verdict as it appears inside events: the same four fields as `Verdict`. */
+export const VerdictFields = {
+  allowed: z.boolean(),
+  code: VerdictCode,
+  reason: z.string(),
+  by: Decider,
+};

@@ -1,0 +1,41 @@
+import { z } from "zod";
+
+/** Boot progress of the emulator and guest (download, boot, ready, restore, errors). */
+export const BootProgress = z.object({
+  kind: z.literal("boot.progress"),
+  phase: z.enum(["download", "verify", "start", "boot", "ready", "snapshot-save", "snapshot-restore", "error"]),
+  message: z.string(),
+  loaded: z.number().nonnegative().optional(),
+  total: z.number().nonnegative().optional(),
+});
+
+/** The Landlock ruleset `llrun` reports it applied (one parseable stderr line). */
+export const KernelRuleset = z.object({
+  kind: z.literal("kernel.ruleset"),
+  abi: z.number().int(),
+  fsRo: z.array(z.string()),
+  fsRw: z.array(z.string()),
+  connect: z.array(z.number().int()),
+  bind: z.array(z.number().int()),
+  scope: z.array(z.string()),
+  dropped: z.array(z.string()),
+  line: z.string(),
+});
+
+/** A result a guest demo program reported, e.g. a connect() refused with EACCES by Landlock. */
+export const KernelDenial = z.object({
+  kind: z.literal("kernel.result"),
+  program: z.string(),
+  target: z.string(),
+  result: z.string(),
+  errno: z.number().int().nullable(),
+  line: z.string(),
+});
+
+/** The guest's Landlock ABI as `llrun --abi` printed it. */
+export const KernelAbi = z.object({
+  kind: z.literal("kernel.abi"),
+  abi: z.number().int(),
+});
+
+export const guestEvents = [BootProgress, KernelRuleset, KernelDenial, KernelAbi] as const;

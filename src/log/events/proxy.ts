@@ -1,0 +1,41 @@
+import { z } from "zod";
+import { VerdictFields } from "./common";
+
+/**
+ * The one canonical decision event per proxy request (style.md: smokescreen's
+ * CANONICAL-PROXY-DECISION). Panels, `GET /v0/log` and tests read this event.
+ * Secrets (Authorization, cookies, tokens) are redacted before it is built.
+ */
+export const ProxyDecision = z.object({
+  kind: z.literal("proxy.decision"),
+  /** Request id, unique in the session. */
+  id: z.string(),
+  /** How the request reached the proxy. */
+  mode: z.enum(["connect", "absolute", "tunnel", "fetch", "own", "vault"]),
+  method: z.string(),
+  target: z.string(),
+  status: z.number().int(),
+  bytes: z.number().int().nonnegative(),
+  durationMs: z.number().nonnegative(),
+  /** Redacted request headers, for the details view. */
+  headers: z.record(z.string(), z.string()).optional(),
+  /** The TLS session this request travelled in, if any. */
+  tlsSession: z.string().optional(),
+  ...VerdictFields,
+});
+
+/** A policy change: which policy is now active, by hash. */
+export const PolicyChange = z.object({
+  kind: z.literal("policy.change"),
+  oldHash: z.string().nullable(),
+  newHash: z.string(),
+  source: z.string(),
+});
+
+/** A policy text that did not validate (shown, never applied). */
+export const PolicyInvalid = z.object({
+  kind: z.literal("policy.invalid"),
+  errors: z.array(z.string()),
+});
+
+export const proxyEvents = [ProxyDecision, PolicyChange, PolicyInvalid] as const;

@@ -1,0 +1,54 @@
+import { z } from "zod";
+import { Decider, VerdictCode } from "../verdict";
+
+/** One resolver step for one resource (ADR 38): what was asked, how it was found, the verdict. */
+export const ResolverStep = z.object({
+  kind: z.literal("resolver.step"),
+  /** The resolve this step belongs to. */
+  run: z.string(),
+  field: z.string(),
+  ref: z.string(),
+  refKind: z.enum(["absolute", "relative", "url", "command", "directory"]),
+  pin: z.string().nullable(),
+  cache: z.enum(["hit", "miss", "stale", "none"]),
+  allowed: z.boolean(),
+  code: VerdictCode,
+  reason: z.string(),
+  by: Decider,
+  bytes: z.number().int().nonnegative(),
+  durationMs: z.number().nonnegative(),
+  warning: z.string().optional(),
+});
+
+/** Start and end of a whole resolve, for the panel's progress bar. */
+export const ResolverRun = z.object({
+  kind: z.literal("resolver.run"),
+  run: z.string(),
+  phase: z.enum(["start", "progress", "done", "failed"]),
+  harness: z.string(),
+  done: z.number().int().nonnegative(),
+  total: z.number().int().nonnegative(),
+  message: z.string().optional(),
+});
+
+/** An authoring diagnostic (e.g. ADR 128's path-like preflight_check lint). Shown, not fatal. */
+export const ResolverLint = z.object({
+  kind: z.literal("resolver.lint"),
+  run: z.string(),
+  field: z.string(),
+  severity: z.enum(["error", "warning", "info"]),
+  code: z.string(),
+  message: z.string(),
+});
+
+/** A content-addressed cache operation. */
+export const CacheEvent = z.object({
+  kind: z.literal("cache.event"),
+  op: z.enum(["hit", "miss", "put", "corrupt", "evict", "clear", "quota", "verify"]),
+  sha256: z.string().nullable(),
+  bytes: z.number().int().nonnegative(),
+  url: z.string().optional(),
+  message: z.string().optional(),
+});
+
+export const resolverEvents = [ResolverStep, ResolverRun, ResolverLint, CacheEvent] as const;

@@ -1,0 +1,23 @@
+import { z } from "zod";
+import { VerdictFields } from "./common";
+
+/** One step of skill discovery or acquisition (seed 002). Never carries the skill's text. */
+export const SkillsStep = z.object({
+  kind: z.literal("skills.step"),
+  step: z.enum(["search", "resolve", "list", "fetch", "verify", "admit", "attach"]),
+  id: z.string(),
+  detail: z.string(),
+  handle: z.string().optional(),
+  ...VerdictFields,
+});
+
+/** A vault or KMS decision (seed 004, row 8). */
+export const KmsEvent = z.object({
+  kind: z.literal("kms.event"),
+  op: z.enum(["grant", "pull", "push", "create"]),
+  vaultId: z.string(),
+  command: z.string(),
+  ...VerdictFields,
+});
+
+export const skillsEvents = [SkillsStep, KmsEvent] as const;

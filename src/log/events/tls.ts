@@ -1,0 +1,27 @@
+import { z } from "zod";
+import { VerdictFields } from "./common";
+
+/** A TLS session terminated by the page inside a CONNECT tunnel. */
+export const TlsSession = z.object({
+  kind: z.literal("tls.session"),
+  id: z.string(),
+  phase: z.enum(["handshake", "established", "closed", "failed"]),
+  connectHost: z.string(),
+  sni: z.string().nullable(),
+  cipher: z.string().nullable(),
+  group: z.string().nullable(),
+  alpn: z.string().nullable(),
+  certFingerprint: z.string().nullable(),
+  requests: z.number().int().nonnegative(),
+});
+
+/** A TLS-level refusal (SNI mismatch, bad ClientHello, alert sent). */
+export const TlsVerdict = z.object({
+  kind: z.literal("tls.verdict"),
+  session: z.string(),
+  target: z.string(),
+  alert: z.string().nullable(),
+  ...VerdictFields,
+});
+
+export const tlsEvents = [TlsSession, TlsVerdict] as const;

@@ -1,0 +1,13 @@
+export type { EventKind, EventOf } from "./event";
+export { LogEvent, NewEvent } from "./event";
+export * from "./events/common";
+export * from "./events/guest";
+export * from "./events/proxy";
+export * from "./events/resolver";
+export * from "./events/session";
+export * from "./events/skills";
+export * from "./events/tls";
+export * from "./events/wire";
+export { type ParsedJsonLines, parseJsonLines, toJsonLines } from "./jsonl";
+export { type Clock, createEventLog, type EventLog, type EventLogOptions, type Listener } from "./log";
+export { allow, DECIDERS, Decider, refuse, VERDICT_CODES, Verdict, VerdictCode } from "./verdict";

@@ -1,0 +1,83 @@
+import { z } from "zod";
+
+/**
+ * The verdict vocabulary (design brief, "Verdict vocabulary"). Codes are stable kebab-case
+ * strings that tests, panels, logs and the CLI all use: add codes, never rename one.
+ */
+export const VERDICT_CODES = [
+  "served",
+  "host-not-allowed",
+  "endpoint-not-allowed",
+  "port-not-allowed",
+  "ip-literal",
+  "redirect-other-host",
+  "sni-mismatch",
+  "sni-missing",
+  "host-header-mismatch",
+  "not-https",
+  "bad-request",
+  "tls-error",
+  "tls-not-ready",
+  "landlock-denied",
+  "private-address",
+  "upstream-unreadable",
+  "upstream-error",
+  "no-route",
+  "dns-refused",
+  "fragment-refused",
+  "malformed-frame",
+  "hash-missing",
+  "hash-mismatch",
+  "not-allowlisted",
+  "allowlist-not-subset",
+  "executable-url",
+  "path-outside-base",
+  "cycle",
+  "depth-exceeded",
+  "breadth-exceeded",
+  "offline-miss",
+  "cache-corrupt",
+  "fetch-failed",
+  "too-large",
+  "bad-status",
+  "unparsable",
+  "invalid-harness",
+  "env-not-allowed",
+  "payload-path-refused",
+  "truncated-tree",
+  "no-candidate",
+  "many-candidates",
+  "unparsable-index",
+  "bad-query",
+  "bad-pin",
+  "vault-op-not-granted",
+  "vault-not-allowed",
+  "vault-tampered",
+  "grant-expired",
+] as const;
+
+export const VerdictCode = z.enum(VERDICT_CODES);
+export type VerdictCode = z.infer<typeof VerdictCode>;
+
+/** Who decided: the component whose rule produced the verdict. */
+export const DECIDERS = ["net", "kernel", "resolver", "cas", "skills", "kms", "design", "wire"] as const;
+export const Decider = z.enum(DECIDERS);
+export type Decider = z.infer<typeof Decider>;
+
+export const Verdict = z.object({
+  allowed: z.boolean(),
+  code: VerdictCode,
+  reason: z.string(),
+  by: Decider,
+});
+export type Verdict = z.infer<typeof Verdict>;
+
+/** An allowed verdict. `served` unless the caller names a more precise code. */
+export function allow(reason: string, by: Decider, code: VerdictCode = "served"): Verdict {
+  return { allowed: true, code, reason, by };
+}
+
+/** A refusal carries its code and its reason in one statement (style.md, smokescreen). */
+export function refuse(code: VerdictCode, reason: string, by: Decider): Verdict {
+  return { allowed: false, code, reason, by };
+}
