@@ -1,9 +1,48 @@
+import { createReadStream, existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import type { Plugin } from "vite";
 import { defineConfig } from "vitest/config";
+
+const GUEST_DIR = "vendor/guest";
+
+/**
+ * Serves the committed guest image (vendor/guest) at `guest/…` in dev and preview, and copies
+ * it into the build, so the page needs nothing but npm. The page checks every file against
+ * SHA256SUMS itself.
+ */
+function guestImage(): Plugin {
+  const serve = (req: { url?: string }, res: import("node:http").ServerResponse, next: () => void) => {
+    const match = /^\/(?:.*\/)?guest\/([A-Za-z0-9._-]+)(?:\?.*)?$/.exec(req.url ?? "");
+    const file = match ? join(GUEST_DIR, match[1] ?? "") : "";
+    if (!match || !existsSync(file) || !statSync(file).isFile()) return next();
+    res.setHeader("Content-Type", file.endsWith("SHA256SUMS") || file.endsWith("BUILD-INFO") ? "text/plain" : "application/octet-stream");
+    res.setHeader("Content-Length", statSync(file).size);
+    res.setHeader("Cache-Control", "no-cache");
+    createReadStream(file).pipe(res);
+  };
+  return {
+    name: "tab-guest-image",
+    configureServer(server) {
+      server.middlewares.use(serve);
+    },
+    configurePreviewServer(server) {
+      server.middlewares.use(serve);
+    },
+    generateBundle() {
+      if (!existsSync(GUEST_DIR)) return;
+      for (const name of readdirSync(GUEST_DIR)) {
+        const path = join(GUEST_DIR, name);
+        if (statSync(path).isFile()) this.emitFile({ type: "asset", fileName: `guest/${name}`, source: readFileSync(path) });
+      }
+    },
+  };
+}
 
 // `base: "./"` makes the static build work from any host and under any sub-path.
 export default defineConfig({
   base: "./",
   publicDir: "public",
+  plugins: [guestImage()],
   build: {
     target: "es2022",
     outDir: "dist",

@@ -1,0 +1,146 @@
+import { expect, test } from "@playwright/test";
+
+// The app shell (issue 2): every panel renders events pushed into the one log, hostile
+// strings render inert as text, and the layout holds at 1280×720 and 1920×1080.
+// These tests don't need the guest: they push events into the log directly.
+
+test.beforeEach(async ({ page }) => {
+  await page.goto("./");
+  await page.waitForFunction(() => window.__tab !== undefined);
+});
+
+const panels = [
+  { id: "wire", event: { kind: "wire.dns", name: "example.com", type: "A", answer: "REFUSED" }, text: "example.com" },
+  {
+    id: "proxy",
+    event: {
+      kind: "proxy.decision",
+      id: "r1",
+      mode: "absolute",
+      method: "GET",
+      target: "https://pastebin.com/raw/abc",
+      status: 403,
+      bytes: 0,
+      durationMs: 2,
+      allowed: false,
+      code: "host-not-allowed",
+      reason: "pastebin.com is not on the allowlist",
+      by: "net",
+    },
+    text: "host-not-allowed",
+  },
+  {
+    id: "resolver",
+    event: {
+      kind: "resolver.step",
+      run: "r",
+      field: "agent",
+      ref: "https://example.com/agent.md",
+      refKind: "url",
+      pin: null,
+      cache: "none",
+      allowed: false,
+      code: "hash-missing",
+      reason: "no #sha256= pin",
+      by: "resolver",
+      bytes: 0,
+      durationMs: 0,
+    },
+    text: "hash-missing",
+  },
+  { id: "cache", event: { kind: "cache.event", op: "corrupt", sha256: "ab".repeat(32), bytes: 10, message: "re-hash mismatch" }, text: "corrupt" },
+  { id: "policy", event: { kind: "policy.change", oldHash: null, newHash: "cd".repeat(32), source: "test" }, text: "applied" },
+  {
+    id: "kernel",
+    event: { kind: "kernel.result", program: "tcpconnect", target: "93.184.216.34:443", result: "EACCES", errno: 13, line: "x" },
+    text: "EACCES",
+  },
+] as const;
+
+for (const { id, event, text } of panels) {
+  test(`the ${id} panel renders an event pushed into the log`, async ({ page }) => {
+    await page.evaluate((e) => window.__tab?.log.append(e as never), event);
+    await page.locator(`[data-tab="${id}"]`).click();
+    const panel = page.locator(`#panel-${id}`);
+    await expect(panel).toBeVisible();
+    await expect(panel.locator("tbody tr").filter({ hasText: text }).first()).toBeVisible();
+  });
+}
+
+test("a hostile registry-like string renders inert, as text", async ({ page }) => {
+  const hostile = "<img src=x onerror=alert(1)>\x1b[31m";
+  let dialogs = 0;
+  page.on("dialog", (d) => {
+    dialogs++;
+    void d.dismiss();
+  });
+  await page.evaluate(
+    (name) =>
+      window.__tab?.log.append({
+        kind: "proxy.decision",
+        id: "h1",
+        mode: "absolute",
+        method: "GET",
+        target: `https://evil.example/${name}`,
+        status: 403,
+        bytes: 0,
+        durationMs: 0,
+        allowed: false,
+        code: "host-not-allowed",
+        reason: name,
+        by: "net",
+      }),
+    hostile,
+  );
+  await page.locator('[data-tab="proxy"]').click();
+  const row = page.locator("#panel-proxy tbody tr").filter({ hasText: "<img src=x onerror=alert(1)>" });
+  await expect(row).toHaveCount(1);
+  expect(await page.locator("#panel-proxy img").count()).toBe(0);
+  expect(dialogs).toBe(0);
+});
+
+test("the filter box narrows a panel and the clear button empties it", async ({ page }) => {
+  await page.evaluate(() => {
+    for (const name of ["alpha.example", "beta.example", "gamma.example"])
+      window.__tab?.log.append({ kind: "wire.dns", name, type: "A", answer: "REFUSED" });
+  });
+  const panel = page.locator("#panel-wire");
+  await expect(panel.locator("tbody tr").filter({ hasText: "REFUSED" })).toHaveCount(3);
+  await panel.getByLabel("Filter Wire events").fill("beta");
+  await expect(panel.locator("tbody tr:visible").filter({ hasText: "REFUSED" })).toHaveCount(1);
+  await panel.getByRole("button", { name: "Clear" }).click();
+  await expect(panel.locator("tbody tr").filter({ hasText: "example" })).toHaveCount(0);
+});
+
+test("keyboard: arrow keys move between panel tabs", async ({ page }) => {
+  await page.locator('[data-tab="wire"]').focus();
+  await page.keyboard.press("ArrowRight");
+  await expect(page.locator('[data-tab="proxy"]')).toHaveAttribute("aria-selected", "true");
+  await expect(page.locator('[data-tab="proxy"]')).toBeFocused();
+  await page.keyboard.press("End");
+  await expect(page.locator('[data-tab="kernel"]')).toHaveAttribute("aria-selected", "true");
+  await page.keyboard.press("Alt+1");
+  await expect(page.locator('[data-tab="wire"]')).toHaveAttribute("aria-selected", "true");
+});
+
+for (const size of [
+  { width: 1280, height: 720 },
+  { width: 1920, height: 1080 },
+]) {
+  test(`the layout holds at ${size.width}×${size.height}`, async ({ page }, info) => {
+    await page.setViewportSize(size);
+    const terminal = await page.locator("#terminal").boundingBox();
+    const panelsBox = await page.locator(".panels-box").boundingBox();
+    expect(terminal && panelsBox).toBeTruthy();
+    if (!terminal || !panelsBox) return;
+    // Side by side, inside the viewport, neither squeezed to nothing.
+    expect(terminal.width).toBeGreaterThan(size.width * 0.35);
+    expect(panelsBox.width).toBeGreaterThan(size.width * 0.35);
+    expect(terminal.x + terminal.width).toBeLessThanOrEqual(panelsBox.x + 1);
+    expect(panelsBox.x + panelsBox.width).toBeLessThanOrEqual(size.width + 1);
+    expect(terminal.height).toBeGreaterThan(size.height * 0.5);
+    const scrollWidth = await page.evaluate(() => document.documentElement.scrollWidth);
+    expect(scrollWidth).toBeLessThanOrEqual(size.width);
+    await page.screenshot({ path: info.outputPath(`layout-${size.width}x${size.height}.png`) });
+  });
+}

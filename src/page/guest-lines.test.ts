@@ -1,0 +1,31 @@
+import { describe, expect, it } from "vitest";
+import { parseGuestLine } from "./guest-lines";
+
+describe("guest result lines become Kernel panel events (Landlock 6.12 has no audit log)", () => {
+  it("reads the ruleset llrun applied", () => {
+    expect(parseGuestLine("llrun: ruleset abi=6 fs_ro=/usr,/bin fs_rw=/tmp connect=3128 bind= scope=abstract-unix,signal dropped=")).toMatchObject({
+      kind: "kernel.ruleset",
+      abi: 6,
+      fsRo: ["/usr", "/bin"],
+      fsRw: ["/tmp"],
+      connect: [3128],
+      bind: [],
+      scope: ["abstract-unix", "signal"],
+      dropped: [],
+    });
+  });
+
+  it("reads a connect() refused by the kernel with EACCES (seed 004, row 6)", () => {
+    expect(parseGuestLine("\x1b[0mtcpconnect: dst=93.184.216.34:443 result=EACCES errno=13\r")).toMatchObject({
+      kind: "kernel.result",
+      program: "tcpconnect",
+      target: "93.184.216.34:443",
+      result: "EACCES",
+      errno: 13,
+    });
+  });
+
+  it("ignores ordinary output", () => {
+    expect(parseGuestLine("guest:~# ls")).toBeNull();
+  });
+});

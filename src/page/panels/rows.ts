@@ -1,0 +1,148 @@
+import type { LogEvent } from "../../log";
+import { formatBytes } from "../dom";
+import { type Row, toneOf } from "./event-panel";
+
+const verdictCell = (e: { allowed: boolean; code: string }) => (e.allowed ? `✓ ${e.code}` : `✗ ${e.code}`);
+
+export function wireRow(e: LogEvent): Row | null {
+  switch (e.kind) {
+    case "wire.frame":
+      return { tone: "info", cells: [e.dir === "in" ? "guest→tab" : "tab→guest", e.proto, e.summary, formatBytes(e.bytes)] };
+    case "wire.connection":
+      return {
+        tone: e.phase === "refused" || e.phase === "reset" ? "warn" : "info",
+        cells: [e.phase, "tcp", `${e.remote}:${e.port}${e.note ? ` (${e.note})` : ""}`, `in ${formatBytes(e.bytesIn)} / out ${formatBytes(e.bytesOut)}`],
+      };
+    case "wire.dns":
+      return { tone: "warn", cells: ["guest→tab", "dns", `query ${e.name} ${e.type} → ${e.answer}`, ""] };
+    case "wire.malformed":
+      return { tone: "warn", cells: ["guest→tab", "malformed", e.reason, formatBytes(e.bytes)] };
+    case "wire.verdict":
+      return { tone: toneOf(e.allowed), cells: [verdictCell(e), e.by, `${e.target}: ${e.reason}`, ""] };
+    default:
+      return null;
+  }
+}
+
+export function proxyRow(e: LogEvent): Row | null {
+  switch (e.kind) {
+    case "proxy.decision":
+      return {
+        tone: toneOf(e.allowed),
+        cells: [verdictCell(e), `${e.method} ${e.target}`, e.by, String(e.status), formatBytes(e.bytes), `${Math.round(e.durationMs)} ms`],
+        details: [
+          ["request", e.id],
+          ["mode", e.mode],
+          ["reason", e.reason],
+          ...(e.tlsSession ? ([["TLS session", e.tlsSession]] as [string, string][]) : []),
+          ...Object.entries(e.headers ?? {}).map(([k, v]) => [`header ${k}`, v] as [string, string]),
+        ],
+      };
+    case "tls.session":
+      return {
+        tone: e.phase === "failed" ? "refused" : "info",
+        cells: [`tls ${e.phase}`, `CONNECT ${e.connectHost}`, "net", "", "", `${e.requests} req`],
+        details: [
+          ["session", e.id],
+          ["SNI", e.sni ?? "(none)"],
+          ["cipher", e.cipher ?? ""],
+          ["key share group", e.group ?? ""],
+          ["ALPN", e.alpn ?? "(none)"],
+          ["certificate sha256", e.certFingerprint ?? ""],
+          ["requests carried", String(e.requests)],
+        ],
+      };
+    case "tls.verdict":
+      return {
+        tone: toneOf(e.allowed),
+        cells: [verdictCell(e), e.target, e.by, "", "", ""],
+        details: [
+          ["session", e.session],
+          ["reason", e.reason],
+          ["alert", e.alert ?? "(none)"],
+        ],
+      };
+    case "kms.event":
+      return { tone: toneOf(e.allowed), cells: [verdictCell(e), `vault ${e.op} ${e.vaultId}`, e.by, "", "", ""], details: [["reason", e.reason]] };
+    default:
+      return null;
+  }
+}
+
+export function resolverRow(e: LogEvent): Row | null {
+  switch (e.kind) {
+    case "resolver.step":
+      return {
+        tone: e.warning ? "warn" : toneOf(e.allowed),
+        cells: [verdictCell(e), e.field, e.ref, e.cache, e.pin ? `${e.pin.slice(0, 12)}…` : "", formatBytes(e.bytes)],
+        details: [
+          ["reason", e.reason],
+          ["kind", e.refKind],
+          ["pin", e.pin ?? "(none)"],
+          ["by", e.by],
+          ["time", `${Math.round(e.durationMs)} ms`],
+          ...(e.warning ? ([["warning", e.warning]] as [string, string][]) : []),
+        ],
+      };
+    case "resolver.run":
+      return {
+        tone: e.phase === "failed" ? "refused" : "info",
+        cells: [e.phase, "harness", e.harness, "", `${e.done}/${e.total}`, e.message ?? ""],
+      };
+    case "resolver.lint":
+      return { tone: e.severity === "error" ? "warn" : "info", cells: [`lint ${e.severity}`, e.field, e.message, "", e.code, ""] };
+    case "skills.step":
+      return {
+        tone: toneOf(e.allowed),
+        cells: [verdictCell(e), `skill ${e.step}`, e.id, "", e.handle ?? "", ""],
+        details: [
+          ["detail", e.detail],
+          ["reason", e.reason],
+        ],
+      };
+    default:
+      return null;
+  }
+}
+
+export function cacheRow(e: LogEvent): Row | null {
+  if (e.kind !== "cache.event") return null;
+  return {
+    tone: e.op === "corrupt" || e.op === "quota" ? "refused" : e.op === "miss" ? "warn" : "info",
+    cells: [e.op, e.sha256 ? `${e.sha256.slice(0, 16)}…` : "", formatBytes(e.bytes), e.url ?? e.message ?? ""],
+  };
+}
+
+export function policyRow(e: LogEvent): Row | null {
+  if (e.kind === "policy.change")
+    return { tone: "info", cells: ["applied", `${(e.oldHash ?? "(none)").slice(0, 12)} → ${e.newHash.slice(0, 12)}`, e.source] };
+  if (e.kind === "policy.invalid") return { tone: "refused", cells: ["invalid", e.errors.join("; "), "editor"] };
+  return null;
+}
+
+export function kernelRow(e: LogEvent): Row | null {
+  switch (e.kind) {
+    case "kernel.abi":
+      return { tone: "info", cells: ["landlock", `ABI ${e.abi}`, ""] };
+    case "kernel.ruleset":
+      return {
+        tone: "info",
+        cells: [
+          "ruleset",
+          `connect ${e.connect.join(",") || "none"} · rw ${e.fsRw.join(",") || "none"} · ro ${e.fsRo.join(",") || "none"}`,
+          e.dropped.length ? `dropped: ${e.dropped.join(",")}` : "",
+        ],
+        details: [["line", e.line]],
+      };
+    case "kernel.result":
+      return {
+        tone: e.result === "EACCES" ? "refused" : e.result === "ok" ? "ok" : "warn",
+        cells: [e.program, `${e.target} → ${e.result}${e.errno === null ? "" : ` (errno ${e.errno})`}`, e.result === "EACCES" ? "kernel: no packet left" : ""],
+        details: [["line", e.line]],
+      };
+    case "boot.progress":
+      return { tone: e.phase === "error" ? "refused" : "info", cells: [`boot ${e.phase}`, e.message, ""] };
+    default:
+      return null;
+  }
+}

@@ -1,0 +1,101 @@
+import { createEventLog, type EventLog } from "../log";
+import { h, replaceChildren } from "./dom";
+import { bootGuest, type Guest } from "./emulator/boot";
+import { GuestImageError, loadGuestImages } from "./emulator/images";
+import { dropSnapshot, loadSnapshot, saveSnapshot, snapshotKey } from "./emulator/snapshots";
+import { parseGuestLine } from "./guest-lines";
+import { createLayout, type Layout } from "./layout";
+import { createPanels, createPanelTabs } from "./panels";
+import { createTerminal } from "./terminal";
+
+/** What the page exposes on `window.__tab` for the e2e suite and for curious users. */
+export interface PlaygroundHandle {
+  log: EventLog;
+  guest: Guest | null;
+  layout: Layout;
+  /** Resolves once the guest is ready (or rejects with the boot error). */
+  guestReady: Promise<Guest>;
+}
+
+declare global {
+  interface Window {
+    __tab?: PlaygroundHandle;
+  }
+}
+
+const params = new URLSearchParams(location.search);
+
+export async function startPlayground(container: HTMLElement): Promise<PlaygroundHandle> {
+  const log = createEventLog();
+  const layout = createLayout();
+  container.appendChild(layout.root);
+
+  const panels = createPanels(log);
+  const tabs = createPanelTabs(panels);
+  layout.panelsBox.appendChild(tabs.element);
+
+  const term = createTerminal(layout.terminalBox);
+  let resolveReady!: (g: Guest) => void;
+  let rejectReady!: (e: unknown) => void;
+  const guestReady = new Promise<Guest>((res, rej) => {
+    resolveReady = res;
+    rejectReady = rej;
+  });
+  const handle: PlaygroundHandle = { log, guest: null, layout, guestReady };
+  window.__tab = handle;
+
+  log.subscribe((e) => {
+    if (e.kind !== "boot.progress") return;
+    layout.bootText.textContent = e.message;
+    if (e.phase === "download" && e.total) layout.bootBar.value = (e.loaded ?? 0) / e.total;
+    if (e.phase === "ready" || e.phase === "snapshot-restore") layout.bootBar.value = 1;
+  });
+
+  void (async () => {
+    try {
+      const images = await loadGuestImages("guest/", log);
+      const key = snapshotKey(images.hashes);
+      const fresh = params.get("boot") === "fresh";
+      const state = fresh ? null : await loadSnapshot(key);
+      const guest = bootGuest({ images, log, ...(state ? { state } : {}), onOutput: (bytes) => term.write(bytes) });
+      handle.guest = guest;
+      term.onInput((text) => guest.console.type(text));
+      guest.console.onLine((line) => {
+        const event = parseGuestLine(line);
+        if (event) log.append(event);
+      });
+      await guest.ready;
+      if (state) guest.console.type("\n");
+      else {
+        // Save the booted state so the next visit starts in about a second.
+        const saved = await guest.saveState();
+        await saveSnapshot(key, saved);
+        log.append({ kind: "boot.progress", phase: "snapshot-save", message: `saved the booted state (${(saved.byteLength / 1e6).toFixed(1)} MB) for the next visit` });
+      }
+      replaceChildren(
+        layout.bootActions,
+        h(
+          "button",
+          {
+            class: "small",
+            attrs: { type: "button", title: "Forget the saved state and boot the kernel again" },
+            on: {
+              click: () => {
+                void dropSnapshot(key).then(() => location.reload());
+              },
+            },
+          },
+          "Boot fresh",
+        ),
+      );
+      term.focus();
+      resolveReady(guest);
+    } catch (error) {
+      const message = error instanceof GuestImageError ? error.message : `the guest did not start: ${(error as Error).message}`;
+      log.append({ kind: "boot.progress", phase: "error", message });
+      rejectReady(error);
+    }
+  })();
+
+  return handle;
+}
