@@ -21,6 +21,8 @@ export const ProxyDecision = z.object({
   headers: z.record(z.string(), z.string()).optional(),
   /** The TLS session this request travelled in, if any. */
   tlsSession: z.string().optional(),
+  /** The URL actually fetched, when it differs from `target` (http upgraded, a CORS relay). */
+  upstream: z.string().optional(),
   ...VerdictFields,
 });
 

@@ -18,6 +18,18 @@ export const ResolverStep = z.object({
   bytes: z.number().int().nonnegative(),
   durationMs: z.number().nonnegative(),
   warning: z.string().optional(),
+  /** The node's id within the run and its parent's: the Resolver panel's tree. */
+  id: z.number().int().nonnegative().optional(),
+  parent: z.number().int().nonnegative().nullable().optional(),
+  depth: z.number().int().nonnegative().optional(),
+  /** What the node is: the harness, a base layer, a file, a directory, a literal command, an allowlist entry. */
+  resource: z.enum(["harness", "base", "file", "directory", "command", "allowlist"]).optional(),
+  /** sha256 of the content actually obtained (a directory's tree hash); `pin` is what was declared. */
+  sha256: z.string().nullable().optional(),
+  /** The URL fetched (pin removed), when remote. */
+  url: z.string().optional(),
+  /** How many files a directory holds. */
+  files: z.number().int().nonnegative().optional(),
 });
 
 /** Start and end of a whole resolve, for the panel's progress bar. */

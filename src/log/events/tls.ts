@@ -13,6 +13,10 @@ export const TlsSession = z.object({
   alpn: z.string().nullable(),
   certFingerprint: z.string().nullable(),
   requests: z.number().int().nonnegative(),
+  /** KeyUpdates received from the client so far (RFC 8446 §4.6.3). */
+  keyUpdates: z.number().int().nonnegative().optional(),
+  /** True when the server asked for another key share (HelloRetryRequest). */
+  helloRetry: z.boolean().optional(),
 });
 
 /** A TLS-level refusal (SNI mismatch, bad ClientHello, alert sent). */

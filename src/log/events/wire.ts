@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { VerdictCode } from "../verdict";
 import { VerdictFields } from "./common";
 
 /** A frame seen on the guest's wire, summarised on one line (Wire panel). */
@@ -29,6 +30,8 @@ export const WireDns = z.object({
   name: z.string(),
   type: z.string(),
   answer: z.string(),
+  /** The response code sent (0 NOERROR, 3 NXDOMAIN, 5 REFUSED, ...). */
+  rcode: z.number().int().optional(),
 });
 
 /** A frame the peer could not use (bad checksum, fragment, truncated): counted, never fatal. */
@@ -36,6 +39,8 @@ export const WireMalformed = z.object({
   kind: z.literal("wire.malformed"),
   reason: z.string(),
   bytes: z.number().int().nonnegative(),
+  /** `fragment-refused` for IPv4 fragments, `malformed-frame` for everything else. */
+  code: VerdictCode.optional(),
 });
 
 /** A decision taken on the wire itself, e.g. a SYN to an address with no route out of the tab. */
