@@ -1,0 +1,132 @@
+import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+
+// Issue 5 / seed 004_38ec4e288fc63d5a.txt: the same proxy core on a real socket, driven by a
+// real client (/usr/bin/curl), so verdicts reproduce outside any browser.
+//
+// The local upstream is plain http on 127.0.0.1. The honest way to reach it: the test policy
+// says `http: allow` (plain http, a policy option documented as for local test upstreams) and
+// lists the upstream's port; the proxy is started with the test-only flag
+// `--allow-private-for-tests 127.0.0.1,::1`. Everything else is the production path: decide(),
+// the DNS check of `localhost`, the pinned node:http connect, the framing. The https
+// upstream path (servername = host) is not exercised here: it would need a local CA trusted by
+// the Node upstream.
+
+const run = promisify(execFile);
+const root = join(import.meta.dirname, "..", "..");
+
+interface RunningProxy {
+  url: string;
+  stdout: () => string;
+  child: ChildProcess;
+}
+
+async function startProxy(args: string[]): Promise<RunningProxy> {
+  const child = spawn(process.execPath, [join(root, "bin", "tab.mjs"), "proxy", "--port", "0", "--host", "127.0.0.1", ...args], {
+    cwd: root,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout?.on("data", (d: Buffer) => {
+    stdout += d.toString();
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stderr?.on("data", (d: Buffer) => {
+      stderr += d.toString();
+      const match = /tab proxy listening on (http:\/\/127\.0\.0\.1:\d+) \(policy sha256 [0-9a-f]{64}\)/.exec(stderr);
+      if (match?.[1]) resolve(match[1]);
+    });
+    child.on("exit", (code) => reject(new Error(`tab proxy exited ${code}: ${stderr}`)));
+  });
+  return { url, stdout: () => stdout, child };
+}
+
+async function curl(proxy: string, url: string): Promise<{ status: number; headers: Record<string, string>; body: string }> {
+  const { stdout } = await run("/usr/bin/curl", ["-s", "-i", "--max-time", "20", "-x", proxy, url], {
+    env: { ...process.env, NO_PROXY: "", no_proxy: "" },
+  });
+  const end = stdout.indexOf("\r\n\r\n");
+  const [statusLine = "", ...lines] = stdout.slice(0, end).split("\r\n");
+  const headers: Record<string, string> = {};
+  for (const line of lines) headers[line.slice(0, line.indexOf(":")).toLowerCase()] = line.slice(line.indexOf(":") + 1).trim();
+  return { status: Number(statusLine.split(" ")[1]), headers, body: stdout.slice(end + 4) };
+}
+
+let upstream: Server;
+let upstreamPort: number;
+let dir: string;
+let withFlag: RunningProxy;
+let withoutFlag: RunningProxy;
+
+beforeAll(async () => {
+  upstream = createServer((request, response) => {
+    response.setHeader("content-type", "text/plain");
+    response.end(`hello from upstream ${request.url}`);
+  });
+  await new Promise<void>((resolve) => upstream.listen(0, "127.0.0.1", resolve));
+  upstreamPort = (upstream.address() as AddressInfo).port;
+  dir = await mkdtemp(join(tmpdir(), "tab-proxy-"));
+  const policyFile = join(dir, "policy.yaml");
+  await writeFile(policyFile, `version: 1\nhttp: allow\nhosts:\n  - host: localhost\n    ports: [${upstreamPort}]\n`);
+  [withFlag, withoutFlag] = await Promise.all([
+    startProxy(["--policy", policyFile, "--allow-private-for-tests", "127.0.0.1,::1"]),
+    startProxy(["--policy", policyFile]),
+  ]);
+}, 60_000);
+
+afterAll(async () => {
+  withFlag?.child.kill("SIGTERM");
+  withoutFlag?.child.kill("SIGTERM");
+  await new Promise<void>((resolve) => (upstream ? upstream.close(() => resolve()) : resolve()));
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+describe("npx tab proxy with curl", () => {
+  it("serves an allowed request to the local upstream and prints its decision on stdout", async () => {
+    const response = await curl(withFlag.url, `http://localhost:${upstreamPort}/hello`);
+    expect(response).toMatchObject({ status: 200, body: "hello from upstream /hello" });
+    expect(response.headers["x-verdict"]).toBe("served");
+    // The decision line is written once the response is complete; wait for it to arrive.
+    await vi.waitFor(() => expect(withFlag.stdout()).toContain(`"target":"http://localhost:${upstreamPort}/hello"`), { timeout: 10_000 });
+    const lines = withFlag
+      .stdout()
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    expect(lines).toContainEqual(
+      expect.objectContaining({ kind: "proxy.decision", code: "served", target: `http://localhost:${upstreamPort}/hello` }),
+    );
+  });
+
+  it.each([
+    ["a host not on the allowlist", "http://pastebin.com/raw/x", "host-not-allowed"],
+    ["an IP literal", "http://93.184.216.34/", "ip-literal"],
+    ["an IP literal in decimal", "http://2130706433/", "ip-literal"],
+  ])("refuses %s with 403, X-Verdict and the JSON body", async (_name, url, code) => {
+    const response = await curl(withFlag.url, url);
+    expect(response.status).toBe(403);
+    expect(response.headers["x-verdict"]).toBe(code);
+    expect(JSON.parse(response.body)).toMatchObject({ verdict: "refused", code });
+  });
+
+  it("refuses a name resolving to a private address without the test-only flag (private-address)", async () => {
+    const response = await curl(withoutFlag.url, `http://localhost:${upstreamPort}/hello`);
+    expect(response.status).toBe(403);
+    expect(response.headers["x-verdict"]).toBe("private-address");
+    expect(JSON.parse(response.body).reason).toMatch(/resolved to (127\.0\.0\.1|::1) \(loopback\)/);
+  });
+
+  it("serves GET /v0/policy with the hash printed at startup", async () => {
+    const { stdout } = await run("/usr/bin/curl", ["-s", `${withFlag.url}/v0/policy`]);
+    const body = JSON.parse(stdout) as { sha256: string; policy: { http: string } };
+    expect(body.policy.http).toBe("allow");
+    expect(body.sha256).toMatch(/^[0-9a-f]{64}$/);
+  });
+});

@@ -1,0 +1,219 @@
+import { allow, refuse, type Verdict } from "../log";
+import { classifyHost } from "./address";
+import type { EndpointRule, HostRule, Policy } from "./schema";
+
+/**
+ * `decide(policy, request) → Verdict`: pure and synchronous, no I/O (design brief). Every
+ * refusal is one statement with its code and reason (style.md, smokescreen `acl.go`).
+ *
+ * The URL is split by hand, with the WHATWG delimiters (`/ \ ? #`), and the request that is
+ * fetched is rebuilt from the pieces that were checked: what was decided is what is fetched.
+ */
+
+export type PolicyRequest =
+  /** An absolute URL, as in an absolute-form request line or a `/v0/fetch` body. */
+  | { method: string; url: string }
+  /** A CONNECT request's authority, `host:port`. */
+  | { method: "CONNECT"; authority: string };
+
+/** What an allowed request will be fetched as. */
+export interface Target {
+  scheme: "https" | "http";
+  /** Normalised name: lowercase, punycode, no trailing dot. */
+  host: string;
+  port: number;
+  /** The normalised path (no query). */
+  path: string;
+  /** The query including `?`, or "". */
+  query: string;
+  /** The URL to fetch, rebuilt from the checked pieces. */
+  url: string;
+  /** True when an `http://` request was upgraded to `https://` by policy. */
+  upgraded: boolean;
+}
+
+export interface Decision {
+  verdict: Verdict;
+  /** Present when the request could be parsed far enough to name a target. */
+  target: Target | null;
+}
+
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+const DEFAULT_PORT = { https: 443, http: 80 } as const;
+
+export function decide(policy: Policy, request: PolicyRequest): Verdict {
+  return evaluate(policy, request).verdict;
+}
+
+/** `decide`, plus the target the verdict was about (what the proxy fetches). */
+export function evaluate(policy: Policy, request: PolicyRequest): Decision {
+  if ("authority" in request) return evaluateConnect(policy, request.authority);
+  if (!TOKEN.test(request.method))
+    return refused(refuse("bad-request", `${JSON.stringify(request.method)} is not an HTTP method token`, "net"));
+  return evaluateUrl(policy, request.method, request.url);
+}
+
+function refused(verdict: Verdict, target: Target | null = null): Decision {
+  return { verdict, target };
+}
+
+function evaluateConnect(policy: Policy, authority: string): Decision {
+  const split = splitHostPort(authority);
+  if (!split.ok) return refused(refuse("bad-request", `CONNECT ${JSON.stringify(authority)}: ${split.reason}`, "net"));
+  if (split.port === null) return refused(refuse("bad-request", `CONNECT ${authority} names no port; CONNECT needs host:port`, "net"));
+  const host = classifyHost(split.host);
+  if (host.kind === "invalid") return refused(refuse("bad-request", `CONNECT ${authority}: ${host.reason}`, "net"));
+  if (host.kind !== "name")
+    return refused(refuse("ip-literal", `${split.host} is an IP address (${host.address}); only names can be allowed`, "net"));
+  const target: Target = {
+    scheme: "https",
+    host: host.name,
+    port: split.port,
+    path: "/",
+    query: "",
+    url: buildUrl("https", host.name, split.port, "/", ""),
+    upgraded: false,
+  };
+  const rule = findHostRule(policy, host.name);
+  if (!rule) return refused(refuse("host-not-allowed", `${host.name} is not on the allowlist`, "net"), target);
+  if (!portAllowed(policy, rule, split.port))
+    return refused(refuse("port-not-allowed", `port ${split.port} is not allowed for ${host.name}`, "net"), target);
+  return { verdict: allow(`${host.name}:${split.port} is on the allowlist; the tunnel may open`, "net"), target };
+}
+
+function evaluateUrl(policy: Policy, method: string, url: string): Decision {
+  const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(url)?.[1]?.toLowerCase();
+  if (scheme === undefined) return refused(refuse("bad-request", `${JSON.stringify(url.slice(0, 80))} is not an absolute URL`, "net"));
+  if (scheme !== "https" && scheme !== "http")
+    return refused(refuse("not-https", `${scheme}: is not https; only https upstreams are allowed`, "net"));
+  if (/[\x00-\x20\x7f]/.test(url)) return refused(refuse("bad-request", "the URL contains a space or control character", "net"));
+  const afterScheme = url.slice(scheme.length + 1);
+  if (!/^[/\\]{2}/.test(afterScheme) || /^[/\\]{3}/.test(afterScheme))
+    return refused(refuse("bad-request", `${scheme}: URL without a host (expected ${scheme}://host/…)`, "net"));
+  const rest = afterScheme.slice(2);
+  const authorityEnd = rest.search(/[/\\?#]/);
+  const authority = authorityEnd === -1 ? rest : rest.slice(0, authorityEnd);
+  const pathAndMore = authorityEnd === -1 ? "" : rest.slice(authorityEnd).split("#")[0]!;
+  if (authority.includes("@"))
+    return refused(refuse("bad-request", "the URL carries userinfo (user@host); credentials in URLs are refused", "net"));
+  const split = splitHostPort(authority);
+  if (!split.ok) return refused(refuse("bad-request", split.reason, "net"));
+  const host = classifyHost(split.host);
+  if (host.kind === "invalid") return refused(refuse("bad-request", host.reason, "net"));
+  if (host.kind !== "name")
+    return refused(refuse("ip-literal", `${split.host} is an IP address (${host.address}); only names can be allowed`, "net"));
+
+  if (scheme === "http" && policy.http === "refuse")
+    return refused(refuse("not-https", `http://${host.name} is not https and the policy refuses http`, "net"));
+  const upgraded = scheme === "http" && policy.http === "upgrade";
+  const fetchScheme: "https" | "http" = scheme === "http" && !upgraded ? "http" : "https";
+  // An upgraded http URL keeps an explicit non-default port and otherwise goes to 443.
+  const port = split.port === null || (upgraded && split.port === DEFAULT_PORT.http) ? DEFAULT_PORT[fetchScheme] : split.port;
+
+  const queryStart = pathAndMore.indexOf("?");
+  const rawPath = queryStart === -1 ? pathAndMore : pathAndMore.slice(0, queryStart);
+  const query = queryStart === -1 ? "" : pathAndMore.slice(queryStart);
+  const path = normalisePath(rawPath === "" ? "/" : rawPath);
+  const target: Target = {
+    scheme: fetchScheme,
+    host: host.name,
+    port,
+    path: path.ok ? path.path : rawPath,
+    query,
+    url: buildUrl(fetchScheme, host.name, port, path.ok ? path.path : "/", query),
+    upgraded,
+  };
+  const rule = findHostRule(policy, host.name);
+  if (!rule) return refused(refuse("host-not-allowed", `${host.name} is not on the allowlist`, "net"), target);
+  if (!portAllowed(policy, rule, port))
+    return refused(refuse("port-not-allowed", `port ${port} is not allowed for ${host.name}`, "net"), target);
+  if (!path.ok)
+    return refused(refuse("endpoint-not-allowed", `${method} ${host.name}: the path ${path.reason}, so it matches no rule`, "net"), target);
+  if (rule.endpoints && !rule.endpoints.some((e) => endpointMatches(e, method, path.path)))
+    return refused(refuse("endpoint-not-allowed", `${method} ${path.path} is not an allowed endpoint of ${host.name}`, "net"), target);
+  const note = upgraded ? " (http:// upgraded to https:// by policy)" : "";
+  return { verdict: allow(`${method} ${host.name}${path.path} is allowed${note}`, "net"), target };
+}
+
+type HostPort = { ok: true; host: string; port: number | null } | { ok: false; reason: string };
+
+function splitHostPort(authority: string): HostPort {
+  let host: string;
+  let portText: string;
+  if (authority.startsWith("[")) {
+    const close = authority.indexOf("]");
+    if (close === -1) return { ok: false, reason: `${JSON.stringify(authority)} has an unterminated IPv6 literal` };
+    host = authority.slice(0, close + 1);
+    const after = authority.slice(close + 1);
+    if (after !== "" && !after.startsWith(":"))
+      return { ok: false, reason: `${JSON.stringify(authority)} has text after the IPv6 literal` };
+    portText = after.slice(1);
+  } else {
+    const colon = authority.indexOf(":");
+    host = colon === -1 ? authority : authority.slice(0, colon);
+    portText = colon === -1 ? "" : authority.slice(colon + 1);
+  }
+  if (host === "") return { ok: false, reason: "the host is empty; a name is required" };
+  if (portText === "") return { ok: true, host, port: null };
+  if (!/^\d{1,5}$/.test(portText) || Number(portText) > 65535 || Number(portText) === 0)
+    return { ok: false, reason: `${JSON.stringify(portText)} is not a valid port` };
+  return { ok: true, host, port: Number(portText) };
+}
+
+function buildUrl(scheme: "https" | "http", host: string, port: number, path: string, query: string): string {
+  const portPart = port === DEFAULT_PORT[scheme] ? "" : `:${port}`;
+  return `${scheme}://${host}${portPart}${path}${query}`;
+}
+
+/** The rule for a name: an exact rule first, then the longest `*.` suffix rule. */
+export function findHostRule(policy: Policy, name: string): HostRule | undefined {
+  const exact = policy.hosts.find((r) => r.host === name);
+  if (exact) return exact;
+  let best: HostRule | undefined;
+  for (const rule of policy.hosts) {
+    if (!rule.host.startsWith("*.")) continue;
+    const suffix = rule.host.slice(1); // ".example.com": subdomains only, never the apex
+    if (name.endsWith(suffix) && name.length > suffix.length && (!best || rule.host.length > best.host.length)) best = rule;
+  }
+  return best;
+}
+
+function portAllowed(policy: Policy, rule: HostRule, port: number): boolean {
+  return (rule.ports ?? policy.ports).includes(port);
+}
+
+function endpointMatches(rule: EndpointRule, method: string, path: string): boolean {
+  if (!rule.methods.includes("*") && !rule.methods.includes(method)) return false;
+  return rule.paths.some((prefix) => pathHasPrefix(path, prefix));
+}
+
+/** `/repos/` matches what starts with it; `/zen` matches `/zen` and `/zen/…`, not `/zenith`. */
+export function pathHasPrefix(path: string, prefix: string): boolean {
+  if (prefix.endsWith("/")) return path.startsWith(prefix);
+  return path === prefix || path.startsWith(`${prefix}/`);
+}
+
+const UNRESERVED = /[A-Za-z0-9\-._~]/;
+
+export type NormalisedPath = { ok: true; path: string } | { ok: false; reason: string };
+
+/**
+ * The one form a path is matched in (README "Paths"): percent-encoded unreserved characters
+ * are decoded, other escapes are uppercased. Anything a server might read differently from
+ * us never matches: backslashes, dot-segments (also as `%2e`), `%25` (double encoding),
+ * malformed escapes.
+ */
+export function normalisePath(raw: string): NormalisedPath {
+  if (!raw.startsWith("/")) return { ok: false, reason: "does not start with /" };
+  if (/\\|%5c/i.test(raw)) return { ok: false, reason: "contains a backslash" };
+  if (/%25/.test(raw)) return { ok: false, reason: "contains %25 (double percent-encoding)" };
+  if (/%(?![0-9A-Fa-f]{2})/.test(raw)) return { ok: false, reason: "contains a malformed percent escape" };
+  if (/[^\x21-\x7e]/.test(raw)) return { ok: false, reason: "contains a character that must be percent-encoded" };
+  const path = raw.replace(/%([0-9A-Fa-f]{2})/g, (encoded, hex: string) => {
+    const char = String.fromCharCode(Number.parseInt(hex, 16));
+    return UNRESERVED.test(char) ? char : encoded.toUpperCase();
+  });
+  if (path.split("/").some((segment) => segment === "." || segment === ".."))
+    return { ok: false, reason: "contains a dot-segment (. or ..)" };
+  return { ok: true, path };
+}

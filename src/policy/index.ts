@@ -1,0 +1,17 @@
+export { type AddressCategory, addressCategory, classifyHost, type HostKind, isPublicAddress, parseIPv4Dotted, parseIPv6 } from "./address";
+export {
+  type Decision,
+  decide,
+  evaluate,
+  findHostRule,
+  type NormalisedPath,
+  normalisePath,
+  type PolicyRequest,
+  pathHasPrefix,
+  type Target,
+} from "./decide";
+export { DEFAULT_POLICY, DEFAULT_POLICY_TEXT } from "./default";
+export { canonicalJson, policyHash } from "./hash";
+export { createPolicyHolder, type PolicyHolder } from "./holder";
+export { loadPolicy, type PolicyLoad, parsePolicy } from "./load";
+export { EndpointRule, HostPattern, HostRule, HttpHandling, Policy, type PolicyInput } from "./schema";

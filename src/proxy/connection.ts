@@ -1,0 +1,86 @@
+import type { ByteStream } from "../bytes";
+import type { NewEvent, Verdict } from "../log";
+import type { HeaderList } from "./head";
+import { redactHeaders, redactText, redactUrl } from "./headers";
+import { ByteSource } from "./source";
+
+/** One guest connection's I/O: the buffered reader, the writer, and the decision recorder. */
+
+export type DecisionMode = Extract<NewEvent, { kind: "proxy.decision" }>["mode"];
+
+export interface DecisionRecord {
+  mode: DecisionMode;
+  method: string;
+  target: string;
+  status: number;
+  bytes: number;
+  headers?: HeaderList;
+  verdict: Verdict;
+  tlsSession?: string;
+  upstream?: string;
+}
+
+export class Connection {
+  readonly source: ByteSource;
+  private readonly writer: WritableStreamDefaultWriter<Uint8Array>;
+  private readonly reader: ReadableStreamDefaultReader<Uint8Array>;
+  private closed = false;
+
+  constructor(stream: ByteStream) {
+    this.reader = stream.readable.getReader();
+    this.writer = stream.writable.getWriter();
+    this.source = new ByteSource(this.reader);
+  }
+
+  async write(...parts: Uint8Array[]): Promise<void> {
+    for (const part of parts) if (part.length > 0) await this.writer.write(part);
+  }
+
+  /** The raw rest of the connection, for a tunnel: buffered bytes first, then the socket. */
+  rawStream(): ByteStream {
+    const writer = this.writer;
+    return {
+      readable: this.source.rest(),
+      writable: new WritableStream<Uint8Array>({
+        write: (chunk) => writer.write(chunk),
+        close: () => this.close(),
+        abort: (reason) => writer.abort(reason),
+      }),
+    };
+  }
+
+  /** Ends the connection; safe to call twice and after the peer went away. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    try {
+      await this.writer.close();
+    } catch {
+      // The peer already went away; nothing is left to flush.
+    }
+    try {
+      await this.reader.cancel();
+    } catch {
+      // Already cancelled or errored.
+    }
+  }
+}
+
+/** Builds the one canonical decision event (style.md), with secrets redacted. */
+export function decisionEvent(id: string, record: DecisionRecord, durationMs: number): NewEvent {
+  return {
+    kind: "proxy.decision",
+    id,
+    mode: record.mode,
+    method: record.method,
+    target: redactUrl(record.target),
+    status: record.status,
+    bytes: record.bytes,
+    durationMs: Math.max(0, durationMs),
+    ...(record.headers ? { headers: redactHeaders(record.headers) } : {}),
+    ...(record.tlsSession === undefined ? {} : { tlsSession: record.tlsSession }),
+    ...(record.upstream === undefined || record.upstream === record.target ? {} : { upstream: redactUrl(record.upstream) }),
+    ...record.verdict,
+    reason: redactText(record.verdict.reason),
+  };
+}

@@ -1,0 +1,23 @@
+export { type FetchAnswer, FetchRequest } from "./fetch-endpoint";
+export { type Framing, type HeaderList, type HeadParse, headerValue, MAX_BODY_BYTES, parseRequestHead, type RequestHead } from "./head";
+export { forwardRequestHeaders, forwardResponseHeaders, REDACTED, redactHeaders, redactUrl } from "./headers";
+export { createProxy, HEAD_LIMIT } from "./proxy";
+export { refusalResponse, statusForRefusal } from "./respond";
+export { ByteSource, type HeadRead } from "./source";
+export type {
+  ConnectInfo,
+  EgressProxy,
+  EgressProxy as Proxy,
+  HostResolution,
+  OwnHandler,
+  OwnHandlers,
+  OwnRequest,
+  OwnResponse,
+  ProxyOptions,
+  ResolveHost,
+  TunnelContext,
+  TunnelHook,
+  UpstreamFetch,
+  UpstreamInit,
+} from "./types";
+export { relayUrl } from "./upstream";

@@ -1,0 +1,384 @@
+import type { ByteStream } from "../bytes";
+import { refuse, toJsonLines, type Verdict } from "../log";
+import { evaluate, policyHash, type Target } from "../policy";
+import { readBody } from "./body";
+import { Connection, type DecisionMode, type DecisionRecord, decisionEvent } from "./connection";
+import { serveFetchEndpoint } from "./fetch-endpoint";
+import { headerValue, parseRequestHead, type RequestHead } from "./head";
+import { forwardRequestHeaders } from "./headers";
+import { relayResponse } from "./relay";
+import { CONNECTION_ESTABLISHED, CONTINUE, completeResponse, refusalResponse } from "./respond";
+import type { EgressProxy, ProxyOptions, TunnelContext } from "./types";
+import { fetchUpstream } from "./upstream";
+
+/**
+ * The proxy (seed 004, `.net`): every request the guest makes comes through `handle`, gets a
+ * verdict from the policy, and exactly one `proxy.decision` event. Allowed requests are fetched
+ * with the injected fetch; nothing here touches a socket, the DOM or Node.
+ */
+
+/** Request heads larger than this are refused (issue 5: 16 KiB). */
+export const HEAD_LIMIT = 16 * 1024;
+
+type Next = "continue" | "close";
+
+export function createProxy(options: ProxyOptions): EgressProxy {
+  let counter = 0;
+  const ownHosts = new Set((typeof options.ownHost === "string" ? [options.ownHost] : options.ownHost).map((h) => h.toLowerCase()));
+
+  async function serveConnection(stream: ByteStream, tunnel: TunnelContext | null): Promise<void> {
+    const conn = new Connection(stream);
+    try {
+      for (;;) {
+        const read = await conn.source.readHead(HEAD_LIMIT);
+        if (read.kind === "eof") break;
+        const exchange = new Exchange(conn, `r${++counter}`, options.clock(), tunnel);
+        if (read.kind === "error") {
+          await exchange.refuse("?", "", refuse("bad-request", read.reason, "net"), true);
+          break;
+        }
+        const parsed = parseRequestHead(read.bytes);
+        if (!parsed.ok) {
+          await exchange.refuse("?", "", refuse("bad-request", parsed.reason, "net"), true);
+          break;
+        }
+        if ((await exchange.serve(parsed.head)) === "close") break;
+      }
+    } catch {
+      // The peer went away or the stream failed: this connection ends, no other is touched.
+    } finally {
+      await conn.close();
+    }
+  }
+
+  /** One request on one connection: it records exactly one decision, then answers. */
+  class Exchange {
+    private head: RequestHead | null = null;
+    private bodyRead = false;
+
+    constructor(
+      private readonly conn: Connection,
+      readonly id: string,
+      private readonly started: number,
+      private readonly tunnel: TunnelContext | null,
+    ) {}
+
+    private record(record: DecisionRecord): void {
+      options.log.append(
+        decisionEvent(
+          this.id,
+          { ...record, ...(this.tunnel ? { tlsSession: this.tunnel.sessionId } : {}) },
+          options.clock() - this.started,
+        ),
+      );
+    }
+
+    private get bodyPending(): boolean {
+      const framing = this.head?.framing;
+      if (!framing || this.bodyRead) return false;
+      return framing.kind === "chunked" || (framing.kind === "length" && framing.length > 0);
+    }
+
+    /** Answers a refusal: the status for its code, `X-Verdict`, the JSON body. */
+    async refuse(method: string, target: string, verdict: Verdict, forceClose = false, extra: Partial<DecisionRecord> = {}): Promise<Next> {
+      const close = forceClose || verdict.code === "bad-request" || this.bodyPending || !(this.head?.keepAlive ?? false);
+      const response = refusalResponse(verdict, close);
+      this.record({
+        mode: this.mode(target),
+        method,
+        target,
+        status: response.status,
+        bytes: 0,
+        verdict,
+        ...(this.head ? { headers: this.head.headers } : {}),
+        ...extra,
+      });
+      await this.conn.write(response.head, response.body);
+      return close ? "close" : "continue";
+    }
+
+    private mode(target: string): DecisionMode {
+      if (this.tunnel) return "tunnel";
+      const head = this.head;
+      if (!head) return "absolute";
+      if (head.method === "CONNECT") return "connect";
+      if (!head.target.startsWith("/")) return "absolute";
+      if (head.target.startsWith("/v0/fetch")) return "fetch";
+      if (head.target.startsWith("/v0/vault/")) return "vault";
+      return target.startsWith("/") ? "own" : "absolute";
+    }
+
+    private async body(): Promise<{ ok: true; body: Uint8Array } | { ok: false; reason: string }> {
+      const head = this.head!;
+      if (this.bodyPending && head.expectContinue) await this.conn.write(CONTINUE);
+      const read = await readBody(this.conn.source, head.framing);
+      this.bodyRead = true;
+      return read;
+    }
+
+    async serve(head: RequestHead): Promise<Next> {
+      this.head = head;
+      if (head.method === "CONNECT") {
+        if (this.tunnel)
+          return this.refuse(head.method, head.target, refuse("bad-request", "CONNECT inside a CONNECT tunnel", "net"), true);
+        return this.connect(head);
+      }
+      if (/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(head.target)) return this.absolute(head);
+      if (head.target.startsWith("/")) return this.tunnel ? this.inTunnel(head, this.tunnel) : this.own(head);
+      return this.refuse(
+        head.method,
+        head.target,
+        refuse(
+          "bad-request",
+          `the request-target ${JSON.stringify(head.target.slice(0, 80))} is neither a path nor an absolute URL`,
+          "net",
+        ),
+        true,
+      );
+    }
+
+    private async connect(head: RequestHead): Promise<Next> {
+      if (head.framing.kind !== "none")
+        return this.refuse(head.method, head.target, refuse("bad-request", "a CONNECT request cannot carry a body", "net"), true);
+      const decision = evaluate(options.policy(), { method: "CONNECT", authority: head.target });
+      if (!decision.verdict.allowed || !decision.target) return this.refuse(head.method, head.target, decision.verdict, true);
+      const { host, port } = decision.target;
+      if (!options.tunnel) {
+        const reason = `the policy allows ${host}:${port}, but no TLS terminator is attached to this proxy, so the tunnel cannot be opened; use absolute-form (GET https://${host}/…) or POST /v0/fetch`;
+        return this.refuse(head.method, head.target, refuse("tls-not-ready", reason, "net"), true);
+      }
+      this.record({
+        mode: "connect",
+        method: "CONNECT",
+        target: `${host}:${port}`,
+        status: 200,
+        bytes: 0,
+        headers: head.headers,
+        verdict: { ...decision.verdict, reason: `${decision.verdict.reason}; the page terminates TLS inside the tunnel` },
+      });
+      await this.conn.write(CONNECTION_ESTABLISHED);
+      const raw = this.conn.rawStream();
+      try {
+        await options.tunnel.open(raw, {
+          host,
+          port,
+          id: this.id,
+          serveTunnel: (plain, sessionId) => serveConnection(plain, { host, port, sessionId }),
+        });
+      } catch {
+        // The terminator reports its own failures (tls.verdict); the guest's connection just ends.
+      }
+      return "close";
+    }
+
+    private async absolute(head: RequestHead): Promise<Next> {
+      const decision = evaluate(options.policy(), { method: head.method, url: head.target });
+      if (!decision.verdict.allowed || !decision.target)
+        return this.refuse(head.method, head.target, decision.verdict, false, upstreamOf(decision.target));
+      const target = decision.target;
+      const urlAuthority = authorityOf(head.target);
+      const hostHeader = headerValue(head.headers, "host");
+      const scheme = head.target.slice(0, head.target.indexOf(":")).toLowerCase();
+      if (this.tunnel) {
+        if (urlAuthority === null || scheme !== "https" || urlAuthority !== tunnelAuthority(this.tunnel))
+          return this.refuse(
+            head.method,
+            head.target,
+            mismatch(`${head.target} is not on ${tunnelAuthority(this.tunnel)}, the host this tunnel was opened for`),
+            false,
+          );
+      }
+      if (hostHeader !== undefined && normaliseAuthority(hostHeader, scheme) !== urlAuthority)
+        return this.refuse(
+          head.method,
+          head.target,
+          mismatch(`the Host header ${JSON.stringify(hostHeader)} differs from the request's target ${urlAuthority ?? head.target}`),
+        );
+      return this.forward(head, head.target, target, decision.verdict);
+    }
+
+    private async inTunnel(head: RequestHead, tunnel: TunnelContext): Promise<Next> {
+      const expected = tunnelAuthority(tunnel);
+      const hostHeader = headerValue(head.headers, "host");
+      if (hostHeader === undefined || normaliseAuthority(hostHeader, "https") !== expected)
+        return this.refuse(
+          head.method,
+          head.target,
+          mismatch(`the Host header ${JSON.stringify(hostHeader ?? "")} differs from ${expected}, the host this tunnel was opened for`),
+        );
+      const url = `https://${expected}${head.target}`;
+      const decision = evaluate(options.policy(), { method: head.method, url });
+      if (!decision.verdict.allowed || !decision.target) return this.refuse(head.method, url, decision.verdict);
+      return this.forward(head, url, decision.target, decision.verdict);
+    }
+
+    /** The fetch path shared by absolute-form and tunnel requests. */
+    private async forward(head: RequestHead, shownTarget: string, target: Target, allowed: Verdict): Promise<Next> {
+      const body = await this.body();
+      if (!body.ok) return this.refuse(head.method, shownTarget, refuse("bad-request", body.reason, "net"), true);
+      if (body.body.length > 0 && (head.method === "GET" || head.method === "HEAD"))
+        return this.refuse(
+          head.method,
+          shownTarget,
+          refuse("bad-request", `a ${head.method} request cannot carry a body through fetch()`, "net"),
+        );
+      const outcome = await fetchUpstream(options, {
+        target,
+        method: head.method,
+        headers: forwardRequestHeaders(head.headers),
+        body: body.body,
+      });
+      if (outcome.kind === "refused") return this.refuse(head.method, shownTarget, outcome.verdict, false, { upstream: target.url });
+      const relay = await relayResponse(this.conn, outcome.response, head.method, head.version, head.keepAlive);
+      const notes = [target.upgraded ? "http:// upgraded to https:// by policy" : "", relay.error ?? ""].filter(Boolean);
+      const reason = notes.length > 0 ? `${outcome.verdict.reason} (${notes.join("; ")})` : outcome.verdict.reason;
+      this.record({
+        mode: this.mode(shownTarget),
+        method: head.method,
+        target: shownTarget,
+        status: outcome.response.status,
+        bytes: relay.bytes,
+        headers: head.headers,
+        upstream: outcome.via,
+        verdict: { ...allowed, ...outcome.verdict, reason },
+      });
+      return relay.close ? "close" : "continue";
+    }
+
+    /** Origin-form requests to the proxy itself: /v0/fetch, /v0/log, /v0/policy, handlers. */
+    private async own(head: RequestHead): Promise<Next> {
+      const hostHeader = (headerValue(head.headers, "host") ?? "").toLowerCase();
+      if (!ownHosts.has(hostHeader))
+        return this.refuse(
+          head.method,
+          head.target,
+          mismatch(
+            `an origin-form request for Host ${JSON.stringify(hostHeader)} reached the proxy (${[...ownHosts].join(", ")}); use an absolute URL or CONNECT`,
+          ),
+        );
+      const queryAt = head.target.indexOf("?");
+      const path = queryAt === -1 ? head.target : head.target.slice(0, queryAt);
+      const query = queryAt === -1 ? "" : head.target.slice(queryAt);
+      const route = `${head.method} ${path}`;
+      const handler = options.handlers?.[route];
+      const builtIn = route === "GET /v0/log" || route === "GET /v0/policy" || route === "POST /v0/fetch";
+      if (!builtIn && !handler) {
+        const reason = path.startsWith("/v0/vault/")
+          ? `${route} is not available: no vault handler is attached to this proxy`
+          : `the proxy has no endpoint ${route}`;
+        return this.refuse(head.method, path, refuse("endpoint-not-allowed", reason, "net"));
+      }
+      const body = await this.body();
+      if (!body.ok) return this.refuse(head.method, path, refuse("bad-request", body.reason, "net"), true);
+      const close = !head.keepAlive;
+      const served = (reason: string): Verdict => ({ allowed: true, code: "served", reason, by: "net" });
+
+      if (route === "GET /v0/log") {
+        const text = new TextEncoder().encode(toJsonLines(options.log.events()));
+        this.record({
+          mode: "own",
+          method: head.method,
+          target: path,
+          status: 200,
+          bytes: text.length,
+          headers: head.headers,
+          verdict: served("the proxy's event log, as JSON lines"),
+        });
+        await this.conn.write(...completeResponse(200, "application/x-ndjson", text, close));
+      } else if (route === "GET /v0/policy") {
+        const policy = options.policy();
+        const text = new TextEncoder().encode(`${JSON.stringify({ policy, sha256: await policyHash(policy) })}\n`);
+        this.record({
+          mode: "own",
+          method: head.method,
+          target: path,
+          status: 200,
+          bytes: text.length,
+          headers: head.headers,
+          verdict: served("the proxy's policy and its hash"),
+        });
+        await this.conn.write(...completeResponse(200, "application/json", text, close));
+      } else if (route === "POST /v0/fetch") {
+        const outcome = await serveFetchEndpoint(options, options.policy(), body.body);
+        if (outcome.kind === "refused")
+          return this.refuse(head.method, outcome.target, outcome.verdict, false, outcome.upstream ? { upstream: outcome.upstream } : {});
+        const text = new TextEncoder().encode(`${JSON.stringify(outcome.answer)}\n`);
+        this.record({
+          mode: "fetch",
+          method: outcome.method,
+          target: outcome.target,
+          status: outcome.answer.status,
+          bytes: outcome.bytes,
+          headers: head.headers,
+          upstream: outcome.upstream,
+          verdict: outcome.verdict,
+        });
+        await this.conn.write(...completeResponse(200, "application/json", text, close));
+      } else if (handler) {
+        let answer: Awaited<ReturnType<typeof handler>>;
+        try {
+          answer = await handler({ method: head.method, path, query, headers: head.headers, body: body.body, policy: options.policy() });
+        } catch (error) {
+          return this.refuse(
+            head.method,
+            path,
+            refuse("upstream-error", `the ${route} handler failed: ${error instanceof Error ? error.message : String(error)}`, "net"),
+          );
+        }
+        const target = answer.target ?? path;
+        if (!answer.verdict.allowed) return this.refuse(head.method, target, answer.verdict);
+        const text = typeof answer.body === "string" ? new TextEncoder().encode(answer.body) : (answer.body ?? new Uint8Array(0));
+        const status = answer.status ?? 200;
+        this.record({
+          mode: this.mode(path),
+          method: head.method,
+          target,
+          status,
+          bytes: text.length,
+          headers: head.headers,
+          verdict: answer.verdict,
+        });
+        await this.conn.write(...completeResponse(status, answer.contentType ?? "application/json", text, close));
+      }
+      return close ? "close" : "continue";
+    }
+  }
+
+  return {
+    handle: (stream) => serveConnection(stream, null),
+    serveTunnel: (plain, tunnel) => serveConnection(plain, tunnel),
+  };
+}
+
+function mismatch(reason: string): Verdict {
+  return refuse("host-header-mismatch", reason, "net");
+}
+
+function upstreamOf(target: Target | null): { upstream?: string } {
+  return target ? { upstream: target.url } : {};
+}
+
+function tunnelAuthority(tunnel: TunnelContext): string {
+  return tunnel.port === 443 ? tunnel.host : `${tunnel.host}:${tunnel.port}`;
+}
+
+/** `host[:port]` as the URL parser normalises it (lowercase, punycode, default port dropped, no trailing dot). */
+function normaliseAuthority(authority: string, scheme: string): string | null {
+  if (/[/\\?#@\s]/.test(authority)) return null;
+  try {
+    const url = new URL(`${scheme}://${authority}/`);
+    const host = url.hostname.replace(/\.$/, "");
+    return url.port === "" ? host : `${host}:${url.port}`;
+  } catch {
+    return null;
+  }
+}
+
+function authorityOf(url: string): string | null {
+  try {
+    const parsed = new URL(url);
+    return normaliseAuthority(parsed.host, parsed.protocol.slice(0, -1));
+  } catch {
+    return null;
+  }
+}

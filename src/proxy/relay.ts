@@ -1,0 +1,81 @@
+import type { Connection } from "./connection";
+import { forwardResponseHeaders, headerEntries } from "./headers";
+import { chunk, LAST_CHUNK, type ResponseHeaders, responseHead } from "./respond";
+
+/**
+ * Streams an upstream response back to the guest with framing of our own: fetch() has
+ * already decoded the body, so the upstream's Content-Encoding and its length are gone and the
+ * proxy frames it again (Content-Length when it is still known, else chunked, else close).
+ */
+
+export interface RelayResult {
+  bytes: number;
+  /** True when the connection cannot carry another request after this response. */
+  close: boolean;
+  /** Set when the upstream body failed midway (the response is cut, the connection closed). */
+  error?: string;
+}
+
+export async function relayResponse(
+  conn: Connection,
+  response: Response,
+  method: string,
+  clientVersion: "1.0" | "1.1",
+  keepAlive: boolean,
+): Promise<RelayResult> {
+  const status = response.status;
+  const noBody = method === "HEAD" || status === 204 || status === 304 || (status >= 100 && status < 200);
+  const encoded = response.headers.has("content-encoding");
+  const lengthHeader = response.headers.get("content-length");
+  const knownLength = !encoded && lengthHeader !== null && /^\d{1,15}$/.test(lengthHeader) ? Number(lengthHeader) : null;
+  const headers: ResponseHeaders = forwardResponseHeaders(headerEntries(response.headers));
+  headers.push(["X-Verdict", "served"]);
+
+  let framing: "none" | "length" | "chunked" | "close";
+  if (noBody) framing = "none";
+  else if (knownLength !== null) framing = "length";
+  else if (clientVersion === "1.1") framing = "chunked";
+  else framing = "close";
+  if (framing === "length" || (method === "HEAD" && knownLength !== null)) headers.push(["Content-Length", String(knownLength)]);
+  if (framing === "chunked") headers.push(["Transfer-Encoding", "chunked"]);
+  const close = !keepAlive || framing === "close";
+  if (close) headers.push(["Connection", "close"]);
+  await conn.write(responseHead(status, headers, response.statusText));
+
+  if (framing === "none" || !response.body) {
+    await response.body?.cancel().catch(() => undefined);
+    if (framing === "chunked") await conn.write(LAST_CHUNK);
+    if (framing === "length" && knownLength !== 0) return { bytes: 0, close: true, error: "the upstream response had no body" };
+    return { bytes: 0, close };
+  }
+
+  const reader = response.body.getReader();
+  let bytes = 0;
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      if (value.length === 0) continue;
+      if (framing === "length") {
+        const room = (knownLength ?? 0) - bytes;
+        const part = value.length > room ? value.subarray(0, room) : value;
+        await conn.write(part);
+        bytes += part.length;
+        if (value.length > room) {
+          await reader.cancel().catch(() => undefined);
+          return { bytes, close: true, error: "the upstream body was longer than its Content-Length" };
+        }
+      } else {
+        await conn.write(...(framing === "chunked" ? chunk(value) : [value]));
+        bytes += value.length;
+      }
+    }
+  } catch (error) {
+    // The guest already has a status line: the only honest signal left is closing.
+    return { bytes, close: true, error: `the upstream body failed: ${error instanceof Error ? error.message : String(error)}` };
+  }
+  if (framing === "length" && bytes !== knownLength)
+    return { bytes, close: true, error: "the upstream body was shorter than its Content-Length" };
+  if (framing === "chunked") await conn.write(LAST_CHUNK);
+  return { bytes, close };
+}

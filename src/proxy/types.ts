@@ -1,0 +1,108 @@
+import type { ByteStream } from "../bytes";
+import type { Clock, EventLog, Verdict } from "../log";
+import type { Policy } from "../policy";
+import type { HeaderList } from "./head";
+
+/** What the proxy hands to the injected fetch: a subset of RequestInit every host supports. */
+export interface UpstreamInit {
+  method: string;
+  headers: [string, string][];
+  body: Uint8Array<ArrayBuffer> | null;
+  /** Always "manual": a redirect is never followed (seed 004). */
+  redirect: "manual";
+  /** The address `resolveHost` checked for this name (Node host pins it); browsers ignore it. */
+  address?: string;
+}
+
+/**
+ * The upstream fetch. The page passes `(url, init) => fetch(url, init)`; the Node host passes
+ * its pinned node:https client; tests pass a recorded fake. A rejection with a TypeError
+ * means "the browser could not read it" (CORS or network): `upstream-unreadable`. Any other
+ * rejection is `upstream-error`.
+ */
+export type UpstreamFetch = (url: string, init: UpstreamInit) => Promise<Response>;
+
+/** A host-side name check (Node: DNS lookup, refuse private addresses, pin the checked one). */
+export interface HostResolution {
+  verdict: Verdict;
+  /** The checked address the upstream must connect to. */
+  address?: string;
+}
+export type ResolveHost = (host: string) => Promise<HostResolution>;
+
+/** What a CONNECT tunnel is about, as given to the TLS terminator. */
+export interface ConnectInfo {
+  host: string;
+  port: number;
+  /** The decision id of the CONNECT request. */
+  id: string;
+  /** Serves the decrypted HTTP requests of this tunnel (same as `proxy.serveTunnel`). */
+  serveTunnel(plain: ByteStream, sessionId: string): Promise<void>;
+}
+
+/**
+ * The TLS terminator's hook (src/tls). After the proxy has answered `200` to an allowed
+ * CONNECT, `open` gets the raw tunnel bytes; it runs the handshake (SNI must equal
+ * `connect.host`), then calls `connect.serveTunnel(plaintext, sessionId)` and resolves when
+ * the tunnel is over. It owns `raw` from then on (closing it ends the guest's connection).
+ */
+export interface TunnelHook {
+  open(raw: ByteStream, connect: ConnectInfo): Promise<void>;
+}
+
+export interface TunnelContext {
+  host: string;
+  port: number;
+  sessionId: string;
+}
+
+/** A request to one of the proxy's own endpoints, as given to an injected handler. */
+export interface OwnRequest {
+  method: string;
+  /** Path without the query. */
+  path: string;
+  query: string;
+  headers: HeaderList;
+  body: Uint8Array;
+  policy: Policy;
+}
+
+/** A handler's answer; a refusal (`verdict.allowed === false`) is answered as every refusal is. */
+export interface OwnResponse {
+  verdict: Verdict;
+  status?: number;
+  contentType?: string;
+  body?: Uint8Array | string;
+  /** What the event's `target` should say (e.g. the vault id); defaults to the path. */
+  target?: string;
+}
+
+export type OwnHandler = (request: OwnRequest) => Promise<OwnResponse>;
+
+/** Extra own endpoints keyed by "METHOD /path", e.g. `"POST /v0/vault/pull"`. */
+export type OwnHandlers = Readonly<Record<string, OwnHandler>>;
+
+export interface ProxyOptions {
+  /** The current policy; called per request, so the page can swap it live. */
+  policy: () => Policy;
+  fetch: UpstreamFetch;
+  clock: Clock;
+  log: EventLog;
+  /** The proxy's own name(s) as a Host header carries them, e.g. "10.0.2.2:3128". */
+  ownHost: string | readonly string[];
+  tunnel?: TunnelHook;
+  /**
+   * A CORS relay tried when the browser cannot read an upstream: `{url}` in it is replaced by
+   * the encoded target URL, or the encoded URL is appended. The relay then sees the request.
+   */
+  corsRelay?: string;
+  resolveHost?: ResolveHost;
+  handlers?: OwnHandlers;
+}
+
+export interface EgressProxy {
+  /** Serves one guest connection (many requests with keep-alive); resolves when it ends. Never rejects. */
+  handle(stream: ByteStream): Promise<void>;
+  /** Serves the plaintext HTTP requests inside a CONNECT tunnel. Never rejects. */
+  serveTunnel(plain: ByteStream, tunnel: TunnelContext): Promise<void>;
+}

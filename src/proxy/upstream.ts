@@ -1,0 +1,128 @@
+import { allow, refuse, type Verdict } from "../log";
+import type { Target } from "../policy";
+import type { ProxyOptions } from "./types";
+
+/**
+ * The fetch path every allowed request takes (absolute-form, tunnel, /v0/fetch): the host's
+ * name check, `fetch(url, { redirect: "manual" })`, and what a redirect or an unreadable
+ * answer means. A redirect is never followed (seed 004).
+ */
+
+export type UpstreamOutcome =
+  | { kind: "refused"; verdict: Verdict }
+  | { kind: "response"; verdict: Verdict; response: Response; via: string };
+
+export interface UpstreamRequest {
+  target: Target;
+  method: string;
+  headers: [string, string][];
+  body: Uint8Array | null;
+}
+
+type Deps = Pick<ProxyOptions, "fetch" | "resolveHost" | "corsRelay">;
+
+export async function fetchUpstream(deps: Deps, request: UpstreamRequest): Promise<UpstreamOutcome> {
+  const { target } = request;
+  let address: string | undefined;
+  if (deps.resolveHost) {
+    let resolution: Awaited<ReturnType<NonNullable<Deps["resolveHost"]>>>;
+    try {
+      resolution = await deps.resolveHost(target.host);
+    } catch (error) {
+      return { kind: "refused", verdict: refuse("upstream-error", `could not resolve ${target.host}: ${message(error)}`, "net") };
+    }
+    if (!resolution.verdict.allowed) return { kind: "refused", verdict: resolution.verdict };
+    address = resolution.address;
+  }
+  const init = {
+    method: request.method,
+    headers: request.headers,
+    body: request.body && request.body.length > 0 ? new Uint8Array(request.body) : null,
+    redirect: "manual" as const,
+    ...(address === undefined ? {} : { address }),
+  };
+  let response: Response;
+  let via = target.url;
+  try {
+    response = await deps.fetch(target.url, init);
+  } catch (error) {
+    if (!(error instanceof TypeError))
+      return { kind: "refused", verdict: refuse("upstream-error", `fetching ${target.url} failed: ${message(error)}`, "net") };
+    if (!deps.corsRelay) return { kind: "refused", verdict: unreadable(target.url, error) };
+    via = relayUrl(deps.corsRelay, target.url);
+    try {
+      response = await deps.fetch(via, { ...init, address: undefined });
+    } catch (relayError) {
+      return { kind: "refused", verdict: unreadable(target.url, relayError, " (the CORS relay failed too)") };
+    }
+  }
+
+  if (response.type === "opaqueredirect" || response.status === 0) {
+    await discard(response);
+    return {
+      kind: "refused",
+      verdict: refuse(
+        "redirect-other-host",
+        `${target.url} answered with a redirect whose target the browser hides (opaque redirect); redirects are never followed and an unseen target may be another host`,
+        "net",
+      ),
+    };
+  }
+  const location = response.headers.get("location");
+  if (response.status >= 300 && response.status < 400 && location !== null) {
+    const next = resolveLocation(location, target.url);
+    if (next === null || next.host !== target.host) {
+      await discard(response);
+      return {
+        kind: "refused",
+        verdict: refuse(
+          "redirect-other-host",
+          `${target.url} redirected to ${next?.host ?? JSON.stringify(location.slice(0, 100))}, another host; the redirect was not followed`,
+          "net",
+        ),
+      };
+    }
+    return {
+      kind: "response",
+      verdict: allow(`${target.url} redirected within ${target.host}; passed to the client, not followed`, "net"),
+      response,
+      via,
+    };
+  }
+  const relayed = via === target.url ? "" : " through the CORS relay";
+  return { kind: "response", verdict: allow(`${request.method} ${target.url} fetched${relayed}`, "net"), response, via };
+}
+
+function unreadable(url: string, error: unknown, extra = ""): Verdict {
+  return refuse(
+    "upstream-unreadable",
+    `the browser could not read ${url}: CORS (the server does not allow this page to read it) or a network failure${extra}: ${message(error)}`,
+    "net",
+  );
+}
+
+function resolveLocation(location: string, base: string): { host: string } | null {
+  try {
+    const url = new URL(location, base);
+    return { host: url.hostname.replace(/\.$/, "") };
+  } catch {
+    return null;
+  }
+}
+
+export function relayUrl(relay: string, url: string): string {
+  const encoded = encodeURIComponent(url);
+  return relay.includes("{url}") ? relay.replace("{url}", encoded) : `${relay}${encoded}`;
+}
+
+async function discard(response: Response): Promise<void> {
+  try {
+    await response.body?.cancel();
+  } catch {
+    // Nothing to do: the body was never going to be used.
+  }
+}
+
+function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
