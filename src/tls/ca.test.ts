@@ -1,0 +1,74 @@
+import { X509Certificate as NodeX509 } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import { caPem, createSessionCa, loadSessionCa } from "./index";
+
+const HOUR = 3_600_000;
+const T0 = Date.UTC(2026, 0, 15, 12, 0, 0);
+
+describe("the per-session CA (issue 6: the page terminates the guest's TLS with its own CA)", () => {
+  it("is a CA certificate whose private key cannot be exported", async () => {
+    const ca = await createSessionCa({ now: () => T0 });
+    const cert = new NodeX509(caPem(ca));
+    expect(cert.ca).toBe(true);
+    expect(cert.checkIssued(cert)).toBe(true);
+    expect(cert.verify(cert.publicKey)).toBe(true);
+    expect(caPem(ca)).toMatch(/^-----BEGIN CERTIFICATE-----/);
+    expect(ca.keys.privateKey.extractable).toBe(false);
+    await expect(crypto.subtle.exportKey("pkcs8", ca.keys.privateKey)).rejects.toThrow();
+    expect(ca.fingerprint).toBe(cert.fingerprint256.replaceAll(":", "").toLowerCase());
+  });
+
+  it("mints a leaf for the CONNECT host: SAN = host, serverAuth, not a CA, 24 h with a 1 h backdate", async () => {
+    const ca = await createSessionCa({ now: () => T0 });
+    const leaf = await ca.leafFor("Example.COM.");
+    const cert = new NodeX509(leaf.der);
+    const issuer = new NodeX509(ca.certPem);
+    expect(leaf.host).toBe("example.com");
+    expect(cert.subjectAltName).toBe("DNS:example.com");
+    expect(cert.checkHost("example.com")).toBe("example.com");
+    expect(cert.checkHost("other.example")).toBeUndefined();
+    expect(cert.keyUsage).toEqual(["1.3.6.1.5.5.7.3.1"]); // extended key usage: serverAuth
+    expect(cert.ca).toBe(false);
+    expect(cert.checkIssued(issuer)).toBe(true);
+    expect(cert.verify(issuer.publicKey)).toBe(true);
+    expect(new Date(cert.validFrom).getTime()).toBe(T0 - HOUR);
+    expect(new Date(cert.validTo).getTime()).toBe(T0 + 24 * HOUR);
+    expect(leaf.privateKey.extractable).toBe(false);
+    expect(leaf.chain).toEqual([leaf.der]);
+  });
+
+  it("caches a leaf per host, and mints a new one when the cached one nears expiry", async () => {
+    let now = T0;
+    const ca = await createSessionCa({ now: () => now });
+    const first = await ca.leafFor("example.com");
+    expect((await ca.leafFor("EXAMPLE.com")).fingerprint).toBe(first.fingerprint);
+    expect((await ca.leafFor("other.example")).fingerprint).not.toBe(first.fingerprint);
+    now = T0 + 23.5 * HOUR;
+    const renewed = await ca.leafFor("example.com");
+    expect(renewed.fingerprint).not.toBe(first.fingerprint);
+    expect(renewed.notAfter.getTime()).toBe(now + 24 * HOUR);
+  });
+
+  it.each([
+    ["an IP address with a port", "1.2.3.4:443"],
+    ["a name with a space", "a b.example"],
+    ["an empty name", ""],
+  ])("refuses to certify %s", async (_name, host) => {
+    const ca = await createSessionCa();
+    await expect(ca.leafFor(host)).rejects.toThrow(/not a DNS name/);
+  });
+
+  it("accepts an existing CA (a host persisted its key pair and certificate) and issues under it", async () => {
+    const original = await createSessionCa({ now: () => T0 });
+    const loaded = await loadSessionCa({ keys: original.keys, certPem: original.certPem }, { now: () => T0 });
+    expect(loaded.fingerprint).toBe(original.fingerprint);
+    const leaf = new NodeX509((await loaded.leafFor("example.com")).der);
+    expect(leaf.verify(new NodeX509(original.certPem).publicKey)).toBe(true);
+  });
+
+  it("refuses an existing CA whose key pair does not match its certificate", async () => {
+    const one = await createSessionCa();
+    const other = await createSessionCa();
+    await expect(loadSessionCa({ keys: other.keys, certPem: one.certPem })).rejects.toThrow(/does not match/);
+  });
+});

@@ -1,0 +1,173 @@
+import "reflect-metadata";
+import {
+  AuthorityKeyIdentifierExtension,
+  BasicConstraintsExtension,
+  ExtendedKeyUsage,
+  ExtendedKeyUsageExtension,
+  KeyUsageFlags,
+  KeyUsagesExtension,
+  SubjectAlternativeNameExtension,
+  SubjectKeyIdentifierExtension,
+  X509Certificate,
+  X509CertificateGenerator,
+} from "@peculiar/x509";
+import { equalBytes, sha256Hex, toHex } from "../bytes";
+import type { Clock } from "../log";
+import { isCertifiableHost, normalizeHost } from "./host";
+
+const EC_P256 = { name: "ECDSA", namedCurve: "P-256" } as const;
+const SIGNING = { name: "ECDSA", hash: "SHA-256" } as const;
+const HOUR = 3_600_000;
+
+/** A per-host certificate the TLS server presents, with its non-extractable signing key. */
+export interface LeafCertificate {
+  host: string;
+  der: Uint8Array;
+  /** What the Certificate message carries: the leaf only (the guest trusts the CA itself). */
+  chain: readonly Uint8Array[];
+  privateKey: CryptoKey;
+  /** Lowercase hex SHA-256 of the leaf DER. */
+  fingerprint: string;
+  notBefore: Date;
+  notAfter: Date;
+}
+
+/** The session's certificate authority: its certificate for the guest, and leaves minted on demand. */
+export interface SessionCa {
+  /** The CA certificate as PEM: what the guest installs (e.g. /usr/local/share/ca-certificates). */
+  readonly certPem: string;
+  readonly certDer: Uint8Array;
+  /** Lowercase hex SHA-256 of the CA certificate DER. */
+  readonly fingerprint: string;
+  /** The key pair, for a host that persists the CA (IndexedDB stores a non-extractable CryptoKey). */
+  readonly keys: CryptoKeyPair;
+  readonly notAfter: Date;
+  /** The leaf for `host` (SAN = host, serverAuth), minted on first use and cached until near expiry. */
+  leafFor(host: string): Promise<LeafCertificate>;
+}
+
+export interface SessionCaOptions {
+  now?: Clock;
+  /** How long the CA certificate is valid; default 30 days, so a persisted CA outlives a session. */
+  caValidityMs?: number;
+  /** How long each leaf is valid; default 24 hours. */
+  leafValidityMs?: number;
+  /** Backdating of notBefore against guest clock skew; default 1 hour. */
+  backdateMs?: number;
+  /** The CA's common name. */
+  commonName?: string;
+}
+
+function randomSerial(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  bytes[0] = (bytes[0]! & 0x7f) | 0x01; // positive and of full length
+  return toHex(bytes);
+}
+
+const der = (cert: X509Certificate): Uint8Array => new Uint8Array(cert.rawData);
+
+/** Creates a new CA with a fresh, non-extractable ECDSA P-256 key. */
+export async function createSessionCa(options: SessionCaOptions = {}): Promise<SessionCa> {
+  const now = options.now ?? Date.now;
+  const keys = (await crypto.subtle.generateKey(EC_P256, false, ["sign", "verify"])) as CryptoKeyPair;
+  const at = now();
+  const commonName = options.commonName ?? `Linux in a tab session CA ${randomSerial().slice(0, 8)}`;
+  const cert = await X509CertificateGenerator.createSelfSigned(
+    {
+      serialNumber: randomSerial(),
+      name: `CN=${commonName}`,
+      notBefore: new Date(at - (options.backdateMs ?? HOUR)),
+      notAfter: new Date(at + (options.caValidityMs ?? 30 * 24 * HOUR)),
+      keys,
+      signingAlgorithm: SIGNING,
+      extensions: [
+        new BasicConstraintsExtension(true, 0, true),
+        new KeyUsagesExtension(KeyUsageFlags.keyCertSign | KeyUsageFlags.cRLSign, true),
+        await SubjectKeyIdentifierExtension.create(keys.publicKey, false, crypto),
+      ],
+    },
+    crypto,
+  );
+  return sessionCaFrom(cert, keys, options);
+}
+
+/** Uses an existing CA (a persisted key pair and its certificate); refuses a pair that does not match. */
+export async function loadSessionCa(
+  existing: { keys: CryptoKeyPair; certPem: string },
+  options: SessionCaOptions = {},
+): Promise<SessionCa> {
+  const cert = new X509Certificate(existing.certPem);
+  const spki = new Uint8Array(await crypto.subtle.exportKey("spki", existing.keys.publicKey));
+  if (!equalBytes(spki, new Uint8Array(cert.publicKey.rawData))) throw new Error("the CA key pair does not match the CA certificate");
+  return sessionCaFrom(cert, existing.keys, options);
+}
+
+async function sessionCaFrom(cert: X509Certificate, keys: CryptoKeyPair, options: SessionCaOptions): Promise<SessionCa> {
+  const now = options.now ?? Date.now;
+  const leafValidityMs = options.leafValidityMs ?? 24 * HOUR;
+  const backdateMs = options.backdateMs ?? HOUR;
+  const authorityKeyId = await AuthorityKeyIdentifierExtension.create(keys.publicKey, false, crypto);
+  const leaves = new Map<string, Promise<LeafCertificate>>();
+
+  async function mint(host: string): Promise<LeafCertificate> {
+    const at = now();
+    const leafKeys = (await crypto.subtle.generateKey(EC_P256, false, ["sign", "verify"])) as CryptoKeyPair;
+    const notAfter = new Date(Math.min(at + leafValidityMs, cert.notAfter.getTime()));
+    const leaf = await X509CertificateGenerator.create(
+      {
+        serialNumber: randomSerial(),
+        subject: `CN=${host}`,
+        issuer: cert.subject,
+        notBefore: new Date(at - backdateMs),
+        notAfter,
+        publicKey: leafKeys.publicKey,
+        signingKey: keys.privateKey,
+        signingAlgorithm: SIGNING,
+        extensions: [
+          new BasicConstraintsExtension(false, undefined, true),
+          new KeyUsagesExtension(KeyUsageFlags.digitalSignature, true),
+          new ExtendedKeyUsageExtension([ExtendedKeyUsage.serverAuth], false),
+          new SubjectAlternativeNameExtension([{ type: "dns", value: host }], false),
+          authorityKeyId,
+          await SubjectKeyIdentifierExtension.create(leafKeys.publicKey, false, crypto),
+        ],
+      },
+      crypto,
+    );
+    const leafDer = der(leaf);
+    return {
+      host,
+      der: leafDer,
+      chain: [leafDer],
+      privateKey: leafKeys.privateKey,
+      fingerprint: await sha256Hex(leafDer),
+      notBefore: leaf.notBefore,
+      notAfter: leaf.notAfter,
+    };
+  }
+
+  const certDer = der(cert);
+  return {
+    certPem: cert.toString("pem"),
+    certDer,
+    fingerprint: await sha256Hex(certDer),
+    keys,
+    notAfter: cert.notAfter,
+    async leafFor(requested) {
+      const host = normalizeHost(requested);
+      if (!isCertifiableHost(host)) throw new RangeError(`${JSON.stringify(requested)} is not a DNS name a certificate can carry`);
+      const cached = leaves.get(host);
+      if (cached) {
+        const leaf = await cached;
+        if (now() < leaf.notAfter.getTime() - HOUR) return leaf;
+      }
+      const minted = mint(host);
+      leaves.set(host, minted);
+      minted.catch(() => leaves.delete(host));
+      return minted;
+    },
+  };
+}
+
+/** The CA certificate PEM the guest must trust (what `npx tab proxy --ca-out FILE` writes). */
+export const caPem = (ca: SessionCa): string => ca.certPem;

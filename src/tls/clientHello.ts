@@ -1,0 +1,147 @@
+import { ByteReader, TruncatedError } from "../bytes";
+import { ExtensionType } from "./constants";
+import { protocolError, TlsFailure } from "./failure";
+
+export interface KeyShareEntry {
+  group: number;
+  keyExchange: Uint8Array;
+}
+
+/** The parts of a ClientHello (RFC 8446 §4.1.2) this server reads; absent extensions are null. */
+export interface ClientHello {
+  legacyVersion: number;
+  random: Uint8Array;
+  legacySessionId: Uint8Array;
+  cipherSuites: number[];
+  compressionMethods: number[];
+  /** The host_name from server_name (RFC 6066 §3), as sent (case and trailing dot kept). */
+  serverName: string | null;
+  supportedVersions: number[] | null;
+  supportedGroups: number[] | null;
+  signatureAlgorithms: number[] | null;
+  keyShares: KeyShareEntry[] | null;
+  alpn: string[] | null;
+  /** Every extension type, in the order sent. */
+  extensionTypes: number[];
+}
+
+const rest = (r: ByteReader): Uint8Array => r.take(r.remaining);
+
+function u16List(r: ByteReader, lengthWidth: 1 | 2, what: string): number[] {
+  const list = r.prefixed(lengthWidth, what);
+  if (list.remaining % 2 !== 0) throw protocolError("decode_error", `${what} has an odd length`);
+  const out: number[] = [];
+  while (list.remaining > 0) out.push(list.u16(what));
+  return out;
+}
+
+/** The one host_name in server_name; printable ASCII only, since it is logged and compared. */
+function parseServerName(r: ByteReader): string {
+  const list = r.prefixed(2, "server_name_list");
+  if (list.remaining === 0) throw protocolError("decode_error", "server_name has an empty list");
+  let hostName: string | null = null;
+  while (list.remaining > 0) {
+    const nameType = list.u8("name_type");
+    const name = rest(list.prefixed(2, "server name"));
+    if (nameType !== 0) continue; // unknown name types are skipped (RFC 6066 §3)
+    if (hostName !== null) throw protocolError("illegal_parameter", "server_name carries two host names");
+    if (name.length === 0) throw protocolError("decode_error", "server_name has an empty host name");
+    if (name.some((b) => b < 0x21 || b > 0x7e)) throw protocolError("illegal_parameter", "server_name is not printable ASCII");
+    hostName = String.fromCharCode(...name);
+  }
+  if (hostName === null) throw protocolError("illegal_parameter", "server_name has no host_name entry");
+  return hostName;
+}
+
+function parseKeyShares(r: ByteReader): KeyShareEntry[] {
+  const list = r.prefixed(2, "client_shares");
+  const out: KeyShareEntry[] = [];
+  while (list.remaining > 0) {
+    const group = list.u16("key share group");
+    const keyExchange = rest(list.prefixed(2, "key_exchange"));
+    if (keyExchange.length === 0) throw protocolError("decode_error", "an empty key_exchange");
+    if (out.some((e) => e.group === group)) throw protocolError("illegal_parameter", `two key shares for group 0x${group.toString(16)}`);
+    out.push({ group, keyExchange });
+  }
+  return out;
+}
+
+function parseAlpn(r: ByteReader): string[] {
+  const list = r.prefixed(2, "protocol_name_list");
+  const out: string[] = [];
+  while (list.remaining > 0) {
+    const name = rest(list.prefixed(1, "protocol name"));
+    if (name.length === 0) throw protocolError("decode_error", "an empty ALPN protocol name");
+    out.push(String.fromCharCode(...name));
+  }
+  if (out.length === 0) throw protocolError("decode_error", "ALPN with no protocols");
+  return out;
+}
+
+function parseBody(body: Uint8Array): ClientHello {
+  const r = new ByteReader(body);
+  const hello: ClientHello = {
+    legacyVersion: r.u16("legacy_version"),
+    random: r.take(32, "random"),
+    legacySessionId: rest(r.prefixed(1, "legacy_session_id")),
+    cipherSuites: u16List(r, 2, "cipher_suites"),
+    compressionMethods: [...rest(r.prefixed(1, "legacy_compression_methods"))],
+    serverName: null,
+    supportedVersions: null,
+    supportedGroups: null,
+    signatureAlgorithms: null,
+    keyShares: null,
+    alpn: null,
+    extensionTypes: [],
+  };
+  if (hello.legacySessionId.length > 32) throw protocolError("illegal_parameter", "legacy_session_id longer than 32 bytes");
+  // A ClientHello without extensions is TLS 1.2 or older; supported_versions is then missing.
+  const extensions = r.remaining > 0 ? r.prefixed(2, "extensions") : new ByteReader(new Uint8Array(0));
+  if (r.remaining > 0) throw protocolError("decode_error", "bytes after the ClientHello extensions");
+  while (extensions.remaining > 0) {
+    const type = extensions.u16("extension type");
+    const data = extensions.prefixed(2, "extension data");
+    if (hello.extensionTypes.includes(type)) throw protocolError("illegal_parameter", `extension ${type} appears twice`);
+    if (hello.extensionTypes.includes(ExtensionType.preSharedKey))
+      throw protocolError("illegal_parameter", "pre_shared_key is not the last extension");
+    hello.extensionTypes.push(type);
+    switch (type) {
+      case ExtensionType.serverName:
+        hello.serverName = parseServerName(data);
+        break;
+      case ExtensionType.supportedVersions:
+        hello.supportedVersions = u16List(data, 1, "supported_versions");
+        break;
+      case ExtensionType.supportedGroups:
+        hello.supportedGroups = u16List(data, 2, "named_group_list");
+        break;
+      case ExtensionType.signatureAlgorithms:
+        hello.signatureAlgorithms = u16List(data, 2, "supported_signature_algorithms");
+        break;
+      case ExtensionType.keyShare:
+        hello.keyShares = parseKeyShares(data);
+        break;
+      case ExtensionType.alpn:
+        hello.alpn = parseAlpn(data);
+        break;
+      default:
+        rest(data); // extensions this server does not use are ignored (§4.2)
+    }
+    if (data.remaining > 0) throw protocolError("decode_error", `extension ${type} has trailing bytes`);
+  }
+  return hello;
+}
+
+/**
+ * Parses a ClientHello handshake body. Every malformation, including truncation, becomes a
+ * TlsFailure with decode_error or illegal_parameter, never another exception.
+ */
+export function parseClientHello(body: Uint8Array): ClientHello {
+  try {
+    return parseBody(body);
+  } catch (error) {
+    if (error instanceof TlsFailure) throw error;
+    if (error instanceof TruncatedError) throw protocolError("decode_error", `ClientHello ${error.message}`);
+    throw protocolError("decode_error", `ClientHello unparsable: ${(error as Error).message}`);
+  }
+}

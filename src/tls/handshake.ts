@@ -1,0 +1,250 @@
+import { concatBytes } from "../bytes";
+import type { LeafCertificate } from "./ca";
+import { type ClientHello, parseClientHello } from "./clientHello";
+import { alertLabel, ContentType, ECDSA_SECP256R1_SHA256, GROUP_X25519, HandshakeType, TLS_AES_128_GCM_SHA256, TLS13 } from "./constants";
+import { p1363ToDer } from "./ecdsa";
+import { protocolError, TlsFailure } from "./failure";
+import {
+  certificateVerifyContent,
+  HandshakeAssembler,
+  type HandshakeMessage,
+  messageHash,
+  serializeCertificate,
+  serializeCertificateVerify,
+  serializeEncryptedExtensions,
+  serializeFinished,
+  serializeHelloRetryRequest,
+  serializeServerHello,
+} from "./handshakeMessages";
+import { sha256 } from "./hkdf";
+import { normalizeHost } from "./host";
+import { deriveApplicationSecrets, deriveHandshakeSecrets, deriveTrafficKeys, finishedVerifyData } from "./keySchedule";
+import { RecordCipher } from "./record";
+import type { RecordLayer } from "./recordLayer";
+
+export const CIPHER_NAME = "TLS_AES_128_GCM_SHA256";
+export const GROUP_NAME = "x25519";
+const ALPN_HTTP1 = "http/1.1";
+
+/** What the handshake has learnt so far; read by the terminator to log a failure in context. */
+export interface HandshakeProgress {
+  sni: string | null;
+  alpn: string | null;
+  certFingerprint: string | null;
+  helloRetry: boolean;
+}
+
+export interface Established {
+  sni: string;
+  alpn: string | null;
+  leaf: LeafCertificate;
+  clientApplicationTrafficSecret: Uint8Array;
+  serverApplicationTrafficSecret: Uint8Array;
+}
+
+export interface HandshakeParams {
+  layer: RecordLayer;
+  /** The host the proxy allowed in CONNECT: the only name the ClientHello may carry. */
+  connectHost: string;
+  leafFor(host: string): Promise<LeafCertificate>;
+  progress: HandshakeProgress;
+}
+
+/** Turns a received alert record into the failure it means; we never answer an alert with one. */
+export function peerAlertFailure(content: Uint8Array, when: string): TlsFailure {
+  if (content.length !== 2) return protocolError("decode_error", `an alert record of ${content.length} bytes`);
+  const description = content[1]!;
+  if (description === 0) return new TlsFailure(null, "tls-error", `the client closed (close_notify) ${when}`);
+  return new TlsFailure(null, "tls-error", `the client sent alert ${alertLabel(description)} ${when}`);
+}
+
+function constantTimeEqual(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  let diff = 0;
+  for (let i = 0; i < a.length; i++) diff |= a[i]! ^ b[i]!;
+  return diff === 0;
+}
+
+/**
+ * The checks on a ClientHello, in the order a verdict should name them: first the SNI rule
+ * (seed 004 row 5: inside CONNECT A, a ClientHello for B is impossible by design), whatever
+ * TLS version the client speaks, then what this server can negotiate.
+ */
+export function checkClientHello(hello: ClientHello, connectHost: string): string {
+  if (hello.serverName === null)
+    throw new TlsFailure(
+      "missing_extension",
+      "sni-missing",
+      `the ClientHello inside CONNECT ${connectHost} names no server (no SNI)`,
+      "design",
+    );
+  if (normalizeHost(hello.serverName) !== normalizeHost(connectHost))
+    throw new TlsFailure(
+      "unrecognized_name",
+      "sni-mismatch",
+      `inside CONNECT ${connectHost} the ClientHello named ${hello.serverName}; the tunnel carries only the host it was opened for`,
+      "design",
+    );
+  if (!hello.supportedVersions?.includes(TLS13)) throw protocolError("protocol_version", "the client does not offer TLS 1.3");
+  if (!hello.cipherSuites.includes(TLS_AES_128_GCM_SHA256))
+    throw protocolError("handshake_failure", "the client does not offer TLS_AES_128_GCM_SHA256");
+  if (hello.compressionMethods.length !== 1 || hello.compressionMethods[0] !== 0)
+    throw protocolError("illegal_parameter", "legacy_compression_methods is not exactly [null]");
+  if (hello.signatureAlgorithms === null) throw protocolError("missing_extension", "the ClientHello has no signature_algorithms");
+  if (!hello.signatureAlgorithms.includes(ECDSA_SECP256R1_SHA256))
+    throw protocolError("handshake_failure", "the client does not accept ecdsa_secp256r1_sha256");
+  if (hello.supportedGroups === null || hello.keyShares === null)
+    throw protocolError("missing_extension", "the ClientHello lacks supported_groups or key_share");
+  if (!hello.supportedGroups.includes(GROUP_X25519)) throw protocolError("handshake_failure", "the client does not support x25519");
+  const groups = hello.supportedGroups;
+  if (hello.keyShares.some((share) => !groups.includes(share.group)))
+    throw protocolError("illegal_parameter", "a key share for a group not in supported_groups");
+  return hello.serverName;
+}
+
+async function x25519(clientShare: Uint8Array): Promise<{ publicKey: Uint8Array; sharedSecret: Uint8Array }> {
+  if (clientShare.length !== 32) throw protocolError("illegal_parameter", `an x25519 key share of ${clientShare.length} bytes`);
+  const pair = (await crypto.subtle.generateKey({ name: "X25519" }, false, ["deriveBits"])) as CryptoKeyPair;
+  const publicKey = new Uint8Array(await crypto.subtle.exportKey("raw", pair.publicKey));
+  let sharedSecret: Uint8Array;
+  try {
+    const peer = await crypto.subtle.importKey("raw", clientShare as BufferSource, { name: "X25519" }, true, []);
+    sharedSecret = new Uint8Array(await crypto.subtle.deriveBits({ name: "X25519", public: peer }, pair.privateKey, 256));
+  } catch {
+    throw protocolError("illegal_parameter", "the x25519 key share is not a usable public key");
+  }
+  if (sharedSecret.every((b) => b === 0)) throw protocolError("illegal_parameter", "the x25519 key share gives an all-zero secret");
+  return { publicKey, sharedSecret };
+}
+
+/**
+ * The server side of a full TLS 1.3 handshake (RFC 8446 §2, Figure 1, with the HRR of
+ * Figure 2): ClientHello → [HelloRetryRequest → ClientHello] → ServerHello, [CCS],
+ * {EncryptedExtensions, Certificate, CertificateVerify, Finished} → client {Finished}.
+ */
+export async function serverHandshake({ layer, connectHost, leafFor, progress }: HandshakeParams): Promise<Established> {
+  const assembler = new HandshakeAssembler();
+  let helloSeen = false;
+  let ccsSent = false;
+
+  async function nextMessage(): Promise<HandshakeMessage> {
+    for (;;) {
+      const message = assembler.next();
+      if (message) return message;
+      const record = await layer.read();
+      if (record === null) throw new TlsFailure(null, "tls-error", "the client closed the connection during the handshake");
+      if (record.type === ContentType.handshake) {
+        if (record.content.length === 0) throw protocolError("unexpected_message", "an empty handshake record");
+        assembler.push(record.content);
+      } else if (record.type === ContentType.changeCipherSpec) {
+        // Middlebox compatibility (Appendix D.4): one unprotected 0x01 after the first ClientHello is ignored.
+        if (!helloSeen || record.protected || record.content.length !== 1 || record.content[0] !== 1)
+          throw protocolError("unexpected_message", "a change_cipher_spec record out of place");
+      } else if (record.type === ContentType.alert) {
+        throw peerAlertFailure(record.content, "during the handshake");
+      } else {
+        throw protocolError("unexpected_message", "application data before the handshake completed");
+      }
+    }
+  }
+
+  async function readClientHello(which: string): Promise<{ message: HandshakeMessage; hello: ClientHello }> {
+    const message = await nextMessage();
+    if (message.type !== HandshakeType.clientHello)
+      throw protocolError("unexpected_message", `expected the ${which} ClientHello, got handshake type ${message.type}`);
+    if (assembler.pending > 0) throw protocolError("unexpected_message", `handshake data after the ${which} ClientHello`);
+    helloSeen = true;
+    const hello = parseClientHello(message.body);
+    progress.sni = hello.serverName;
+    return { message, hello };
+  }
+
+  async function sendChangeCipherSpecOnce(sessionId: Uint8Array): Promise<void> {
+    if (sessionId.length === 0 || ccsSent) return;
+    ccsSent = true;
+    await layer.send(ContentType.changeCipherSpec, Uint8Array.of(1));
+  }
+
+  const first = await readClientHello("first");
+  let hello = first.hello;
+  let sni = checkClientHello(hello, connectHost);
+  const leafPromise = leafFor(connectHost);
+  leafPromise.catch(() => undefined); // awaited below; a failure must not surface as unhandled first
+  let transcript: Uint8Array[] = [first.message.raw];
+  let share = hello.keyShares?.find((s) => s.group === GROUP_X25519);
+
+  if (!share) {
+    // x25519 is supported but no share was sent (e.g. only P-256): ask for one (§4.1.4).
+    progress.helloRetry = true;
+    const retry = serializeHelloRetryRequest({ legacySessionId: hello.legacySessionId, group: GROUP_X25519 });
+    transcript = [messageHash(await sha256(first.message.raw)), retry];
+    await layer.send(ContentType.handshake, retry);
+    await sendChangeCipherSpecOnce(hello.legacySessionId);
+    const second = await readClientHello("second");
+    if (!constantTimeEqual(second.hello.legacySessionId, hello.legacySessionId))
+      throw protocolError("illegal_parameter", "the second ClientHello changed legacy_session_id");
+    sni = checkClientHello(second.hello, connectHost);
+    hello = second.hello;
+    transcript.push(second.message.raw);
+    share = hello.keyShares?.find((s) => s.group === GROUP_X25519);
+    if (!share) throw protocolError("illegal_parameter", "the second ClientHello still has no x25519 key share");
+  }
+
+  const exchange = await x25519(share.keyExchange);
+  const leaf = await leafPromise.catch((error: unknown) => {
+    throw new TlsFailure("internal_error", "tls-error", `no certificate for ${connectHost}: ${(error as Error).message}`);
+  });
+  progress.certFingerprint = leaf.fingerprint;
+  const alpn = hello.alpn?.includes(ALPN_HTTP1) ? ALPN_HTTP1 : null;
+  progress.alpn = alpn;
+
+  const serverHello = serializeServerHello({
+    random: crypto.getRandomValues(new Uint8Array(32)),
+    legacySessionId: hello.legacySessionId,
+    group: GROUP_X25519,
+    keyExchange: exchange.publicKey,
+  });
+  transcript.push(serverHello);
+  await layer.send(ContentType.handshake, serverHello);
+  await sendChangeCipherSpecOnce(hello.legacySessionId);
+
+  const secrets = await deriveHandshakeSecrets(exchange.sharedSecret, await sha256(concatBytes(...transcript)));
+  await layer.setWriteCipher(await RecordCipher.create(await deriveTrafficKeys(secrets.serverHandshakeTrafficSecret)));
+  layer.readCipher = await RecordCipher.create(await deriveTrafficKeys(secrets.clientHandshakeTrafficSecret));
+
+  const encryptedExtensions = serializeEncryptedExtensions(alpn);
+  const certificate = serializeCertificate(leaf.chain);
+  transcript.push(encryptedExtensions, certificate);
+  const signed = await crypto.subtle.sign(
+    { name: "ECDSA", hash: "SHA-256" },
+    leaf.privateKey,
+    certificateVerifyContent(await sha256(concatBytes(...transcript))) as BufferSource,
+  );
+  const certificateVerify = serializeCertificateVerify(p1363ToDer(new Uint8Array(signed)));
+  transcript.push(certificateVerify);
+  const serverFinished = serializeFinished(
+    await finishedVerifyData(secrets.serverHandshakeTrafficSecret, await sha256(concatBytes(...transcript))),
+  );
+  transcript.push(serverFinished);
+  await layer.send(ContentType.handshake, concatBytes(encryptedExtensions, certificate, certificateVerify, serverFinished));
+
+  const serverFinishedHash = await sha256(concatBytes(...transcript));
+  const application = await deriveApplicationSecrets(secrets.handshakeSecret, serverFinishedHash);
+  await layer.setWriteCipher(await RecordCipher.create(await deriveTrafficKeys(application.serverApplicationTrafficSecret)));
+
+  const finished = await nextMessage();
+  if (finished.type !== HandshakeType.finished)
+    throw protocolError("unexpected_message", `expected the client Finished, got handshake type ${finished.type}`);
+  const expected = await finishedVerifyData(secrets.clientHandshakeTrafficSecret, serverFinishedHash);
+  if (!constantTimeEqual(finished.body, expected)) throw protocolError("decrypt_error", "the client Finished does not verify");
+  if (assembler.pending > 0) throw protocolError("unexpected_message", "handshake data after the client Finished");
+  layer.readCipher = await RecordCipher.create(await deriveTrafficKeys(application.clientApplicationTrafficSecret));
+
+  return {
+    sni,
+    alpn,
+    leaf,
+    clientApplicationTrafficSecret: application.clientApplicationTrafficSecret,
+    serverApplicationTrafficSecret: application.serverApplicationTrafficSecret,
+  };
+}

@@ -1,0 +1,13 @@
+export { caPem, createSessionCa, type LeafCertificate, loadSessionCa, type SessionCa, type SessionCaOptions } from "./ca";
+export { AlertDescription, type AlertName, alertLabel } from "./constants";
+export { TlsFailure } from "./failure";
+export { normalizeHost } from "./host";
+export {
+  type ConnectTarget,
+  createTlsTerminator,
+  type Timers,
+  type TlsTerminator,
+  type TlsTerminatorOptions,
+  type TunnelOpenTarget,
+  tlsTunnelHook,
+} from "./terminator";

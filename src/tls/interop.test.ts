@@ -1,0 +1,296 @@
+import { spawn } from "node:child_process";
+import { createHash, randomBytes } from "node:crypto";
+import { EventEmitter } from "node:events";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer, connect as netConnect } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import * as tls from "node:tls";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ByteStream } from "../bytes";
+import { createEventLog, type EventLog } from "../log";
+import { createSessionCa, type SessionCa } from "./index";
+import { echo, startTlsTestServer, type TestTlsServer } from "./testing/tlsServer";
+
+// Real clients against our WebCrypto TLS server on 127.0.0.1: node:tls (Node's OpenSSL) and
+// the system's `openssl s_client`, both verifying the chain to the session CA.
+
+const HOST = "example.com";
+let ca: SessionCa;
+let log: EventLog;
+let server: TestTlsServer;
+let dir: string;
+let caFile: string;
+
+beforeAll(async () => {
+  ca = await createSessionCa();
+  log = createEventLog();
+  server = await startTlsTestServer({ ca, log, connectHost: HOST, serve: echo });
+  dir = mkdtempSync(join(tmpdir(), "tls-test-"));
+  caFile = join(dir, "ca.pem");
+  writeFileSync(caFile, ca.certPem);
+});
+afterAll(async () => {
+  await server.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+interface ClientRun {
+  /** What the client saw once the handshake completed; null if it never did. */
+  session: {
+    authorized: boolean;
+    protocol: string | null;
+    cipher: string;
+    alpn: string | false | null;
+    keyExchange: string | undefined;
+    peerFingerprint: string;
+  } | null;
+  received: Buffer;
+  error: (Error & { code?: string }) | null;
+}
+
+/** Connects with node:tls, sends `send` after the handshake, half-closes, collects everything until close. */
+function nodeClient(port: number, options: tls.ConnectionOptions, send: Buffer): Promise<ClientRun> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let session: ClientRun["session"] = null;
+    let error: ClientRun["error"] = null;
+    const socket = tls.connect({ port, host: "127.0.0.1", ca: ca.certPem, servername: HOST, ALPNProtocols: ["http/1.1"], ...options });
+    socket.on("secureConnect", () => {
+      session = {
+        authorized: socket.authorized,
+        protocol: socket.getProtocol(),
+        cipher: socket.getCipher().name,
+        alpn: socket.alpnProtocol,
+        keyExchange: (socket.getEphemeralKeyInfo() as { name?: string } | null)?.name,
+        peerFingerprint: socket.getPeerX509Certificate()?.fingerprint256.replaceAll(":", "").toLowerCase() ?? "",
+      };
+      socket.end(send);
+    });
+    socket.on("data", (chunk: Buffer) => chunks.push(chunk));
+    socket.on("error", (e) => {
+      error = e;
+    });
+    socket.on("close", () => resolve({ session, received: Buffer.concat(chunks), error }));
+  });
+}
+
+const sessionEvents = (id: string) => log.ofKind("tls.session").filter((e) => e.id === id);
+const lastSessionId = () => log.ofKind("tls.session").at(-1)?.id ?? "";
+const settle = () => new Promise((resolve) => setImmediate(resolve));
+
+describe("node:tls completes a verified TLS 1.3 handshake with our server and exchanges data both ways", () => {
+  it("verifies the chain to the session CA, negotiates TLS_AES_128_GCM_SHA256 over x25519 and http/1.1, and echoes", async () => {
+    const run = await nodeClient(server.port, {}, Buffer.from("hello through the tunnel"));
+    expect(run.error).toBeNull();
+    expect(run.session).toMatchObject({
+      authorized: true,
+      protocol: "TLSv1.3",
+      cipher: "TLS_AES_128_GCM_SHA256",
+      alpn: "http/1.1",
+      keyExchange: "X25519",
+    });
+    expect(run.received.toString()).toBe("hello through the tunnel");
+    await settle();
+    const events = sessionEvents(lastSessionId());
+    expect(events.map((e) => e.phase)).toEqual(["handshake", "established", "closed"]);
+    expect(events[1]).toMatchObject({ sni: HOST, cipher: "TLS_AES_128_GCM_SHA256", group: "x25519", alpn: "http/1.1", helloRetry: false });
+    expect(events[1]?.certFingerprint).toBe(run.session?.peerFingerprint);
+  });
+
+  it("answers no ALPN to a client offering only h2 (never h2)", async () => {
+    const run = await nodeClient(server.port, { ALPNProtocols: ["h2"] }, Buffer.from("x"));
+    expect(run.error).toBeNull();
+    expect(run.session?.alpn).toBe(false);
+  });
+
+  it("sends a HelloRetryRequest to a client whose only key share is P-256, then completes over x25519", async () => {
+    const run = await nodeClient(server.port, { ecdhCurve: "P-256:X25519" }, Buffer.from("retry"));
+    expect(run.error).toBeNull();
+    expect(run.received.toString()).toBe("retry");
+    expect(run.session?.keyExchange).toBe("X25519");
+    expect(sessionEvents(lastSessionId()).find((e) => e.phase === "established")?.helloRetry).toBe(true);
+  });
+
+  it("refuses a client naming another host with alert 112 and an sni-mismatch verdict (seed 004_38ec4e288fc63d5a, row 5)", async () => {
+    const run = await nodeClient(server.port, { servername: "other.example" }, Buffer.from("x"));
+    expect(run.session).toBeNull();
+    expect(run.error?.code).toBe("ERR_SSL_TLSV1_UNRECOGNIZED_NAME");
+    await settle();
+    expect(log.ofKind("tls.verdict").at(-1)).toMatchObject({
+      code: "sni-mismatch",
+      alert: "unrecognized_name(112)",
+      by: "design",
+      allowed: false,
+    });
+  });
+
+  it("counts the requests the proxy logged for this TLS session (proxy.decision.tlsSession) in the closed event", async () => {
+    const counting = await startTlsTestServer({
+      ca,
+      log,
+      connectHost: HOST,
+      serve: async (plain, connect) => {
+        for (const id of ["r1", "r2"])
+          log.append({
+            kind: "proxy.decision",
+            id,
+            mode: "tunnel",
+            method: "GET",
+            target: `https://${HOST}/`,
+            status: 200,
+            bytes: 0,
+            durationMs: 0,
+            tlsSession: connect.id,
+            allowed: true,
+            code: "served",
+            reason: "test",
+            by: "net",
+          });
+        await echo(plain);
+      },
+    });
+    const run = await nodeClient(counting.port, {}, Buffer.from("two requests"));
+    await counting.close();
+    await settle();
+    expect(run.error).toBeNull();
+    expect(log.ofKind("tls.session").at(-1)).toMatchObject({ phase: "closed", requests: 2 });
+  });
+
+  it("moves 1 MB each way intact (SHA-256 of both directions)", async () => {
+    const fromServer = randomBytes(1 << 20);
+    let serverGotHash = "";
+    let serverDone: () => void = () => undefined;
+    const served = new Promise<void>((resolve) => {
+      serverDone = resolve;
+    });
+    const bulk = await startTlsTestServer({
+      ca,
+      log,
+      connectHost: HOST,
+      serve: async (plain: ByteStream) => {
+        const hash = createHash("sha256");
+        const reading = (async () => {
+          for await (const chunk of plain.readable as unknown as AsyncIterable<Uint8Array>) hash.update(chunk);
+          serverGotHash = hash.digest("hex");
+        })();
+        const writer = plain.writable.getWriter();
+        for (let at = 0; at < fromServer.length; at += 50_000) await writer.write(fromServer.subarray(at, at + 50_000));
+        await writer.close();
+        await reading;
+        serverDone();
+      },
+    });
+    const fromClient = randomBytes(1 << 20);
+    const run = await nodeClient(bulk.port, {}, fromClient);
+    await served;
+    await bulk.close();
+    await settle();
+    expect(run.error).toBeNull();
+    expect(run.received.length).toBe(fromServer.length);
+    expect(createHash("sha256").update(run.received).digest("hex")).toBe(createHash("sha256").update(fromServer).digest("hex"));
+    expect(serverGotHash).toBe(createHash("sha256").update(fromClient).digest("hex"));
+  });
+
+  it("a record tampered with after the handshake is refused with bad_record_mac, never passed on", async () => {
+    let tamper = false;
+    const middle = createServer((inbound) => {
+      const outbound = netConnect(server.port, "127.0.0.1");
+      inbound.on("data", (chunk: Buffer) => {
+        if (tamper) chunk[chunk.length - 1]! ^= 0x01; // the last byte of a record is in its GCM tag
+        outbound.write(chunk);
+      });
+      outbound.pipe(inbound);
+      inbound.on("close", () => outbound.destroy());
+      outbound.on("close", () => inbound.destroy());
+      inbound.on("error", () => undefined);
+      outbound.on("error", () => undefined);
+    });
+    await new Promise<void>((resolve) => middle.listen(0, "127.0.0.1", resolve));
+    const port = (middle.address() as { port: number }).port;
+    const outcome = await new Promise<{ error: (Error & { code?: string }) | null; data: string }>((resolve) => {
+      let data = "";
+      let error: (Error & { code?: string }) | null = null;
+      const socket = tls.connect({ port, host: "127.0.0.1", ca: ca.certPem, servername: HOST }, () => {
+        tamper = true;
+        socket.write("tampered");
+      });
+      socket.on("data", (d: Buffer) => {
+        data += d.toString();
+      });
+      socket.on("error", (e) => {
+        error = e;
+      });
+      socket.on("close", () => resolve({ error, data }));
+    });
+    await new Promise<void>((resolve) => middle.close(() => resolve()));
+    await settle();
+    expect(outcome.data).toBe("");
+    expect(outcome.error?.code).toBe("ERR_SSL_SSLV3_ALERT_BAD_RECORD_MAC");
+    expect(log.ofKind("tls.verdict").at(-1)).toMatchObject({ code: "tls-error", alert: "bad_record_mac(20)" });
+    expect(sessionEvents(lastSessionId()).at(-1)?.phase).toBe("failed");
+  });
+});
+
+describe("the system's openssl s_client completes a verified handshake, exchanges data and a KeyUpdate", () => {
+  it("verifies the chain and the host name, echoes, and answers a KeyUpdate(update_requested) with its own", async () => {
+    const msgFile = join(dir, "msg.txt");
+    const child = spawn("openssl", [
+      "s_client",
+      "-connect",
+      `127.0.0.1:${server.port}`,
+      "-servername",
+      HOST,
+      "-CAfile",
+      caFile,
+      "-verify_return_error",
+      "-verify_hostname",
+      HOST,
+      "-brief",
+      "-msg",
+      "-msgfile",
+      msgFile,
+    ]);
+    let stdout = "";
+    let stderr = "";
+    const progress = new EventEmitter();
+    child.stdout.on("data", (d: Buffer) => {
+      stdout += d.toString();
+      progress.emit("data");
+    });
+    child.stderr.on("data", (d: Buffer) => {
+      stderr += d.toString();
+      progress.emit("data");
+    });
+    const waitFor = (seen: () => boolean) =>
+      new Promise<void>((resolve) => {
+        const check = () => {
+          if (!seen()) return;
+          progress.off("data", check);
+          resolve();
+        };
+        progress.on("data", check);
+        check();
+      });
+    const exited = new Promise<number | null>((resolve) => child.on("close", resolve));
+    await waitFor(() => stderr.includes("Verification"));
+    child.stdin.write("before the key update\n");
+    await waitFor(() => stdout.includes("before the key update"));
+    child.stdin.write("K\n"); // s_client: send KeyUpdate with update_requested
+    await waitFor(() => stderr.includes("KEYUPDATE"));
+    child.stdin.write("after the key update\n");
+    await waitFor(() => stdout.includes("after the key update"));
+    child.stdin.end("Q\n");
+    expect(await exited).toBe(0);
+    expect(stderr).toContain("Protocol version: TLSv1.3");
+    expect(stderr).toContain("Ciphersuite: TLS_AES_128_GCM_SHA256");
+    expect(stderr).toContain("Verification: OK");
+    expect(stderr).toContain(`Verified peername: ${HOST}`);
+    const trace = readFileSync(msgFile, "utf8");
+    expect(trace).toMatch(/>>> TLS 1\.3, Handshake \[length 0005\], KeyUpdate/);
+    expect(trace).toMatch(/<<< TLS 1\.3, Handshake \[length 0005\], KeyUpdate/); // ours, in answer
+    await settle();
+    const events = sessionEvents(lastSessionId());
+    expect(events.at(-1)).toMatchObject({ phase: "closed", keyUpdates: 1, sni: HOST, alpn: null });
+  });
+});

@@ -1,0 +1,144 @@
+import type { ByteStream } from "../bytes";
+import { ContentType, HandshakeType } from "./constants";
+import { asFailure, protocolError, type TlsFailure } from "./failure";
+import { type Established, peerAlertFailure } from "./handshake";
+import { HandshakeAssembler, type HandshakeMessage, serializeKeyUpdate } from "./handshakeMessages";
+import { deriveTrafficKeys, nextTrafficSecret } from "./keySchedule";
+import { RecordCipher } from "./record";
+import type { RecordLayer } from "./recordLayer";
+
+export interface TunnelHooks {
+  /** The client rotated its keys (and ours, if it asked). */
+  keyUpdated(): void;
+  /** The session ended on an error: the alert has been sent and the raw stream torn down. */
+  failed(failure: TlsFailure): void;
+  /** Both directions ended cleanly (close_notify or end of stream in, close_notify out). */
+  closed(): void;
+}
+
+const ALERT_USER_CANCELED = 90;
+
+/**
+ * The plaintext side of an established session. Reads pull records from the raw stream
+ * only when the consumer wants more (backpressure to the guest's TCP window); writes are
+ * sealed into records of at most 2^14 bytes and resolve when the raw stream took them.
+ */
+export function openTunnel(layer: RecordLayer, established: Established, hooks: TunnelHooks): ByteStream {
+  let clientSecret = established.clientApplicationTrafficSecret;
+  let serverSecret = established.serverApplicationTrafficSecret;
+  const assembler = new HandshakeAssembler();
+  let readDone = false;
+  let writeDone = false;
+  let ended = false;
+  let readController: ReadableStreamDefaultController<Uint8Array> | null = null;
+
+  function maybeClosed(): void {
+    if (ended || !readDone || !writeDone) return;
+    ended = true;
+    hooks.closed();
+  }
+
+  async function fail(error: unknown): Promise<TlsFailure> {
+    const failure = asFailure(error);
+    if (ended) return failure;
+    ended = true;
+    try {
+      readController?.error(failure);
+    } catch {
+      // already closed or errored
+    }
+    hooks.failed(failure);
+    // Stop reading at once; tear the raw stream down once the alert has gone out.
+    void layer.abortReading(failure);
+    if (failure.alert) await layer.sendAlert(failure.alert);
+    await layer.abort(failure);
+    return failure;
+  }
+
+  async function onPostHandshake(message: HandshakeMessage): Promise<void> {
+    if (message.type !== HandshakeType.keyUpdate)
+      throw protocolError("unexpected_message", `handshake type ${message.type} after the handshake`);
+    if (message.body.length !== 1) throw protocolError("decode_error", "a KeyUpdate body is one byte");
+    const request = message.body[0]!;
+    if (request > 1) throw protocolError("illegal_parameter", `KeyUpdate request_update ${request}`);
+    if (assembler.pending > 0) throw protocolError("unexpected_message", "a KeyUpdate not at a record boundary");
+    clientSecret = await nextTrafficSecret(clientSecret);
+    layer.readCipher = await RecordCipher.create(await deriveTrafficKeys(clientSecret));
+    if (request === 1) {
+      // Our KeyUpdate goes out under the old key, then every later record uses the new one (§4.6.3).
+      layer
+        .sendThenRekey(ContentType.handshake, serializeKeyUpdate(false), async () => {
+          serverSecret = await nextTrafficSecret(serverSecret);
+          return RecordCipher.create(await deriveTrafficKeys(serverSecret));
+        })
+        .catch((error: unknown) => fail(error));
+    }
+    hooks.keyUpdated();
+  }
+
+  const readable = new ReadableStream<Uint8Array>({
+    start(controller) {
+      readController = controller;
+    },
+    async pull(controller) {
+      try {
+        for (;;) {
+          const record = await layer.read();
+          if (record === null) {
+            // The raw stream ended (with or without close_notify): the plaintext ends too.
+            controller.close();
+            readDone = true;
+            maybeClosed();
+            return;
+          }
+          if (!record.protected) throw protocolError("unexpected_message", "an unprotected record after the handshake");
+          if (record.type === ContentType.applicationData) {
+            if (record.content.length === 0) continue;
+            controller.enqueue(record.content);
+            return;
+          }
+          if (record.type === ContentType.handshake) {
+            assembler.push(record.content);
+            for (let message = assembler.next(); message; message = assembler.next()) await onPostHandshake(message);
+            continue;
+          }
+          if (record.type === ContentType.alert) {
+            if (record.content.length === 2 && record.content[1] === 0) {
+              controller.close();
+              readDone = true;
+              maybeClosed();
+              return;
+            }
+            if (record.content.length === 2 && record.content[1] === ALERT_USER_CANCELED) continue;
+            throw peerAlertFailure(record.content, "after the handshake");
+          }
+          throw protocolError("unexpected_message", "change_cipher_spec after the handshake");
+        }
+      } catch (error) {
+        await fail(error);
+      }
+    },
+    async cancel(reason) {
+      readDone = true;
+      await layer.abortReading(reason);
+      maybeClosed();
+    },
+  });
+
+  const writable = new WritableStream<Uint8Array>({
+    async write(chunk) {
+      await layer.send(ContentType.applicationData, chunk);
+    },
+    async close() {
+      await layer.sendAlert("close_notify");
+      await layer.closeWriter();
+      writeDone = true;
+      maybeClosed();
+    },
+    async abort(reason) {
+      await fail(asFailure(reason));
+    },
+  });
+
+  return { readable, writable };
+}
