@@ -1,11 +1,26 @@
+import { resolve as resolvePath } from "node:path";
+import { DEFAULT_LIMITS, pinOfLocal } from "../../resolver";
+import { createFsLocalFiles } from "../../resolver/fs-local-files.node.js";
 import type { Command } from "../main";
 
-// Placeholder until the pin command lands (see the issue that owns it).
 export const command: Command = {
-  summary: "pin: not built yet",
-  usage: "npx tab pin",
-  async run() {
-    process.stderr.write("tab pin: not built yet\n");
-    return 2;
+  summary: "pin: print the sha256 a reference to a file or directory must carry (ADR 38)",
+  usage: `npx tab pin PATH
+
+  prints the lowercase hex sha256 to put after #sha256= : of the bytes for a file, and for a
+  directory the tree hash (sha256 of the sorted "relative/path:<sha256>" lines, each ending in \\n).
+  Symlinks and special files are refused.`,
+  async run(args) {
+    if (args.length !== 1 || args[0]!.startsWith("-")) {
+      process.stderr.write("usage: npx tab pin PATH\n");
+      return 64;
+    }
+    const result = await pinOfLocal(createFsLocalFiles(), resolvePath(args[0]!), DEFAULT_LIMITS);
+    if (!result.ok) {
+      process.stderr.write(`tab pin: ${result.verdict.code}: ${result.verdict.reason}\n`);
+      return 1;
+    }
+    process.stdout.write(`${result.sha256}\n`);
+    return 0;
   },
 };

@@ -1,11 +1,159 @@
+import { existsSync } from "node:fs";
+import { readFile, writeFile } from "node:fs/promises";
+import { relative, resolve as resolvePath } from "node:path";
+import { parseArgs } from "node:util";
+import { createCas } from "../../cas";
+import { createDirStore, defaultCacheDir } from "../../cas/dir-store.node.js";
+import { createEventLog } from "../../log";
+import {
+  baseOfHarnessPath,
+  buildLockFile,
+  createFixtureFetch,
+  type FetchLike,
+  type LockFile,
+  parseLockFile,
+  parseOrgConfig,
+  parseYamlMapping,
+  type Resolution,
+  refForm,
+  renderLockFile,
+  resolveHarness,
+} from "../../resolver";
+import { createFsLocalFiles } from "../../resolver/fs-local-files.node.js";
 import type { Command } from "../main";
 
-// Placeholder until the resolve command lands (see the issue that owns it).
+const USAGE = "npx tab resolve HARNESS [--org-config FILE] [--offline] [--cache DIR] [--lock] [--warm] [--fixtures DIR] [--base DIR]";
+
+/** One JSON line per resource and per lint diagnostic (the CLI's stable output). */
+export function outputLines(resolution: Resolution): string[] {
+  const lines = resolution.resources.map((r) =>
+    JSON.stringify({
+      field: r.field,
+      ref: r.ref,
+      kind: r.refKind,
+      resource: r.resource,
+      sha256: r.sha256,
+      cache: r.cache,
+      verdict: r.verdict.allowed ? "allowed" : "refused",
+      code: r.verdict.code,
+      reason: r.verdict.reason,
+      ...(r.warning !== undefined ? { warning: r.warning } : {}),
+    }),
+  );
+  for (const d of resolution.lints) lines.push(JSON.stringify({ field: d.field, severity: d.severity, code: d.code, message: d.message }));
+  return lines;
+}
+
+async function readOrgConfig(
+  path: string,
+): Promise<{ ok: true; value: ReturnType<typeof parseOrgConfig> } | { ok: false; message: string }> {
+  const parsed = parseYamlMapping(await readFile(path, "utf8"));
+  if (!parsed.ok) return { ok: false, message: `${path}: ${parsed.reason}` };
+  return { ok: true, value: parseOrgConfig(parsed.value) };
+}
+
 export const command: Command = {
-  summary: "resolve: not built yet",
-  usage: "npx tab resolve",
-  async run() {
-    process.stderr.write("tab resolve: not built yet\n");
-    return 2;
+  summary: "resolve: resolve a harness (ADR 38): fetch, verify pins, cache; one JSON line per resource",
+  usage: `${USAGE}
+
+  HARNESS            a harness file, or https://…/harness.yaml#sha256=<hex>
+  --org-config FILE  the org config.yaml holding allowed_remote_resources (default: BASE/config.yaml if present)
+  --offline          no network at all; every resource missing from the cache is listed
+  --cache DIR        the content-addressed cache (default: ~/.cache/linux-in-a-tab/cas)
+  --lock             write BASE/lock.yaml from this resolution (BASE/lock.yaml is always read if present)
+  --warm             fetch everything the harness needs into the cache, then stop
+  --fixtures DIR     answer fetches from recordings (layout: src/resolver/README.md)
+  --base DIR         the .fullsend base for relative references (default: the directory holding harness/)
+
+exit status: 0 when nothing was refused (lint errors alone do not fail), 1 when something was, 64 on usage errors`,
+  async run(args) {
+    let parsed: ReturnType<typeof parse>;
+    const parse = (a: string[]) =>
+      parseArgs({
+        args: a,
+        allowPositionals: true,
+        options: {
+          "org-config": { type: "string" },
+          offline: { type: "boolean" },
+          cache: { type: "string" },
+          lock: { type: "boolean" },
+          warm: { type: "boolean" },
+          fixtures: { type: "string" },
+          base: { type: "string" },
+        },
+      });
+    try {
+      parsed = parse(args);
+    } catch (error) {
+      process.stderr.write(`tab resolve: ${(error as Error).message}\nusage: ${USAGE}\n`);
+      return 64;
+    }
+    const { values, positionals } = parsed;
+    if (positionals.length !== 1) {
+      process.stderr.write(`tab resolve: expected one HARNESS\nusage: ${USAGE}\n`);
+      return 64;
+    }
+    const ref = positionals[0]!;
+    const isUrl = refForm(ref) === "url";
+    const harness = isUrl ? ref : resolvePath(ref);
+    const base = values.base !== undefined ? resolvePath(values.base) : isUrl ? process.cwd() : baseOfHarnessPath(harness);
+
+    const orgPath = values["org-config"] ?? (existsSync(resolvePath(base, "config.yaml")) ? resolvePath(base, "config.yaml") : undefined);
+    let orgConfig = null;
+    if (orgPath !== undefined) {
+      const org = await readOrgConfig(orgPath).catch((error: Error) => ({ ok: false as const, message: error.message }));
+      if (!org.ok) {
+        process.stderr.write(`tab resolve: org config ${org.message}\n`);
+        return 64;
+      }
+      if (!org.value.ok) {
+        process.stderr.write(`tab resolve: ${org.value.verdict.reason}\n`);
+        return 64;
+      }
+      orgConfig = org.value.value;
+    }
+
+    const lockPath = resolvePath(base, "lock.yaml");
+    let lock: LockFile | null = null;
+    if (existsSync(lockPath)) {
+      const parsedLock = parseLockFile(await readFile(lockPath, "utf8"));
+      if (!parsedLock.ok) {
+        process.stderr.write(`tab resolve: ${lockPath}: ${parsedLock.reason}\n`);
+        return 64;
+      }
+      lock = parsedLock.lock;
+    }
+
+    const local = createFsLocalFiles();
+    const fetch: FetchLike | undefined = values.offline
+      ? undefined
+      : values.fixtures !== undefined
+        ? createFixtureFetch(local, resolvePath(values.fixtures))
+        : (url, init) => globalThis.fetch(url, init);
+    const log = createEventLog();
+    const cas = createCas({ store: createDirStore(values.cache ?? defaultCacheDir()), log });
+    const resolution = await resolveHarness({
+      harness,
+      local,
+      cas,
+      log,
+      orgConfig,
+      base,
+      lock,
+      offline: values.offline === true,
+      warm: values.warm === true,
+      ...(fetch ? { fetch } : {}),
+    });
+    for (const line of outputLines(resolution)) process.stdout.write(`${line}\n`);
+    if (resolution.error) process.stderr.write(`tab resolve: refused: ${resolution.error.code}: ${resolution.error.reason}\n`);
+    if (values.lock && resolution.ok) {
+      const name = (isUrl ? ref.split("#")[0]! : harness).replace(/^.*\//, "").replace(/\.ya?ml$/i, "");
+      await writeFile(
+        lockPath,
+        renderLockFile(buildLockFile(resolution, name, Date.now(), { previous: lock, source: isUrl ? ref : relative(base, harness) })),
+      );
+      process.stderr.write(`tab resolve: wrote ${lockPath}\n`);
+    }
+    return resolution.ok ? 0 : 1;
   },
 };

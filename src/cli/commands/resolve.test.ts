@@ -1,0 +1,124 @@
+import { execFile } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildSample } from "../../resolver/testing/sample";
+
+const REPO = resolve(import.meta.dirname, "../../..");
+const SAMPLES = join(REPO, "public/samples");
+const FIXTURES = join(SAMPLES, "fixtures");
+let cache = "";
+
+const jsonLines = (stdout: string) =>
+  stdout
+    .split("\n")
+    .filter((l) => l.startsWith("{"))
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+
+async function tab(...args: string[]): Promise<{ code: number; lines: Record<string, unknown>[]; stderr: string; stdout: string }> {
+  try {
+    const { stdout, stderr } = await promisify(execFile)("node", ["bin/tab.mjs", ...args], { cwd: REPO });
+    return { code: 0, stdout, stderr, lines: jsonLines(stdout) };
+  } catch (error) {
+    const e = error as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr, lines: jsonLines(e.stdout) };
+  }
+}
+
+beforeAll(async () => {
+  cache = await mkdtemp(join(tmpdir(), "tab-cli-cas-"));
+});
+afterAll(async () => {
+  await rm(cache, { recursive: true, force: true });
+});
+
+describe("npx tab resolve (issue 7 CLI, ADR 38)", () => {
+  it("resolves the sample harness from recordings: one JSON line per resource, exit 0", async () => {
+    const out = await tab("resolve", join(SAMPLES, ".fullsend/harness/demo.yaml"), "--fixtures", FIXTURES, "--cache", cache);
+    expect(out.code).toBe(0);
+    const skill = out.lines.find((l) => l.field === "skills[1]");
+    expect(skill).toMatchObject({
+      kind: "url",
+      cache: "miss",
+      verdict: "allowed",
+      code: "served",
+      sha256: (await buildSample()).pins.rustLint,
+    });
+    for (const line of out.lines)
+      expect(Object.keys(line)).toEqual(expect.arrayContaining(["field", "ref", "kind", "sha256", "cache", "verdict", "code", "reason"]));
+  });
+
+  it("offline after that run, every remote resource is a cache hit (the same cache directory)", async () => {
+    const out = await tab("resolve", join(SAMPLES, ".fullsend/harness/demo.yaml"), "--offline", "--cache", cache);
+    expect(out.code).toBe(0);
+    expect(out.lines.filter((l) => l.kind === "url").map((l) => l.cache)).toEqual(["hit", "hit", "hit"]);
+  });
+
+  it("offline with an empty cache exits 1 and lists every missing resource in one error", async () => {
+    const empty = await mkdtemp(join(tmpdir(), "tab-cli-empty-"));
+    const out = await tab("resolve", join(SAMPLES, ".fullsend/harness/demo.yaml"), "--offline", "--cache", empty);
+    await rm(empty, { recursive: true, force: true });
+    expect(out.code).toBe(1);
+    expect(out.lines.filter((l) => l.code === "offline-miss").map((l) => l.field)).toEqual(["policy", "skills[1]"]);
+    expect(out.stderr).toMatch(/offline-miss: offline, and 2 resource\(s\) are not in the cache/);
+  });
+
+  it("the refused sample exits 1 with each refusal coded, and prints the ADR 128 lint as a line", async () => {
+    const out = await tab("resolve", join(SAMPLES, ".fullsend/harness/refused.yaml"), "--fixtures", FIXTURES, "--cache", cache);
+    expect(out.code).toBe(1);
+    const codes = Object.fromEntries(out.lines.filter((l) => l.verdict === "refused").map((l) => [l.field, l.code]));
+    expect(codes).toEqual({
+      agent: "hash-missing",
+      policy: "path-outside-base",
+      "skills[0]": "not-allowlisted",
+      pre_script: "executable-url",
+    });
+    expect(out.lines).toContainEqual(
+      expect.objectContaining({ field: "validation_loop.preflight_check", severity: "error", code: "preflight-path-like" }),
+    );
+  });
+
+  it("resolves a harness given by pinned URL from recordings", async () => {
+    const sample = await buildSample();
+    const out = await tab(
+      "resolve",
+      sample.remoteHarnessUrl,
+      "--fixtures",
+      FIXTURES,
+      "--cache",
+      cache,
+      "--org-config",
+      join(SAMPLES, ".fullsend/config.yaml"),
+    );
+    expect(out.code).toBe(0);
+    expect(out.lines[0]).toMatchObject({ field: "harness", kind: "url", sha256: sample.pins.reviewHarness });
+  });
+
+  it("a usage error exits 64", async () => {
+    expect((await tab("resolve")).code).toBe(64);
+  });
+});
+
+describe("npx tab pin (issue 7)", () => {
+  it("prints the tree hash a directory reference must carry, equal to what resolve computes", async () => {
+    const out = await tab("pin", join(SAMPLES, ".fullsend/skills/hello"));
+    const resolved = await tab("resolve", join(SAMPLES, ".fullsend/harness/demo.yaml"), "--offline", "--cache", cache);
+    expect(out.code).toBe(0);
+    expect(out.stdout.trim()).toBe(resolved.lines.find((l) => l.field === "skills[0]")?.sha256);
+  });
+
+  it("prints a file's sha256", async () => {
+    const sample = await buildSample();
+    const out = await tab(
+      "pin",
+      join(FIXTURES, `raw.githubusercontent.com/example-org/agent-library/${sample.commit}/policies/rust-sandbox.yaml`),
+    );
+    expect(out.stdout.trim()).toBe(sample.pins.policy);
+  });
+
+  it("a missing path exits 1", async () => {
+    expect((await tab("pin", join(SAMPLES, "no-such-file"))).code).toBe(1);
+  });
+});

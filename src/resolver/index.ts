@@ -1,0 +1,27 @@
+export { checkRemoteUrl, isIpLiteral } from "./address";
+export { type AllowlistEntry, checkAllowlisted, checkSubset, covers, type MatchKey, matchKey, parseAllowlistEntry } from "./allowlist";
+export { type ContentKind, checkContent, parseFrontmatter, parseYamlMapping } from "./content";
+export { type FetchLike, type FetchOutcome, fetchGuarded } from "./fetcher";
+export { createFixtureFetch, fixturePath } from "./fixtures";
+export { GithubTree, type GithubTreeRef, gitBlobSha1, parseGithubTreeUrl, rawFileUrl, selectTreeFiles, treesApiUrl } from "./github";
+export { createHttpLocalFiles, createMemoryLocalFiles, type HttpLocalFilesOptions, type LocalEntry, type LocalFiles } from "./local-files";
+export { buildLockFile, type LockDependency, LockFile, lockedPins, parseLockFile, renderLockFile } from "./lock";
+export { pinOfLocal } from "./obtain";
+export { readOrgConfig } from "./org-config";
+export { baseOfHarnessPath, isWithin, joinPath, normalizePath } from "./paths";
+export {
+  DEFAULT_PREFLIGHT_ENV,
+  type ExpandOptions,
+  expandPreflight,
+  isCredentialName,
+  type LintDiagnostic,
+  lintPreflight,
+  PREFLIGHT_PATH_LIKE,
+  type PreflightExpansion,
+  redact,
+} from "./preflight";
+export { type PinnedUrl, parsePinnedUrl, type RefForm, refForm } from "./reference";
+export { remoteBaseOf, resolveHarness } from "./resolve";
+export { Harness, OrgConfig, parseHarness, parseOrgConfig } from "./schema";
+export { parseTreeManifest, type TreeFile, treeHash, treeManifest } from "./tree-hash";
+export { DEFAULT_LIMITS, type Resolution, type ResolvedResource, type ResolveLimits, type ResolveOptions } from "./types";

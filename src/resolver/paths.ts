@@ -1,0 +1,50 @@
+/** POSIX path arithmetic for references, with no Node import (the core runs in the page). */
+
+/** Removes `.` and `..` segments and duplicate slashes; `..` above the root stays as `..`. */
+export function normalizePath(path: string): string {
+  const absolute = path.startsWith("/");
+  const out: string[] = [];
+  for (const segment of path.split("/")) {
+    if (segment === "" || segment === ".") continue;
+    if (segment === "..") {
+      if (out.length > 0 && out[out.length - 1] !== "..") out.pop();
+      else if (!absolute) out.push("..");
+      continue;
+    }
+    out.push(segment);
+  }
+  return (absolute ? "/" : "") + out.join("/");
+}
+
+export function joinPath(dir: string, rel: string): string {
+  return normalizePath(`${dir}/${rel}`);
+}
+
+export function dirname(path: string): string {
+  const normal = normalizePath(path);
+  const at = normal.lastIndexOf("/");
+  if (at <= 0) return normal.startsWith("/") ? "/" : ".";
+  return normal.slice(0, at);
+}
+
+export function basename(path: string): string {
+  const normal = normalizePath(path);
+  return normal.slice(normal.lastIndexOf("/") + 1);
+}
+
+/** True when `path` is `dir` itself or below it (both normalized). */
+export function isWithin(dir: string, path: string): boolean {
+  const d = normalizePath(dir);
+  const p = normalizePath(path);
+  if (d === "/") return p.startsWith("/");
+  return p === d || p.startsWith(`${d}/`);
+}
+
+/**
+ * The `.fullsend` base of a harness file (ADR 38, "resolved against the .fullsend base"):
+ * the directory holding `harness/` when the file sits in one, else the file's own directory.
+ */
+export function baseOfHarnessPath(harnessPath: string): string {
+  const dir = dirname(harnessPath);
+  return basename(dir) === "harness" ? dirname(dir) : dir;
+}

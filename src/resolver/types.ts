@@ -1,0 +1,96 @@
+import type { Sha256 } from "../bytes";
+import type { Cas } from "../cas";
+import type { Clock, EventLog, Verdict } from "../log";
+import type { FetchLike } from "./fetcher";
+import type { LocalFiles } from "./local-files";
+import type { LockFile } from "./lock";
+import type { LintDiagnostic } from "./preflight";
+import type { OrgConfig } from "./schema";
+import type { TreeFile } from "./tree-hash";
+
+/** The caps of ADR 38 (depths, breadth) and of issue 7 (sizes). */
+export interface ResolveLimits {
+  maxDepth: number;
+  maxBaseDepth: number;
+  maxRemoteResources: number;
+  maxFileBytes: number;
+  maxDirectoryFiles: number;
+  maxDirectoryBytes: number;
+  timeoutMs: number;
+}
+
+export const DEFAULT_LIMITS: ResolveLimits = {
+  maxDepth: 10,
+  maxBaseDepth: 5,
+  maxRemoteResources: 50,
+  maxFileBytes: 5 * 1024 * 1024,
+  maxDirectoryFiles: 200,
+  maxDirectoryBytes: 20 * 1024 * 1024,
+  timeoutMs: 30_000,
+};
+
+export interface ResolveOptions {
+  /** A local path (absolute, in `local`) or an `https://…#sha256=…` URL. */
+  harness: string;
+  /** Local files: required for a local harness; a URL harness never reads them. */
+  local?: LocalFiles;
+  cas: Cas;
+  /** Absent, or `offline: true`, means no network at all. */
+  fetch?: FetchLike;
+  log?: EventLog;
+  digest?: Sha256;
+  clock?: Clock;
+  /** The org-level config.yaml (its `allowed_remote_resources`); none means an empty allowlist. */
+  orgConfig?: OrgConfig | null;
+  /** `--base DIR`: the `.fullsend` base of a local harness (default: the directory holding harness/). */
+  base?: string;
+  offline?: boolean;
+  /** Cache warm: fetch everything the harness needs, produce no harness. */
+  warm?: boolean;
+  lock?: LockFile | null;
+  /** The harness's name in the lock file (default: its file name without extension). */
+  lockName?: string;
+  limits?: Partial<ResolveLimits>;
+  /** An id for the run (default: a random UUID). */
+  runId?: string;
+}
+
+/** One node of the resolution tree: what the Resolver panel shows per resource. */
+export interface ResolvedResource {
+  id: number;
+  parent: number | null;
+  depth: number;
+  field: string;
+  ref: string;
+  refKind: "absolute" | "relative" | "url" | "command";
+  resource: "harness" | "base" | "file" | "directory" | "command" | "allowlist";
+  /** The fetched URL for a remote resource (pin fragment removed). */
+  url: string | null;
+  /** The local path for a local resource. */
+  path: string | null;
+  pin: string | null;
+  /** sha256 of the content (the tree hash for a directory). */
+  sha256: string | null;
+  files?: TreeFile[];
+  cache: "hit" | "miss" | "stale" | "none";
+  verdict: Verdict;
+  warning?: string;
+  bytes: number;
+  fetchedAt?: number;
+  durationMs: number;
+  /** Where the host finds it: a local path, or `cas.locate(sha256)`. */
+  location: string | null;
+}
+
+export interface Resolution {
+  run: string;
+  ok: boolean;
+  /** The harness reference as given. */
+  source: string;
+  /** The merged harness with resolved fields rewritten to locations; null on failure or warm. */
+  harness: Record<string, unknown> | null;
+  resources: ResolvedResource[];
+  lints: LintDiagnostic[];
+  /** A run-level refusal: the first refusal, or `offline-miss` listing every missing resource. */
+  error: Verdict | null;
+}
