@@ -1,0 +1,94 @@
+import { refuse, type Verdict } from "../log";
+
+/**
+ * The egress skills use, injected (the page passes the browser's fetch, the CLI Node's or a
+ * recorded one). Only GET, never with credentials, never following redirects: a pinned address
+ * that redirects is no longer the address we pinned.
+ */
+export type SkillsFetch = (url: string, init: SkillsFetchInit) => Promise<Response>;
+
+export interface SkillsFetchInit {
+  method: "GET";
+  headers: Record<string, string>;
+  redirect: "manual";
+  credentials: "omit";
+}
+
+/** What the GitHub REST API asks clients to send. */
+export const GITHUB_API_HEADERS = { accept: "application/vnd.github+json", "x-github-api-version": "2022-11-28" };
+
+export type Fetched = { ok: true; bytes: Uint8Array; contentType: string } | { ok: false; verdict: Verdict };
+
+/**
+ * GETs `url` and reads at most `cap` bytes of its body while it streams; the first byte over the
+ * cap cancels the stream and refuses (`too-large`), so a hostile server cannot make us buffer
+ * more than the cap. Only status 200 is a candidate for success; whether it is one is decided
+ * by the caller's parse, never by the status (seed 002, "Gate on the parse, never on the status").
+ */
+export async function fetchCapped(fetch: SkillsFetch, url: string, cap: number, headers: Record<string, string> = {}): Promise<Fetched> {
+  let response: Response;
+  try {
+    response = await fetch(url, { method: "GET", headers, redirect: "manual", credentials: "omit" });
+  } catch (error) {
+    return { ok: false, verdict: refuse("fetch-failed", `GET ${url} failed: ${errorMessage(error)}`, "skills") };
+  }
+  if (response.status !== 200) {
+    await response.body?.cancel().catch(() => undefined);
+    const why = response.status === 0 || (response.status >= 300 && response.status < 400) ? " (redirects are not followed)" : "";
+    return { ok: false, verdict: refuse("bad-status", `GET ${url} answered ${response.status}${why}`, "skills") };
+  }
+  const declared = Number(response.headers.get("content-length") ?? Number.NaN);
+  if (Number.isFinite(declared) && declared > cap) {
+    await response.body?.cancel().catch(() => undefined);
+    return { ok: false, verdict: tooLarge(url, cap) };
+  }
+  const body = await readCapped(response, cap);
+  if (body === "too-large") return { ok: false, verdict: tooLarge(url, cap) };
+  if (body instanceof Error) return { ok: false, verdict: refuse("fetch-failed", `reading ${url} failed: ${body.message}`, "skills") };
+  return { ok: true, bytes: body, contentType: response.headers.get("content-type") ?? "" };
+}
+
+function tooLarge(url: string, cap: number): Verdict {
+  return refuse("too-large", `${url} is larger than the ${cap}-byte cap`, "skills");
+}
+
+async function readCapped(response: Response, cap: number): Promise<Uint8Array | "too-large" | Error> {
+  if (!response.body) return new Uint8Array(0);
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      total += value.byteLength;
+      if (total > cap) {
+        await reader.cancel().catch(() => undefined);
+        return "too-large";
+      }
+      chunks.push(value);
+    }
+  } catch (error) {
+    return error instanceof Error ? error : new Error(String(error));
+  }
+  const out = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return out;
+}
+
+export function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** JSON from bytes, or undefined: the caller turns "did not parse" into its own refusal. */
+export function parseJsonBytes(bytes: Uint8Array): unknown {
+  try {
+    return JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
+  } catch {
+    return undefined;
+  }
+}
