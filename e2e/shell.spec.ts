@@ -48,7 +48,11 @@ const panels = [
     },
     text: "hash-missing",
   },
-  { id: "cache", event: { kind: "cache.event", op: "corrupt", sha256: "ab".repeat(32), bytes: 10, message: "re-hash mismatch" }, text: "corrupt" },
+  {
+    id: "cache",
+    event: { kind: "cache.event", op: "corrupt", sha256: "ab".repeat(32), bytes: 10, message: "re-hash mismatch" },
+    text: "corrupt",
+  },
   { id: "policy", event: { kind: "policy.change", oldHash: null, newHash: "cd".repeat(32), source: "test" }, text: "applied" },
   {
     id: "kernel",

@@ -22,7 +22,7 @@ function diagnosticsFor(source: string): string[] {
 
 describe("the core/host split is enforced by the compiler (style.md: xterm's no-DOM core)", () => {
   it("a core file that uses `document` does not compile", () => {
-    const errors = diagnosticsFor('export const title = document.title;\n');
+    const errors = diagnosticsFor("export const title = document.title;\n");
     expect(errors.join("\n")).toMatch(/Cannot find name 'document'/);
   });
 

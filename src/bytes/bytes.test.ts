@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ByteReader, ByteWriter, concatBytes, fromBase64, fromHex, sha256Hex, toBase64, toHex, TruncatedError, utf8 } from "./index";
+import { ByteReader, ByteWriter, concatBytes, fromBase64, fromHex, sha256Hex, TruncatedError, toBase64, toHex, utf8 } from "./index";
 
 describe("byte helpers", () => {
   it("hex round-trips and refuses odd or non-hex input", () => {

@@ -3,5 +3,5 @@ export { concatBytes, decodeUtf8, decodeUtf8Strict, equalBytes, utf8 } from "./b
 export { type Sha256, sha256Hex, webSha256 } from "./digest";
 export { fromHex, toHex } from "./hex";
 export { ByteReader, TruncatedError } from "./reader";
-export { ByteWriter } from "./writer";
 export type { ByteStream } from "./stream";
+export { ByteWriter } from "./writer";

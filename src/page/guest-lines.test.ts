@@ -3,7 +3,9 @@ import { parseGuestLine } from "./guest-lines";
 
 describe("guest result lines become Kernel panel events (Landlock 6.12 has no audit log)", () => {
   it("reads the ruleset llrun applied", () => {
-    expect(parseGuestLine("llrun: ruleset abi=6 fs_ro=/usr,/bin fs_rw=/tmp connect=3128 bind= scope=abstract-unix,signal dropped=")).toMatchObject({
+    expect(
+      parseGuestLine("llrun: ruleset abi=6 fs_ro=/usr,/bin fs_rw=/tmp connect=3128 bind= scope=abstract-unix,signal dropped="),
+    ).toMatchObject({
       kind: "kernel.ruleset",
       abi: 6,
       fsRo: ["/usr", "/bin"],

@@ -18,7 +18,13 @@ export interface Layout {
 export function createLayout(): Layout {
   const harnessInput = h("input", {
     id: "harness-url",
-    attrs: { type: "url", placeholder: "https://…/harness.yaml#sha256=…", "aria-label": "Harness URL", spellcheck: "false", autocomplete: "off" },
+    attrs: {
+      type: "url",
+      placeholder: "https://…/harness.yaml#sha256=…",
+      "aria-label": "Harness URL",
+      spellcheck: "false",
+      autocomplete: "off",
+    },
   });
   const harnessForm = h(
     "form",
@@ -41,13 +47,7 @@ export function createLayout(): Layout {
   const root = h(
     "div",
     { class: "app" },
-    h(
-      "header",
-      { class: "topbar" },
-      h("h1", {}, "Linux in a tab"),
-      harnessForm,
-      h("div", { class: "share" }, shareButton, shareOutput),
-    ),
+    h("header", { class: "topbar" }, h("h1", {}, "Linux in a tab"), harnessForm, h("div", { class: "share" }, shareButton, shareOutput)),
     scenarioBar,
     h(
       "main",

@@ -1,18 +1,29 @@
+import { utf8 } from "../bytes";
 import { createEventLog, type EventLog } from "../log";
+import { createPolicyHolder, DEFAULT_POLICY, type PolicyHolder } from "../policy";
 import { h, replaceChildren } from "./dom";
 import { bootGuest, type Guest } from "./emulator/boot";
 import { GuestImageError, loadGuestImages } from "./emulator/images";
 import { dropSnapshot, loadSnapshot, saveSnapshot, snapshotKey } from "./emulator/snapshots";
 import { parseGuestLine } from "./guest-lines";
+import { writeShareFile } from "./guest-share";
 import { createLayout, type Layout } from "./layout";
+import { connectPageNetwork, type PageNetwork } from "./network";
 import { createPanels, createPanelTabs } from "./panels";
+import { createPolicyEditor } from "./policy-editor";
+import { mountScenarioBar, type ScenarioBar } from "./scenario-bar";
+import { SCENARIOS } from "./scenarios";
+import { obtainSessionCa } from "./session-ca";
 import { createTerminal } from "./terminal";
 
 /** What the page exposes on `window.__tab` for the e2e suite and for curious users. */
 export interface PlaygroundHandle {
   log: EventLog;
   guest: Guest | null;
+  network: PageNetwork | null;
+  policy: PolicyHolder;
   layout: Layout;
+  scenarios: ScenarioBar;
   /** Resolves once the guest is ready (or rejects with the boot error). */
   guestReady: Promise<Guest>;
 }
@@ -30,7 +41,10 @@ export async function startPlayground(container: HTMLElement): Promise<Playgroun
   const layout = createLayout();
   container.appendChild(layout.root);
 
-  const panels = createPanels(log);
+  const policy = createPolicyHolder(DEFAULT_POLICY, log);
+  void policy.replace(DEFAULT_POLICY, "default policy");
+  const policyEditor = createPolicyEditor(policy);
+  const panels = createPanels(log, { policy: policyEditor.element });
   const tabs = createPanelTabs(panels);
   layout.panelsBox.appendChild(tabs.element);
 
@@ -41,7 +55,14 @@ export async function startPlayground(container: HTMLElement): Promise<Playgroun
     resolveReady = res;
     rejectReady = rej;
   });
-  const handle: PlaygroundHandle = { log, guest: null, layout, guestReady };
+  const scenarios = mountScenarioBar({
+    bar: layout.scenarioBar,
+    scenarios: SCENARIOS,
+    guest: guestReady,
+    log,
+    selectPanel: (id) => tabs.select(id),
+  });
+  const handle: PlaygroundHandle = { log, guest: null, network: null, policy, layout, scenarios, guestReady };
   window.__tab = handle;
 
   log.subscribe((e) => {
@@ -53,24 +74,32 @@ export async function startPlayground(container: HTMLElement): Promise<Playgroun
 
   void (async () => {
     try {
-      const images = await loadGuestImages("guest/", log);
+      const [images, ca] = await Promise.all([loadGuestImages("guest/", log), obtainSessionCa()]);
       const key = snapshotKey(images.hashes);
       const fresh = params.get("boot") === "fresh";
       const state = fresh ? null : await loadSnapshot(key);
       const guest = bootGuest({ images, log, ...(state ? { state } : {}), onOutput: (bytes) => term.write(bytes) });
       handle.guest = guest;
+      handle.network = connectPageNetwork({ bus: guest.bus, log, policy, ca });
       term.onInput((text) => guest.console.type(text));
       guest.console.onLine((line) => {
         const event = parseGuestLine(line);
         if (event) log.append(event);
       });
       await guest.ready;
+      // The guest reads the CA from the share on every TLS connection (guest/README.md),
+      // so a restored state trusts the CA this page holds now.
+      await writeShareFile(guest, "tls/ca.pem", utf8(ca.certPem));
       if (state) guest.console.type("\n");
       else {
         // Save the booted state so the next visit starts in about a second.
         const saved = await guest.saveState();
         await saveSnapshot(key, saved);
-        log.append({ kind: "boot.progress", phase: "snapshot-save", message: `saved the booted state (${(saved.byteLength / 1e6).toFixed(1)} MB) for the next visit` });
+        log.append({
+          kind: "boot.progress",
+          phase: "snapshot-save",
+          message: `saved the booted state (${(saved.byteLength / 1e6).toFixed(1)} MB) for the next visit`,
+        });
       }
       replaceChildren(
         layout.bootActions,

@@ -36,7 +36,8 @@ export interface BootOptions {
 
 /** What /init prints right before the first prompt (guest/README.md). */
 export const READY_MARKER = "TAB-GUEST-READY";
-export const PROMPT = /guest:[^\n]*# $/;
+/** The shell's prompt (PS1 in guest/rootfs/etc/profile); busybox may follow it with ESC[6n. */
+export const PROMPT = /guest:[^\n#]*# /;
 
 function concatInitrd(initrd: ArrayBuffer, appendix?: Uint8Array): ArrayBuffer {
   if (!appendix || appendix.length === 0) return initrd;
@@ -103,7 +104,7 @@ export function bootGuest(options: BootOptions): Guest {
   const ready = (
     options.state
       ? new Promise<void>((resolve) => emulator.add_listener("emulator-ready", () => resolve()))
-      : guestConsole.waitFor(new RegExp(READY_MARKER)).then(() => guestConsole.waitFor(PROMPT, 0))
+      : guestConsole.waitFor(new RegExp(READY_MARKER), 0).then((m) => guestConsole.waitFor(PROMPT, m.index))
   ).then(() => {
     log.append({
       kind: "boot.progress",

@@ -63,7 +63,8 @@ export async function loadGuestImages(base: string, log: EventLog): Promise<Gues
   const sumsResponse = await fetch(`${base}SHA256SUMS`).catch(() => null);
   if (!sumsResponse?.ok) throw new GuestImageError(`${base}SHA256SUMS is missing: the guest image is not installed (vendor/guest)`);
   const sums = parseSha256Sums(await sumsResponse.text());
-  const initrdName = sums.has("initramfs.cpio") ? "initramfs.cpio" : "initramfs.cpio.gz";
+  // The kernel unpacks a compressed initramfs itself (RD_ZSTD, RD_GZIP): guest/README.md.
+  const initrdName = ["initramfs.cpio", "initramfs.cpio.zst", "initramfs.cpio.gz"].find((n) => sums.has(n)) ?? "initramfs.cpio";
   const names = { bios: "seabios.bin", vgaBios: "vgabios.bin", bzImage: "bzImage", initrd: initrdName } as const;
   for (const name of Object.values(names))
     if (!sums.has(name)) throw new GuestImageError(`SHA256SUMS does not list ${name}: the guest image is incomplete`);
@@ -76,7 +77,13 @@ export async function loadGuestImages(base: string, log: EventLog): Promise<Gues
     if (now - lastReport < 150) return;
     lastReport = now;
     const sum = (r: Record<string, number>) => Object.values(r).reduce((a, b) => a + b, 0);
-    log.append({ kind: "boot.progress", phase: "download", message: "downloading the guest image", loaded: sum(loaded), total: sum(totals) });
+    log.append({
+      kind: "boot.progress",
+      phase: "download",
+      message: "downloading the guest image",
+      loaded: sum(loaded),
+      total: sum(totals),
+    });
   };
 
   const hashes: Record<string, string> = {};

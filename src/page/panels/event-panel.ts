@@ -50,7 +50,11 @@ export function createEventPanel(spec: EventPanelSpec, log: EventLog): EventPane
   const table = h(
     "table",
     { class: "events" },
-    h("thead", {}, h("tr", {}, h("th", { attrs: { scope: "col" } }, "time"), ...spec.columns.map((c) => h("th", { attrs: { scope: "col" } }, c)))),
+    h(
+      "thead",
+      {},
+      h("tr", {}, h("th", { attrs: { scope: "col" } }, "time"), ...spec.columns.map((c) => h("th", { attrs: { scope: "col" } }, c))),
+    ),
     body,
   );
   const element = h(

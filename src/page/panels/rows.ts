@@ -11,7 +11,12 @@ export function wireRow(e: LogEvent): Row | null {
     case "wire.connection":
       return {
         tone: e.phase === "refused" || e.phase === "reset" ? "warn" : "info",
-        cells: [e.phase, "tcp", `${e.remote}:${e.port}${e.note ? ` (${e.note})` : ""}`, `in ${formatBytes(e.bytesIn)} / out ${formatBytes(e.bytesOut)}`],
+        cells: [
+          e.phase,
+          "tcp",
+          `${e.remote}:${e.port}${e.note ? ` (${e.note})` : ""}`,
+          `in ${formatBytes(e.bytesIn)} / out ${formatBytes(e.bytesOut)}`,
+        ],
       };
     case "wire.dns":
       return { tone: "warn", cells: ["guest→tab", "dns", `query ${e.name} ${e.type} → ${e.answer}`, ""] };
@@ -63,7 +68,11 @@ export function proxyRow(e: LogEvent): Row | null {
         ],
       };
     case "kms.event":
-      return { tone: toneOf(e.allowed), cells: [verdictCell(e), `vault ${e.op} ${e.vaultId}`, e.by, "", "", ""], details: [["reason", e.reason]] };
+      return {
+        tone: toneOf(e.allowed),
+        cells: [verdictCell(e), `vault ${e.op} ${e.vaultId}`, e.by, "", "", ""],
+        details: [["reason", e.reason]],
+      };
     default:
       return null;
   }
@@ -137,7 +146,11 @@ export function kernelRow(e: LogEvent): Row | null {
     case "kernel.result":
       return {
         tone: e.result === "EACCES" ? "refused" : e.result === "ok" ? "ok" : "warn",
-        cells: [e.program, `${e.target} → ${e.result}${e.errno === null ? "" : ` (errno ${e.errno})`}`, e.result === "EACCES" ? "kernel: no packet left" : ""],
+        cells: [
+          e.program,
+          `${e.target} → ${e.result}${e.errno === null ? "" : ` (errno ${e.errno})`}`,
+          e.result === "EACCES" ? "kernel: no packet left" : "",
+        ],
         details: [["line", e.line]],
       };
     case "boot.progress":

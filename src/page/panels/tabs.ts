@@ -45,7 +45,15 @@ export function createPanelTabs(panels: EventPanel[]): { element: HTMLElement; s
     const index = tabs.findIndex((t) => t.tab === document.activeElement);
     if (index < 0) return;
     const next =
-      e.key === "ArrowRight" ? (index + 1) % tabs.length : e.key === "ArrowLeft" ? (index - 1 + tabs.length) % tabs.length : e.key === "Home" ? 0 : e.key === "End" ? tabs.length - 1 : -1;
+      e.key === "ArrowRight"
+        ? (index + 1) % tabs.length
+        : e.key === "ArrowLeft"
+          ? (index - 1 + tabs.length) % tabs.length
+          : e.key === "Home"
+            ? 0
+            : e.key === "End"
+              ? tabs.length - 1
+              : -1;
     if (next < 0) return;
     e.preventDefault();
     select(tabs[next]!.panel.id, true);

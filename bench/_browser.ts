@@ -1,0 +1,59 @@
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { type Browser, chromium } from "@playwright/test";
+
+/** Shared by the browser benchmarks: a built page on a preview server, and Chromium. */
+export interface BenchPage {
+  browser: Browser;
+  url: string;
+  stop(): Promise<void>;
+}
+
+export async function startBenchPage(port = 4498): Promise<BenchPage> {
+  const build = spawnSync("npx", ["vite", "build", "--logLevel", "warn"], { stdio: "inherit" });
+  if (build.status !== 0) throw new Error("vite build failed");
+  const server: ChildProcess = spawn("npx", ["vite", "preview", "--port", String(port), "--strictPort"], {
+    stdio: "ignore",
+    detached: true,
+  });
+  const url = `http://127.0.0.1:${port}/`;
+  for (let i = 0; i < 100; i++) {
+    try {
+      if ((await fetch(url)).ok) break;
+    } catch {
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+  const debian = "/usr/bin/chromium";
+  const browser = await chromium.launch({
+    ...(existsSync(debian) ? { executablePath: debian } : {}),
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
+  });
+  return {
+    browser,
+    url,
+    async stop() {
+      await browser.close();
+      if (server.pid) process.kill(-server.pid);
+    },
+  };
+}
+
+export function median(values: number[]): number {
+  const s = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+}
+
+export function table(rows: (string | number)[][]): string {
+  const cells = rows.map((r) => r.map(String));
+  const widths = cells[0]!.map((_, i) => Math.max(...cells.map((r) => r[i]!.length)));
+  return cells.map((r) => r.map((c, i) => c.padEnd(widths[i]!)).join("  ")).join("\n");
+}

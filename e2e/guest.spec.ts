@@ -1,0 +1,66 @@
+import { expect, test } from "@playwright/test";
+import { openPlayground, type Playground, runInGuest, waitForGuest } from "./support/guest";
+
+// Issue 3: the real guest (Linux 6.12 with Landlock) boots in the page. One boot for the file.
+test.describe.configure({ mode: "serial" });
+
+let pg: Playground;
+test.beforeAll(async ({ browser }) => {
+  test.setTimeout(180_000);
+  pg = await openPlayground(browser);
+});
+test.afterAll(async () => {
+  await pg?.context.close();
+});
+
+test("the guest boots to a prompt and runs Linux 6.12", async () => {
+  const { output, status } = await runInGuest(pg.page, "uname -r");
+  expect(status).toBe(0);
+  expect(output.trim()).toMatch(/^6\.12\./);
+});
+
+test("llrun --abi reports Landlock ABI 4 or newer (TCP rules need ABI 4)", async () => {
+  const { output } = await runInGuest(pg.page, "llrun --abi");
+  expect(Number(output.trim())).toBeGreaterThanOrEqual(4);
+});
+
+test("under llrun with connect allowed only to 3128, a direct connect gets EACCES from the kernel (seed 004, row 6)", async () => {
+  const { output } = await runInGuest(pg.page, "llrun --ro / --rw /tmp --connect 3128 -- tcpconnect 93.184.216.34 443");
+  expect(output).toMatch(/tcpconnect: dst=93\.184\.216\.34:443 result=EACCES errno=13/);
+  expect(output).toMatch(/llrun: ruleset abi=\d+ .*connect=3128/);
+  // The Kernel panel shows the ruleset and the refusal, parsed from those lines.
+  await pg.page.locator('[data-tab="kernel"]').click();
+  await expect(pg.page.locator("#panel-kernel tbody tr").filter({ hasText: "EACCES" }).first()).toBeVisible();
+});
+
+test("the same connect without llrun is not refused by the kernel", async () => {
+  const { output } = await runInGuest(pg.page, "tcpconnect 93.184.216.34 443");
+  expect(output).toMatch(/tcpconnect: dst=93\.184\.216\.34:443 result=/);
+  expect(output).not.toMatch(/result=EACCES/);
+});
+
+test("a read-only path refuses a write under llrun", async () => {
+  const { output, status } = await runInGuest(pg.page, "llrun --ro / --rw /tmp -- sh -c 'echo x > /root/landlock-probe' 2>&1");
+  expect(status).not.toBe(0);
+  expect(output).toMatch(/Permission denied/);
+  const check = await runInGuest(pg.page, "llrun --ro / --rw /tmp -- sh -c 'echo x > /tmp/ok && cat /tmp/ok'");
+  expect(check.output.trim().split("\n").pop()).toBe("x");
+});
+
+test("typing in the terminal reaches the guest", async () => {
+  const page = pg.page;
+  await page.locator("#terminal").click();
+  await page.keyboard.type("echo typed-$((6*7))\n");
+  await page.waitForFunction(() => /typed-42/.test(window.__tab?.guest?.console.text ?? ""));
+});
+
+test("a reload restores the saved state and the restored guest answers a command", async () => {
+  const page = pg.page;
+  await page.waitForFunction(() => window.__tab?.log.ofKind("boot.progress").some((e) => e.phase === "snapshot-save"));
+  await page.reload();
+  await waitForGuest(page);
+  const phases = await page.evaluate(() => window.__tab?.log.ofKind("boot.progress").map((e) => e.phase));
+  expect(phases).toContain("snapshot-restore");
+  const { output } = await runInGuest(page, "echo restored-$((1+1))");
+  expect(output).toContain("restored-2");
+});

@@ -1,0 +1,8 @@
+// The page's test handle, `window.__tab`, typed for code that runs inside `page.evaluate`.
+import type { PlaygroundHandle } from "../../src/page/playground";
+
+declare global {
+  interface Window {
+    __tab?: PlaygroundHandle;
+  }
+}

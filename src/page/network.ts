@@ -1,0 +1,67 @@
+import type { EventLog } from "../log";
+import { connectV86Link, createNetworkPeer, type NetworkPeer, type V86Bus } from "../net";
+import type { PolicyHolder } from "../policy";
+import { createProxy, type EgressProxy, type OwnHandlers } from "../proxy";
+import { createTlsTerminator, type SessionCa } from "../tls";
+
+export const PROXY_PORT = 3128;
+
+export interface PageNetwork {
+  peer: NetworkPeer;
+  proxy: EgressProxy;
+  close(): void;
+}
+
+export interface PageNetworkOptions {
+  bus: V86Bus;
+  log: EventLog;
+  policy: PolicyHolder;
+  ca: SessionCa;
+  handlers?: OwnHandlers;
+  corsRelay?: string;
+}
+
+/**
+ * The page as the guest's only network peer: v86's NIC → the TCP/IP peer at 10.0.2.2 →
+ * the proxy on :3128 → (inside CONNECT) the TLS terminator → the browser's fetch().
+ */
+export function connectPageNetwork(options: PageNetworkOptions): PageNetwork {
+  const { log } = options;
+  const peer = createNetworkPeer({ link: connectV86Link(options.bus), log });
+  const terminator = createTlsTerminator({ ca: options.ca, log });
+  const ownHost = `${peer.config.peerIp}:${PROXY_PORT}`;
+  const proxy = createProxy({
+    policy: () => options.policy.current(),
+    fetch: (url, init) =>
+      globalThis.fetch(url, {
+        method: init.method,
+        headers: init.headers,
+        body: init.body,
+        redirect: init.redirect,
+        credentials: "omit",
+        cache: "no-store",
+      }),
+    clock: () => Date.now(),
+    log,
+    ownHost: [ownHost, peer.config.peerIp, "proxy", `proxy:${PROXY_PORT}`],
+    tunnel: {
+      async open(raw, connect) {
+        const plain = await terminator.terminate(raw, { host: connect.host, port: connect.port, id: connect.id });
+        if (plain) await connect.serveTunnel(plain, connect.id);
+      },
+    },
+    ...(options.handlers ? { handlers: options.handlers } : {}),
+    ...(options.corsRelay ? { corsRelay: options.corsRelay } : {}),
+  });
+  const stopListening = peer.listen(PROXY_PORT, (stream) => {
+    void proxy.handle(stream);
+  });
+  return {
+    peer,
+    proxy,
+    close() {
+      stopListening();
+      peer.close();
+    },
+  };
+}
