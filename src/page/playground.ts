@@ -15,6 +15,7 @@ import { mountScenarioBar, type ScenarioBar } from "./scenario-bar";
 import { SCENARIOS } from "./scenarios";
 import { obtainSessionCa } from "./session-ca";
 import { createTerminal } from "./terminal";
+import { createWireCounters } from "./wire-counters";
 
 /** What the page exposes on `window.__tab` for the e2e suite and for curious users. */
 export interface PlaygroundHandle {
@@ -44,7 +45,9 @@ export async function startPlayground(container: HTMLElement): Promise<Playgroun
   const policy = createPolicyHolder(DEFAULT_POLICY, log);
   void policy.replace(DEFAULT_POLICY, "default policy");
   const policyEditor = createPolicyEditor(policy);
-  const panels = createPanels(log, { policy: policyEditor.element });
+  let network: PageNetwork | null = null;
+  const wireCounters = createWireCounters(() => network?.peer.counters ?? null);
+  const panels = createPanels(log, { policy: policyEditor.element, wire: wireCounters });
   const tabs = createPanelTabs(panels);
   layout.panelsBox.appendChild(tabs.element);
 
@@ -80,7 +83,8 @@ export async function startPlayground(container: HTMLElement): Promise<Playgroun
       const state = fresh ? null : await loadSnapshot(key);
       const guest = bootGuest({ images, log, ...(state ? { state } : {}), onOutput: (bytes) => term.write(bytes) });
       handle.guest = guest;
-      handle.network = connectPageNetwork({ bus: guest.bus, log, policy, ca });
+      network = connectPageNetwork({ bus: guest.bus, log, policy, ca });
+      handle.network = network;
       term.onInput((text) => guest.console.type(text));
       guest.console.onLine((line) => {
         const event = parseGuestLine(line);
