@@ -5,6 +5,7 @@ import { h, replaceChildren } from "./dom";
 import { bootGuest, type Guest } from "./emulator/boot";
 import { GuestImageError, loadGuestImages } from "./emulator/images";
 import { dropSnapshot, loadSnapshot, saveSnapshot, snapshotKey } from "./emulator/snapshots";
+import { mountFeatures } from "./features";
 import { parseGuestLine } from "./guest-lines";
 import { writeShareFile } from "./guest-share";
 import { createLayout, type Layout } from "./layout";
@@ -25,6 +26,8 @@ export interface PlaygroundHandle {
   policy: PolicyHolder;
   layout: Layout;
   scenarios: ScenarioBar;
+  /** What features exposed for tests (`ctx.expose`). */
+  features: Record<string, unknown>;
   /** Resolves once the guest is ready (or rejects with the boot error). */
   guestReady: Promise<Guest>;
 }
@@ -65,8 +68,31 @@ export async function startPlayground(container: HTMLElement): Promise<Playgroun
     log,
     selectPanel: (id) => tabs.select(id),
   });
-  const handle: PlaygroundHandle = { log, guest: null, network: null, policy, layout, scenarios, guestReady };
+  guestReady.catch(() => undefined); // reported on the log and in the boot bar
+  const handle: PlaygroundHandle = { log, guest: null, network: null, policy, layout, scenarios, guestReady, features: {} };
   window.__tab = handle;
+
+  mountFeatures({
+    log,
+    layout,
+    policy,
+    params,
+    guest: guestReady,
+    network: () => network,
+    panel: (id) => {
+      const found = panels.find((p) => p.id === id);
+      if (!found) throw new Error(`no panel ${id}`);
+      return found;
+    },
+    addPanel: (panel) => {
+      panels.push(panel);
+      tabs.add(panel);
+    },
+    selectPanel: (id) => tabs.select(id),
+    expose: (name, value) => {
+      handle.features[name] = value;
+    },
+  });
 
   log.subscribe((e) => {
     if (e.kind !== "boot.progress") return;
@@ -81,10 +107,21 @@ export async function startPlayground(container: HTMLElement): Promise<Playgroun
       const key = snapshotKey(images.hashes);
       const fresh = params.get("boot") === "fresh";
       const state = fresh ? null : await loadSnapshot(key);
-      const guest = bootGuest({ images, log, ...(state ? { state } : {}), onOutput: (bytes) => term.write(bytes) });
+      // `?net=v86-fetch` swaps the page's peer for v86's own fetch backend: only for
+      // bench/wire, which compares the two on the same guest.
+      const v86Fetch = params.get("net") === "v86-fetch";
+      const guest = bootGuest({
+        images,
+        log,
+        ...(state && !v86Fetch ? { state } : {}),
+        ...(v86Fetch ? { relayUrl: "fetch" } : {}),
+        onOutput: (bytes) => term.write(bytes),
+      });
       handle.guest = guest;
-      network = connectPageNetwork({ bus: guest.bus, log, policy, ca });
-      handle.network = network;
+      if (!v86Fetch) {
+        network = connectPageNetwork({ bus: guest.bus, log, policy, ca });
+        handle.network = network;
+      }
       term.onInput((text) => guest.console.type(text));
       guest.console.onLine((line) => {
         const event = parseGuestLine(line);
@@ -95,7 +132,7 @@ export async function startPlayground(container: HTMLElement): Promise<Playgroun
       // so a restored state trusts the CA this page holds now.
       await writeShareFile(guest, "tls/ca.pem", utf8(ca.certPem));
       if (state) guest.console.type("\n");
-      else {
+      else if (!v86Fetch) {
         // Save the booted state so the next visit starts in about a second.
         const saved = await guest.saveState();
         await saveSnapshot(key, saved);

@@ -30,6 +30,8 @@ export interface BootOptions {
   /** Extra initrd bytes appended to the image (a cpio archive), e.g. the session CA. */
   initrdAppendix?: Uint8Array;
   memoryMiB?: number;
+  /** v86's own network backend (e.g. "fetch"), instead of the page's peer on the bus. */
+  relayUrl?: string;
   /** Where serial output goes (the terminal). */
   onOutput(bytes: Uint8Array): void;
 }
@@ -75,7 +77,7 @@ export function bootGuest(options: BootOptions): Guest {
     disable_keyboard: true,
     disable_mouse: true,
     disable_speaker: true,
-    net_device: { type: "virtio" },
+    net_device: { type: "virtio", ...(options.relayUrl ? { relay_url: options.relayUrl } : {}) },
     filesystem: {},
     preserve_mac_from_state_image: true,
     ...(options.state ? { initial_state: { buffer: options.state } } : {}),

@@ -29,6 +29,8 @@ export interface EventPanel {
   /** Events shown since the tab was last looked at (for the tab's badge). */
   unseen: number;
   onUnseenChange?: () => void;
+  /** Adds content above the panel's event list (a feature's own controls). */
+  addHeader(element: HTMLElement): void;
 }
 
 const MAX_ROWS = 1500;
@@ -46,6 +48,7 @@ export function createEventPanel(spec: EventPanelSpec, log: EventLog): EventPane
     attrs: { type: "search", placeholder: "filter", "aria-label": `Filter ${spec.title} events`, spellcheck: "false" },
   });
   const status = h("span", { class: "panel-status", attrs: { "aria-live": "polite" } });
+  const headerSlot = h("div", { class: "panel-extra" });
   const clear = h("button", { class: "small", attrs: { type: "button" } }, "Clear");
   const table = h(
     "table",
@@ -62,10 +65,11 @@ export function createEventPanel(spec: EventPanelSpec, log: EventLog): EventPane
     { class: "panel", id: `panel-${spec.id}`, role: "tabpanel", attrs: { "aria-label": spec.title, "data-panel": spec.id } },
     h("div", { class: "panel-toolbar" }, filter, clear, status),
     spec.header ?? null,
+    headerSlot,
     h("div", { class: "panel-scroll", attrs: { tabindex: "0", "aria-label": `${spec.title} events` } }, table),
   );
 
-  const panel: EventPanel = { id: spec.id, title: spec.title, element, unseen: 0 };
+  const panel: EventPanel = { id: spec.id, title: spec.title, element, unseen: 0, addHeader: (el) => headerSlot.appendChild(el) };
   let pending: LogEvent[] = [];
   let scheduled = false;
   let hiddenOlder = 0;

@@ -5,8 +5,15 @@ import type { EventPanel } from "./event-panel";
  * The panels as an ARIA tab list: ←/→/Home/End move between tabs, Enter/Space or focus
  * selects, Alt+1…9 jumps to a panel from anywhere. A badge counts events not yet seen.
  */
-export function createPanelTabs(panels: EventPanel[]): { element: HTMLElement; select(id: string): void } {
-  const tabs = panels.map((panel) => {
+export interface PanelTabs {
+  element: HTMLElement;
+  select(id: string): void;
+  /** Adds a panel (and its tab) after the existing ones. */
+  add(panel: EventPanel): void;
+}
+
+export function createPanelTabs(panels: EventPanel[]): PanelTabs {
+  const makeTab = (panel: EventPanel) => {
     const badge = h("span", { class: "badge", attrs: { "aria-label": "new events" } });
     const tab = h(
       "button",
@@ -24,7 +31,8 @@ export function createPanelTabs(panels: EventPanel[]): { element: HTMLElement; s
       badge.textContent = panel.unseen > 0 && tab.getAttribute("aria-selected") !== "true" ? String(Math.min(panel.unseen, 999)) : "";
     };
     return { panel, tab, badge };
-  });
+  };
+  const tabs = panels.map(makeTab);
 
   const select = (id: string, focus = false) => {
     for (const t of tabs) {
@@ -59,6 +67,14 @@ export function createPanelTabs(panels: EventPanel[]): { element: HTMLElement; s
     select(tabs[next]!.panel.id, true);
   });
   for (const t of tabs) t.tab.addEventListener("click", () => select(t.panel.id, true));
+  const add = (panel: EventPanel) => {
+    const t = makeTab(panel);
+    tabs.push(t);
+    list.appendChild(t.tab);
+    element.appendChild(panel.element);
+    panel.element.hidden = true;
+    t.tab.addEventListener("click", () => select(panel.id, true));
+  };
   document.addEventListener("keydown", (e) => {
     if (!e.altKey || e.ctrlKey || e.metaKey) return;
     const n = Number.parseInt(e.key, 10);
@@ -70,5 +86,5 @@ export function createPanelTabs(panels: EventPanel[]): { element: HTMLElement; s
 
   const element = h("div", { class: "panels" }, list, ...tabs.map((t) => t.panel.element));
   if (tabs[0]) select(tabs[0].panel.id);
-  return { element, select: (id) => select(id) };
+  return { element, select: (id) => select(id), add };
 }

@@ -1,0 +1,13 @@
+import type { FeatureContext } from "./context";
+import { mount as resolve } from "./resolve";
+import { mount as runner } from "./runner";
+import { mount as share } from "./share";
+import { mount as skills } from "./skills";
+import { mount as vault } from "./vault";
+
+export type { FeatureContext } from "./context";
+
+/** Every page feature, mounted in this order once the shell exists. */
+export function mountFeatures(ctx: FeatureContext): void {
+  for (const mount of [resolve, skills, vault, runner, share]) mount(ctx);
+}
