@@ -60,12 +60,12 @@ APT_OPTS=(
   -o "Dir::State::Lists=$APTDIR/lists" -o "Dir::Cache=$APTDIR/cache"
   -o Dir::State::status=/dev/null -o Debug::NoLocking=1
   -o APT::Architecture=i386 -o APT::Architectures=i386
-  -o Acquire::Languages=none -o APT::Get::AllowUnauthenticated=false
+  -o Acquire::Languages=none -o APT::Sandbox::User=root
 )
 apt_setup() {
   mkdir -p "$APTDIR/lists/partial" "$APTDIR/cache/archives/partial" "$DEBS"
   echo "deb [arch=i386] $MIRROR $SUITE main" > "$APTDIR/sources.list"
-  if [ "${APT_REFRESH:-0}" = 1 ] || ! ls "$APTDIR"/lists/*_Packages >/dev/null 2>&1; then
+  if [ "${APT_REFRESH:-0}" = 1 ] || ! ls "$APTDIR"/lists/*_Packages* >/dev/null 2>&1; then
     log "reading $SUITE/i386 package lists (private apt state in $APTDIR)"
     apt-get "${APT_OPTS[@]}" -q update >&2
   fi
@@ -83,11 +83,11 @@ apt_closure() {
 # Download a package (exact version) into the cache unless it is already there; print the .deb path.
 fetch_deb() {
   local name=$1 ver=$2 f
-  f=$(ls "$DEBS/${name}_${ver/*:/}_"*.deb 2>/dev/null | head -n1 || true)
+  f=$(ls "$DEBS/${name}_${ver/:/%3a}_"*.deb 2>/dev/null | head -n1 || true)
   if [ -z "$f" ]; then
     log "downloading $name $ver"
     (cd "$DEBS" && apt-get "${APT_OPTS[@]}" -q download "$name=$ver" >&2)
-    f=$(ls "$DEBS/${name}_${ver/*:/}_"*.deb | head -n1)
+    f=$(ls "$DEBS/${name}_${ver/:/%3a}_"*.deb | head -n1)
   fi
   echo "$f"
 }
@@ -187,23 +187,33 @@ copy_lib() {   # copy SONAME (symlink and its target) into $ROOT/usr/lib/i386-li
   [ -e "$dst/$(basename "$real")" ] || install -m 0644 "$real" "$dst/$(basename "$real")"
   [ "$(basename "$real")" = "$1" ] || ln -sfn "$(basename "$real")" "$dst/$1"
 }
+bb_applets() {   # the NUL-separated, sorted applet name table starts with "[\0[[\0"
+  local off
+  off=$(LC_ALL=C grep -obUaP '\x5b\x00\x5b\x5b\x00' "$1" | head -n1 | cut -d: -f1)
+  [ -n "$off" ] || return 0
+  tail -c +"$((off + 1))" "$1" | head -c 32768 | tr '\0' '\n' | awk 'NF == 0 { exit } { print }'
+}
 needed() { readelf -d "$1" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'; }
 build_rootfs() {
   rm -rf "$ROOT"; mkdir -p "$ROOT"
   cd "$ROOT"
-  mkdir -p usr/bin usr/sbin usr/lib/i386-linux-gnu dev proc sys tmp run root mnt/tab etc/ssl/certs etc/tab var
-  ln -s usr/bin bin; ln -s usr/sbin sbin; ln -s usr/lib lib; ln -s ../run var/run
+  mkdir -p usr/bin usr/lib/i386-linux-gnu dev proc sys tmp run root mnt/tab etc/ssl/certs etc/tab var
+  ln -s usr/bin bin; ln -s usr/bin sbin; ln -s bin usr/sbin; ln -s usr/lib lib; ln -s ../run var/run
   chmod 1777 tmp; chmod 0700 root
-  # busybox (static) and its applet links, made here rather than at boot
+  # busybox (static) and its applet links, made here rather than at boot (saves ~1 s).
+  # The build host may not run i386 binaries, so the applet list is read from the
+  # binary's applet name table instead of `busybox --list-full`. All links go in /usr/bin
+  # (/bin, /sbin and /usr/sbin point there).
   local bb; bb=$(find "$UNP" -path '*bin/busybox' -type f | head -n1); [ -n "$bb" ] || die "busybox not found"
   install -m 0755 "$bb" usr/bin/busybox
-  local applet
+  local applet n_applets=0
   while read -r applet; do
-    applet=${applet#/}; applet=usr/${applet#usr/}
-    [ -e "$applet" ] || [ -L "$applet" ] || ln -s /usr/bin/busybox "$applet"
-  done < <("$ROOT/usr/bin/busybox" --list-full)
+    [ -e "usr/bin/$applet" ] || ln -s /usr/bin/busybox "usr/bin/$applet"
+    n_applets=$((n_applets + 1))
+  done < <(bb_applets usr/bin/busybox)
+  [ "$n_applets" -gt 100 ] || die "busybox applet table not found or too short ($n_applets)"
   local a; for a in nslookup nc unshare ping wget ip ifconfig route timeout sha256sum base64 setsid cttyhack mount hostname; do
-    [ -L "usr/bin/$a" ] || [ -L "usr/sbin/$a" ] || die "busybox-static lacks applet '$a'"
+    [ -L "usr/bin/$a" ] || die "busybox-static lacks applet '$a'"
   done
   # curl + exactly the shared libraries it needs (DT_NEEDED closure), stripped
   install -m 0755 "$UNP/usr/bin/curl" usr/bin/curl
@@ -234,10 +244,9 @@ build_rootfs() {
 # usr/gen_init_cpio so that no root privileges are needed for /dev/console.
 write_cpio() {
   local spec=$WORK/initramfs.spec p mode
-  local GEN=$KOBJ/usr/gen_init_cpio
-  [ -x "$GEN" ] || gcc -O2 -o "$WORK/gen_init_cpio" "$KSRC/usr/gen_init_cpio.c" && GEN=${GEN}; [ -x "$GEN" ] || GEN=$WORK/gen_init_cpio
+  local GEN=$WORK/gen_init_cpio
+  [ "$GEN" -nt "$KSRC/usr/gen_init_cpio.c" ] || gcc -O2 -o "$GEN" "$KSRC/usr/gen_init_cpio.c"
   {
-    echo "nod /dev/console 0600 0 0 c 5 1"
     (cd "$ROOT" && find . -mindepth 1 | LC_ALL=C sort) | while read -r p; do
       p=${p#.}
       mode=$(stat -c '%a' "$ROOT$p")
@@ -245,31 +254,67 @@ write_cpio() {
       elif [ -d "$ROOT$p" ]; then echo "dir $p $mode 0 0"
       else echo "file $p $ROOT$p $mode 0 0"; fi
     done
+    echo "nod /dev/console 0600 0 0 c 5 1"   # after "dir /dev"; the kernel opens it for /init's stdio
   } > "$spec"
   "$GEN" -t "$SOURCE_DATE_EPOCH" "$spec" > "$WORK/initramfs.cpio"
 }
 
 # ---------------------------------------------------------------- 7. outputs
+# vendor/guest holds initramfs.cpio.zst, not the raw cpio: v86 0.5.462 decompresses a
+# ".zst" initrd URL itself (V86({initrd: {url, size}}) with size = uncompressed bytes, see
+# README.md), and the raw cpio is over 20 MB. manifest.json records the uncompressed size.
+VENDOR_FILES=(bzImage initramfs.cpio.zst seabios.bin vgabios.bin)
 publish() {
   local stage=$WORK/out; rm -rf "$stage"; mkdir -p "$stage"
   cp "$KOBJ/arch/x86/boot/bzImage" "$stage/bzImage"
-  cp "$WORK/initramfs.cpio" "$stage/initramfs.cpio"
+  if [ -f "$WORK/initramfs.cpio.zst" ] && [ "$WORK/initramfs.cpio.zst" -nt "$WORK/initramfs.cpio" ] &&
+     [ "$(cat "$WORK/initramfs.cpio.zst.src" 2>/dev/null)" = "$(sha256sum < "$WORK/initramfs.cpio")" ]; then
+    log "initramfs.cpio.zst: up to date"
+  else
+    log "zstd -${ZSTD_LEVEL:-19} initramfs.cpio"
+    zstd -q -f -"${ZSTD_LEVEL:-19}" -T0 "$WORK/initramfs.cpio" -o "$WORK/initramfs.cpio.zst"
+    sha256sum < "$WORK/initramfs.cpio" > "$WORK/initramfs.cpio.zst.src"
+  fi
+  cp "$WORK/initramfs.cpio.zst" "$stage/initramfs.cpio.zst"
   cp /usr/share/seabios/bios.bin "$stage/seabios.bin"
   cp /usr/share/seabios/vgabios-stdvga.bin "$stage/vgabios.bin"
+  write_manifest > "$stage/manifest.json"
   local changed=0 f
-  for f in bzImage initramfs.cpio seabios.bin vgabios.bin; do
+  for f in "${VENDOR_FILES[@]}" manifest.json; do
     cmp -s "$stage/$f" "$OUT/$f" || changed=1
   done
   [ -f "$OUT/BUILD-INFO" ] && [ -f "$OUT/SHA256SUMS" ] || changed=1
   if [ "$changed" = 0 ]; then
     log "vendor/guest is up to date (identical bytes); BUILD-INFO kept"
   else
-    for f in bzImage initramfs.cpio seabios.bin vgabios.bin; do cp "$stage/$f" "$OUT/$f"; done
+    rm -f "$OUT/initramfs.cpio"
+    for f in "${VENDOR_FILES[@]}" manifest.json; do cp "$stage/$f" "$OUT/$f"; done
     write_build_info > "$OUT/BUILD-INFO"
     (cd "$OUT" && find . -maxdepth 1 -type f ! -name SHA256SUMS -printf '%f\n' | LC_ALL=C sort | xargs sha256sum > SHA256SUMS)
   fi
   (cd "$OUT" && sha256sum --quiet -c SHA256SUMS) || die "SHA256SUMS does not verify"
-  log "done: $(cd "$OUT" && ls -l | awk 'NR>1{printf "%s=%s ", $9, $5}')"
+  log "raw initramfs (not committed): $WORK/initramfs.cpio ($(stat -c %s "$WORK/initramfs.cpio") bytes)"
+  log "done in $(( $(date +%s) - T0 )) s: $(cd "$OUT" && ls -l | awk 'NR>1{printf "%s=%s ", $9, $5}')"
+}
+# What a host needs to boot the image without reading BUILD-INFO.
+write_manifest() {
+  local kver; kver=$(sed -n 's/^# Linux\/[^ ]* \([^ ]*\) Kernel Configuration/\1/p' "$KOBJ/.config")
+  cat <<JSON
+{
+  "kernel": { "file": "bzImage", "version": "$kver", "sha256": "$(sha256sum < "$KOBJ/arch/x86/boot/bzImage" | cut -c1-64)" },
+  "initrd": { "file": "initramfs.cpio.zst", "size": $(stat -c %s "$WORK/initramfs.cpio"), "sha256_uncompressed": "$(sha256sum < "$WORK/initramfs.cpio" | cut -c1-64)" },
+  "bios": "seabios.bin",
+  "vga_bios": "vgabios.bin",
+  "cmdline": "console=ttyS0 quiet tsc=reliable random.trust_cpu=on",
+  "memory_size": 134217728,
+  "ready_line": "TAB-GUEST-READY",
+  "prompt": "guest:~# ",
+  "proxy": "http://10.0.2.2:3128",
+  "guest_ip": "10.0.2.15",
+  "ninep_tag": "host9p",
+  "ca_path_in_share": "tls/ca.pem"
+}
+JSON
 }
 write_build_info() {
   echo "Linux in a tab: guest image build record"
@@ -281,7 +326,8 @@ write_build_info() {
   echo "SOURCE_DATE_EPOCH: $SOURCE_DATE_EPOCH"
   echo "package source: $MIRROR $SUITE main (i386)"
   echo
-  echo "== Debian packages (name version) whose files are in the image"
+  echo "== Debian packages (name version) downloaded and unpacked: linux-source, and the closure of"
+  echo "== busybox-static + curl (plus ca-certificates); only the files listed under \"initramfs contents\" are used"
   sort -u "$PKGLOG" "$WORK/unpacked.pkgs"
   echo
   echo "== host packages used"
