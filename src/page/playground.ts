@@ -94,8 +94,10 @@ export async function startPlayground(container: HTMLElement): Promise<Playgroun
     },
   });
 
+  let bootFailed = false;
   log.subscribe((e) => {
-    if (e.kind !== "boot.progress") return;
+    if (e.kind !== "boot.progress" || bootFailed) return;
+    bootFailed = e.phase === "error";
     layout.bootText.textContent = e.message;
     if (e.phase === "download" && e.total) layout.bootBar.value = (e.loaded ?? 0) / e.total;
     if (e.phase === "ready" || e.phase === "snapshot-restore") layout.bootBar.value = 1;

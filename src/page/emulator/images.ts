@@ -25,10 +25,10 @@ export function parseSha256Sums(text: string): Map<string, string> {
   return sums;
 }
 
-async function fetchWithProgress(url: string, onProgress: (loaded: number, total: number) => void): Promise<Uint8Array> {
+async function fetchWithProgress(url: string, signal: AbortSignal, onProgress: (loaded: number, total: number) => void): Promise<Uint8Array> {
   let response: Response;
   try {
-    response = await fetch(url);
+    response = await fetch(url, { signal });
   } catch (error) {
     throw new GuestImageError(`could not fetch ${url}: ${(error as Error).message}`);
   }
@@ -69,10 +69,13 @@ export async function loadGuestImages(base: string, log: EventLog): Promise<Gues
   for (const name of Object.values(names))
     if (!sums.has(name)) throw new GuestImageError(`SHA256SUMS does not list ${name}: the guest image is incomplete`);
 
+  // The first failure stops the other downloads: no progress after the error.
+  const abort = new AbortController();
   const loaded: Record<string, number> = {};
   const totals: Record<string, number> = {};
   let lastReport = 0;
   const report = () => {
+    if (abort.signal.aborted) return;
     const now = Date.now();
     if (now - lastReport < 150) return;
     lastReport = now;
@@ -89,7 +92,7 @@ export async function loadGuestImages(base: string, log: EventLog): Promise<Gues
   const hashes: Record<string, string> = {};
   const entries = await Promise.all(
     Object.entries(names).map(async ([key, name]) => {
-      const bytes = await fetchWithProgress(`${base}${name}`, (l, t) => {
+      const bytes = await fetchWithProgress(`${base}${name}`, abort.signal, (l, t) => {
         loaded[name] = l;
         totals[name] = t;
         report();
@@ -100,7 +103,10 @@ export async function loadGuestImages(base: string, log: EventLog): Promise<Gues
       hashes[name] = actual;
       return [key, bytes.buffer as ArrayBuffer] as const;
     }),
-  );
+  ).catch((error: unknown) => {
+    abort.abort();
+    throw error;
+  });
   log.append({ kind: "boot.progress", phase: "verify", message: "every guest file matches SHA256SUMS" });
   const byKey = Object.fromEntries(entries) as Record<keyof typeof names, ArrayBuffer>;
   return { ...byKey, hashes };
