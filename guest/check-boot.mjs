@@ -14,7 +14,7 @@
 //
 // A tiny ARP responder answers for 10.0.2.2 so that the guest's TCP SYNs become visible
 // on "net0-send"; nothing ever answers the SYNs themselves.
-import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { readFileSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
