@@ -89,6 +89,7 @@ export async function startPlayground(container: HTMLElement): Promise<Playgroun
       tabs.add(panel);
     },
     selectPanel: (id) => tabs.select(id),
+    scenarios,
     expose: (name, value) => {
       handle.features[name] = value;
     },

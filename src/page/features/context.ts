@@ -4,6 +4,7 @@ import type { Guest } from "../emulator/boot";
 import type { Layout } from "../layout";
 import type { PageNetwork } from "../network";
 import type { EventPanel } from "../panels";
+import type { ScenarioBar } from "../scenario-bar";
 
 /**
  * What a page feature (resolver, skills, vault, runner, share…) gets to plug itself in. Each
@@ -24,6 +25,8 @@ export interface FeatureContext {
   /** Adds a new panel with its own tab. */
   addPanel(panel: EventPanel): void;
   selectPanel(id: string): void;
+  /** Runs a verdict-table scenario by id (types its commands into the guest). */
+  scenarios: ScenarioBar;
   /** Exposes something on `window.__tab.features[name]` (for e2e tests and curious users). */
   expose(name: string, value: unknown): void;
 }
