@@ -6,16 +6,18 @@ import { defineConfig, devices } from "@playwright/test";
 const debianChromium = "/usr/bin/chromium";
 const useDebian = existsSync(debianChromium);
 const port = Number(process.env.TAB_E2E_PORT ?? 4399);
+// Separate output folders per port, so runs on different ports never clobber each other.
+const suffix = process.env.TAB_E2E_PORT ? `-${port}` : "";
 
 export default defineConfig({
   testDir: "e2e",
-  outputDir: "test-results",
-  timeout: 120_000,
+  outputDir: `test-results${suffix}`,
+  timeout: 240_000,
   expect: { timeout: 30_000 },
   fullyParallel: false,
   workers: 1,
   retries: 0,
-  reporter: [["list"], ["html", { open: "never", outputFolder: "playwright-report" }]],
+  reporter: [["list"], ["html", { open: "never", outputFolder: `playwright-report${suffix}` }]],
   use: {
     baseURL: `http://127.0.0.1:${port}/`,
     trace: "retain-on-failure",

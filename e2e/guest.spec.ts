@@ -1,12 +1,12 @@
 import { expect, test } from "@playwright/test";
-import { openPlayground, type Playground, runInGuest, waitForGuest } from "./support/guest";
+import { BOOT_TIMEOUT_MS, openPlayground, type Playground, runInGuest, waitForGuest } from "./support/guest";
 
 // Issue 3: the real guest (Linux 6.12 with Landlock) boots in the page. One boot for the file.
 test.describe.configure({ mode: "serial" });
 
 let pg: Playground;
 test.beforeAll(async ({ browser }) => {
-  test.setTimeout(180_000);
+  test.setTimeout(BOOT_TIMEOUT_MS);
   pg = await openPlayground(browser);
 });
 test.afterAll(async () => {
@@ -55,6 +55,7 @@ test("typing in the terminal reaches the guest", async () => {
 });
 
 test("a reload restores the saved state and the restored guest answers a command", async () => {
+  test.setTimeout(BOOT_TIMEOUT_MS);
   const page = pg.page;
   await page.waitForFunction(() => window.__tab?.log.ofKind("boot.progress").some((e) => e.phase === "snapshot-save"));
   await page.reload();

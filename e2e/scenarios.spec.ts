@@ -1,5 +1,5 @@
 import { expect, type Page, test } from "@playwright/test";
-import { openPlayground, type Playground, runInGuest } from "./support/guest";
+import { BOOT_TIMEOUT_MS, openPlayground, type Playground, runInGuest } from "./support/guest";
 
 // Seed 004's verdict table, live from the guest (issues 5, 6 and 9): each row's commands are
 // typed into the real guest by the scenario bar; each verdict lands in the panel of the
@@ -11,7 +11,7 @@ let pg: Playground;
 const cors = { "access-control-allow-origin": "*", "access-control-expose-headers": "*" };
 
 test.beforeAll(async ({ browser }) => {
-  test.setTimeout(180_000);
+  test.setTimeout(BOOT_TIMEOUT_MS);
   pg = await openPlayground(browser);
   const context = pg.context;
   // Anything that reaches the network in this file unplanned is a bug: refuse it loudly.
@@ -157,4 +157,11 @@ test("GET /v0/policy serves the active policy and its hash", async () => {
   const body = JSON.parse(output) as { sha256: string; policy: { hosts: { host: string }[] } };
   expect(body.sha256).toMatch(/^[0-9a-f]{64}$/);
   expect(body.policy.hosts.map((h) => h.host)).toContain("api.github.com");
+});
+
+test("the README screenshot: the playground after the scenarios (kept true by this suite)", async () => {
+  const page = pg.page;
+  await page.locator('[data-tab="proxy"]').click();
+  await page.waitForTimeout(500); // let the terminal and panels paint before the picture
+  await page.screenshot({ path: "docs/screenshots/playground.png" });
 });

@@ -21,7 +21,8 @@ async function runScenario(page: Page, id: string) {
   const before = await page.evaluate(() => window.__tab?.log.nextSeq ?? 0);
   await page.locator(`[data-scenario="${id}"]`).click();
   await page.waitForFunction(
-    ({ id, before }) => window.__tab?.log.events().some((e) => e.seq >= before && e.kind === "scenario" && e.id === id && e.phase !== "start"),
+    ({ id, before }) =>
+      window.__tab?.log.events().some((e) => e.seq >= before && e.kind === "scenario" && e.id === id && e.phase !== "start"),
     { id, before },
     { timeout: 90_000 },
   );
@@ -44,7 +45,7 @@ test("a share link replays the sender's verdict sequence in a fresh browser cont
   expect(link).toContain("scenarios=served%2Chost-not-allowed%2Cip-literal");
   expect(link).toContain("policy=");
   expect(link).toContain("expect=");
-  const sent = await sender.page.evaluate(() => (window.__tab?.features.share as { sequence(): unknown[] }).sequence());
+  const sent = await sender.page.evaluate(() => (window.__tab!.features.share as { sequence(): unknown[] }).sequence());
   expect(sent.length).toBeGreaterThanOrEqual(3);
   await sender.context.close();
 
@@ -54,12 +55,13 @@ test("a share link replays the sender's verdict sequence in a fresh browser cont
   await receiver.goto(link);
   await receiver.waitForFunction(() => window.__tab?.features.share !== undefined);
   await receiver.evaluate(async () => {
-    await (window.__tab?.features.share as { replayed: Promise<void> }).replayed;
+    await (window.__tab!.features.share as { replayed: Promise<void> }).replayed;
   });
   await expect(receiver.getByTestId("replay-verdict")).toHaveText(/The replay produced the sender's verdict sequence/);
-  const replayed = await receiver.evaluate(() => (window.__tab?.features.share as { sequence(): unknown[] }).sequence());
+  const replayed = await receiver.evaluate(() => (window.__tab!.features.share as { sequence(): unknown[] }).sequence());
   expect(replayed).toEqual(sent);
   const changes = await receiver.evaluate(() => window.__tab?.log.ofKind("policy.change").map((e) => e.source));
   expect(changes).toContain("share link");
+  await receiver.screenshot({ path: "docs/screenshots/replay.png" }); // docs/guide.md
   await receiverContext.close();
 });

@@ -1,12 +1,19 @@
-import { expect, test } from "@playwright/test";
+import { expect, type Page, test } from "@playwright/test";
 
 // The app shell (issue 2): every panel renders events pushed into the one log, hostile
 // strings render inert as text, and the layout holds at 1280×720 and 1920×1080.
-// These tests don't need the guest: they push events into the log directly.
+// These tests don't need the guest: they push events into the log directly. One page for
+// the file (the guest boots once in the background).
+test.describe.configure({ mode: "serial" });
 
-test.beforeEach(async ({ page }) => {
+let page: Page;
+test.beforeAll(async ({ browser }) => {
+  page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
   await page.goto("./");
   await page.waitForFunction(() => window.__tab !== undefined);
+});
+test.afterAll(async () => {
+  await page?.close();
 });
 
 const panels = [
@@ -62,7 +69,7 @@ const panels = [
 ] as const;
 
 for (const { id, event, text } of panels) {
-  test(`the ${id} panel renders an event pushed into the log`, async ({ page }) => {
+  test(`the ${id} panel renders an event pushed into the log`, async () => {
     await page.evaluate((e) => window.__tab?.log.append(e as never), event);
     await page.locator(`[data-tab="${id}"]`).click();
     const panel = page.locator(`#panel-${id}`);
@@ -71,7 +78,7 @@ for (const { id, event, text } of panels) {
   });
 }
 
-test("a hostile registry-like string renders inert, as text", async ({ page }) => {
+test("a hostile registry-like string renders inert, as text", async () => {
   const hostile = "<img src=x onerror=alert(1)>\x1b[31m";
   let dialogs = 0;
   page.on("dialog", (d) => {
@@ -103,26 +110,30 @@ test("a hostile registry-like string renders inert, as text", async ({ page }) =
   expect(dialogs).toBe(0);
 });
 
-test("the filter box narrows a panel and the clear button empties it", async ({ page }) => {
+test("the filter box narrows a panel and the clear button empties it", async () => {
   await page.evaluate(() => {
-    for (const name of ["alpha.example", "beta.example", "gamma.example"])
+    for (const name of ["alpha.filter.example", "beta.filter.example", "gamma.filter.example"])
       window.__tab?.log.append({ kind: "wire.dns", name, type: "A", answer: "REFUSED" });
   });
   const panel = page.locator("#panel-wire");
-  await expect(panel.locator("tbody tr").filter({ hasText: "REFUSED" })).toHaveCount(3);
-  await panel.getByLabel("Filter Wire events").fill("beta");
-  await expect(panel.locator("tbody tr:visible").filter({ hasText: "REFUSED" })).toHaveCount(1);
+  await page.locator('[data-tab="wire"]').click();
+  await expect(panel.locator("tbody tr").filter({ hasText: "filter.example" })).toHaveCount(3);
+  await panel.getByLabel("Filter Wire events").fill("beta.filter");
+  await expect(panel.locator("tbody tr:visible").filter({ hasText: "filter.example" })).toHaveCount(1);
+  await panel.getByLabel("Filter Wire events").fill("");
   await panel.getByRole("button", { name: "Clear" }).click();
-  await expect(panel.locator("tbody tr").filter({ hasText: "example" })).toHaveCount(0);
+  await expect(panel.locator("tbody tr").filter({ hasText: "filter.example" })).toHaveCount(0);
 });
 
-test("keyboard: arrow keys move between panel tabs", async ({ page }) => {
+test("keyboard: arrow keys move between panel tabs", async () => {
   await page.locator('[data-tab="wire"]').focus();
   await page.keyboard.press("ArrowRight");
   await expect(page.locator('[data-tab="proxy"]')).toHaveAttribute("aria-selected", "true");
   await expect(page.locator('[data-tab="proxy"]')).toBeFocused();
   await page.keyboard.press("End");
-  await expect(page.locator('[data-tab="kernel"]')).toHaveAttribute("aria-selected", "true");
+  await expect(page.locator("[data-tab]").last()).toHaveAttribute("aria-selected", "true");
+  await page.keyboard.press("ArrowLeft");
+  await expect(page.locator("[data-tab]").last()).toHaveAttribute("aria-selected", "false");
   await page.keyboard.press("Alt+1");
   await expect(page.locator('[data-tab="wire"]')).toHaveAttribute("aria-selected", "true");
 });
@@ -131,7 +142,7 @@ for (const size of [
   { width: 1280, height: 720 },
   { width: 1920, height: 1080 },
 ]) {
-  test(`the layout holds at ${size.width}×${size.height}`, async ({ page }, info) => {
+  test(`the layout holds at ${size.width}×${size.height}`, async () => {
     await page.setViewportSize(size);
     const terminal = await page.locator("#terminal").boundingBox();
     const panelsBox = await page.locator(".panels-box").boundingBox();
@@ -145,6 +156,6 @@ for (const size of [
     expect(terminal.height).toBeGreaterThan(size.height * 0.5);
     const scrollWidth = await page.evaluate(() => document.documentElement.scrollWidth);
     expect(scrollWidth).toBeLessThanOrEqual(size.width);
-    await page.screenshot({ path: info.outputPath(`layout-${size.width}x${size.height}.png`) });
+    await page.screenshot({ path: test.info().outputPath(`layout-${size.width}x${size.height}.png`) });
   });
 }

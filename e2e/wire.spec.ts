@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { openPlayground, type Playground, runInGuest } from "./support/guest";
+import { BOOT_TIMEOUT_MS, openPlayground, type Playground, runInGuest } from "./support/guest";
 
 // Issue 4: real guest programs hold TCP conversations with the page over the in-page
 // TCP/IP peer (src/net), and every frame is accounted for in the Wire panel.
@@ -10,7 +10,7 @@ const EIGHT_MB = 8 * 1024 * 1024;
 
 let pg: Playground;
 test.beforeAll(async ({ browser }) => {
-  test.setTimeout(180_000);
+  test.setTimeout(BOOT_TIMEOUT_MS);
   pg = await openPlayground(browser);
   // A small HTTP responder on the page side of the wire, for this test only: PUT answers the
   // sha256 of the body it received; GET /blob/N answers N deterministic bytes.
@@ -138,7 +138,7 @@ test("8 MB page→guest over real TCP arrives intact (sha256 compared)", async (
 });
 
 test("32 concurrent guest connections all complete", async () => {
-  test.setTimeout(180_000);
+  test.setTimeout(BOOT_TIMEOUT_MS);
   const { output } = await runInGuest(
     pg.page,
     `for i in $(seq 32); do curl -sS --noproxy '*' -o /tmp/c$i http://10.0.2.2:${TEST_PORT}/blob/2000 & done; wait; ls /tmp/c* | wc -l; cat /tmp/c* | wc -c`,

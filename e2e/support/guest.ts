@@ -4,6 +4,9 @@ import type { Browser, BrowserContext, Page } from "@playwright/test";
  * Helpers for tests that boot the real guest. Boot once per test file (a shared page in
  * `beforeAll`), never once per test, so the suite stays fast as it grows.
  */
+/** How long a file's one boot may take: generous, because CI machines can be busy. */
+export const BOOT_TIMEOUT_MS = 360_000;
+
 export interface Playground {
   context: BrowserContext;
   page: Page;
