@@ -6,6 +6,7 @@ import { bootGuest, type Guest } from "./emulator/boot";
 import { GuestImageError, loadGuestImages } from "./emulator/images";
 import { dropSnapshot, loadSnapshot, saveSnapshot, snapshotKey } from "./emulator/snapshots";
 import { mountFeatures } from "./features";
+import { vaultHandlers } from "./features/vault";
 import { parseGuestLine } from "./guest-lines";
 import { writeShareFile } from "./guest-share";
 import { createLayout, type Layout } from "./layout";
@@ -122,7 +123,7 @@ export async function startPlayground(container: HTMLElement): Promise<Playgroun
       });
       handle.guest = guest;
       if (!v86Fetch) {
-        network = connectPageNetwork({ bus: guest.bus, log, policy, ca });
+        network = connectPageNetwork({ bus: guest.bus, log, policy, ca, handlers: vaultHandlers(log) });
         handle.network = network;
       }
       term.onInput((text) => guest.console.type(text));

@@ -1,4 +1,56 @@
+import sgitScript from "../../../guest/sgit?raw";
+import { utf8 } from "../../bytes";
+import type { EventLog } from "../../log";
+import type { OwnHandlers } from "../../proxy";
+import { writeShareFile } from "../guest-share";
+import { DEMO_VAULT_ID, ensureDemoVault } from "../vault-demo";
+import { mountVaultScenario, SGIT } from "../vault-scenario";
+import { pageVaultService } from "../vault-service";
 import type { FeatureContext } from "./context";
 
-/** The vault feature's page side: not built yet (see its issue); mounting it does nothing. */
-export function mount(_ctx: FeatureContext): void {}
+/**
+ * The proxy's `/v0/vault/{grant,pull,push}` endpoints for the page's network. The playground
+ * passes them to `connectPageNetwork({ …, handlers: vaultHandlers(log) })`; they share the
+ * one vault service (KMS + encrypted storage) that `mount` uses.
+ */
+export function vaultHandlers(log: EventLog): OwnHandlers {
+  return pageVaultService(log).handlers;
+}
+
+/**
+ * The vault feature (seed 004 row 8): the in-page KMS and vault, the guest client delivered
+ * into the 9p share as /mnt/tab/bin/sgit (so the guest image does not change), the demo
+ * vault, and the row-8 button in the scenario bar.
+ */
+export function mount(ctx: FeatureContext): void {
+  const service = pageVaultService(ctx.log);
+  const delivered = ctx.guest.then((guest) => writeShareFile(guest, "bin/sgit", utf8(sgitScript)));
+  delivered.catch((error: unknown) => {
+    ctx.log.append({
+      kind: "note",
+      level: "warning",
+      source: "vault",
+      message: `could not put sgit into the share: ${(error as Error).message}`,
+    });
+  });
+  const createDemoVault = () => ensureDemoVault(service, ctx.policy);
+  const scenario = mountVaultScenario({
+    bar: ctx.layout.scenarioBar,
+    guest: ctx.guest,
+    log: ctx.log,
+    prepare: async () => {
+      await delivered;
+      await createDemoVault();
+    },
+    selectPanel: (id) => ctx.selectPanel(id),
+  });
+  ctx.expose("vault", {
+    vaultId: DEMO_VAULT_ID,
+    sgit: SGIT,
+    /** Puts the demo vault on the policy and seeds it (idempotent). */
+    createDemoVault,
+    /** Resolves once /mnt/tab/bin/sgit is in the share. */
+    ready: () => delivered,
+    runScenario: () => scenario.run(),
+  });
+}
