@@ -48,7 +48,7 @@ export async function startPlayground(container: HTMLElement): Promise<Playgroun
 
   const policy = createPolicyHolder(DEFAULT_POLICY, log);
   void policy.replace(DEFAULT_POLICY, "default policy");
-  const policyEditor = createPolicyEditor(policy);
+  const policyEditor = createPolicyEditor(policy, log);
   let network: PageNetwork | null = null;
   const wireCounters = createWireCounters(() => network?.peer.counters ?? null);
   const panels = createPanels(log, { policy: policyEditor.element, wire: wireCounters });

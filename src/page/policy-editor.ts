@@ -1,3 +1,4 @@
+import type { EventLog } from "../log";
 import { DEFAULT_POLICY_TEXT, type PolicyHolder, policyHash } from "../policy";
 import { h } from "./dom";
 
@@ -8,6 +9,7 @@ import { h } from "./dom";
  */
 export function createPolicyEditor(
   holder: PolicyHolder,
+  log: EventLog,
   initialText = DEFAULT_POLICY_TEXT,
 ): { element: HTMLElement; text(): string; setText(text: string): Promise<void> } {
   const editor = h("textarea", {
@@ -43,6 +45,16 @@ export function createPolicyEditor(
   });
   applied = initialText;
   void showHash();
+  // A policy applied from elsewhere (a share link, the vault demo) replaces the text shown.
+  log.subscribe((e) => {
+    if (e.kind !== "policy.change" || e.source === "policy panel") return;
+    const text = `${JSON.stringify(holder.current(), null, 2)}\n`;
+    editor.value = text;
+    applied = text;
+    status.className = "policy-status valid";
+    status.textContent = `applied from ${e.source}`;
+    hash.textContent = `sha256 ${e.newHash}`;
+  });
   status.className = "policy-status valid";
   status.textContent = "valid: the default policy";
 
