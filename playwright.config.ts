@@ -45,7 +45,9 @@ export default defineConfig({
     },
   ],
   webServer: {
-    command: `npx vite build --logLevel warn && npx vite preview --port ${port} --strictPort`,
+    // Each port builds into its own folder and serves it with a plain static server, so
+    // runs on different ports never share a build (and it is served as any static host would).
+    command: `npx vite build --logLevel warn --outDir .e2e/dist-${port} --emptyOutDir && node scripts/serve-static.mjs .e2e/dist-${port} ${port}`,
     url: `http://127.0.0.1:${port}/`,
     reuseExistingServer: !process.env.CI,
     timeout: 180_000,
