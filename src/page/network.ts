@@ -28,7 +28,8 @@ export interface PageNetworkOptions {
 export function connectPageNetwork(options: PageNetworkOptions): PageNetwork {
   const { log } = options;
   const peer = createNetworkPeer({ link: connectV86Link(options.bus), log });
-  const terminator = createTlsTerminator({ ca: options.ca, log });
+  // Generous: an emulated guest on a busy machine can take many seconds for its side of the handshake.
+  const terminator = createTlsTerminator({ ca: options.ca, log, handshakeTimeoutMs: 60_000 });
   const ownHost = `${peer.config.peerIp}:${PROXY_PORT}`;
   const proxy = createProxy({
     policy: () => options.policy.current(),
