@@ -54,6 +54,22 @@ test("typing in the terminal reaches the guest", async () => {
   await page.waitForFunction(() => /typed-42/.test(window.__tab?.guest?.console.text ?? ""));
 });
 
+test("a terminal resize reaches the guest: stty size follows xterm's rows and columns", async () => {
+  const page = pg.page;
+  const before = await page.evaluate(() => window.__tab!.terminalSize());
+  await page.setViewportSize({ width: 1920, height: 1080 });
+  await page.waitForFunction((cols) => window.__tab!.terminalSize().cols !== cols, before.cols);
+  const after = await page.evaluate(() => window.__tab!.terminalSize());
+  // The prompt applies the size, so the command after the next prompt sees it.
+  await expect
+    .poll(async () => {
+      await runInGuest(page, "true");
+      return (await runInGuest(page, "stty size")).output.trim();
+    })
+    .toBe(`${after.rows} ${after.cols}`);
+  await page.setViewportSize({ width: 1280, height: 720 });
+});
+
 test("a reload restores the saved state and the restored guest answers a command", async () => {
   test.setTimeout(BOOT_TIMEOUT_MS);
   const page = pg.page;

@@ -238,6 +238,7 @@ build_rootfs() {
   install -m 0755 "$WORK"/bin/* usr/bin/
   install -m 0755 "$HERE/rootfs/init" init
   cp -a "$HERE/rootfs/etc/." etc/
+  install -m 0755 "$HERE"/rootfs/usr/bin/* usr/bin/
   cd - >/dev/null
 }
 # newc cpio, uncompressed, owned by root, fixed mtimes, sorted: written by the kernel's own

@@ -27,6 +27,8 @@ export interface PlaygroundHandle {
   policy: PolicyHolder;
   layout: Layout;
   scenarios: ScenarioBar;
+  /** The terminal's size in character cells. */
+  terminalSize(): { cols: number; rows: number };
   /** What features exposed for tests (`ctx.expose`). */
   features: Record<string, unknown>;
   /** Resolves once the guest is ready (or rejects with the boot error). */
@@ -70,7 +72,17 @@ export async function startPlayground(container: HTMLElement): Promise<Playgroun
     selectPanel: (id) => tabs.select(id),
   });
   guestReady.catch(() => undefined); // reported on the log and in the boot bar
-  const handle: PlaygroundHandle = { log, guest: null, network: null, policy, layout, scenarios, guestReady, features: {} };
+  const handle: PlaygroundHandle = {
+    log,
+    guest: null,
+    network: null,
+    policy,
+    layout,
+    scenarios,
+    guestReady,
+    features: {},
+    terminalSize: () => ({ cols: term.terminal.cols, rows: term.terminal.rows }),
+  };
   window.__tab = handle;
 
   mountFeatures({
@@ -135,6 +147,12 @@ export async function startPlayground(container: HTMLElement): Promise<Playgroun
       // The guest reads the CA from the share on every TLS connection (guest/README.md),
       // so a restored state trusts the CA this page holds now.
       await writeShareFile(guest, "tls/ca.pem", utf8(ca.certPem));
+      // The serial console cannot carry the terminal's size: the guest's prompt reads it from
+      // the share (guest/rootfs/usr/bin/tab-winsize).
+      const tellSize = (cols: number, rows: number) =>
+        void writeShareFile(guest, "winsize", utf8(`${rows} ${cols}\n`)).catch(() => undefined);
+      tellSize(term.terminal.cols, term.terminal.rows);
+      term.onResize(tellSize);
       if (state) guest.console.type("\n");
       else if (!v86Fetch) {
         // Save the booted state so the next visit starts in about a second.
