@@ -1,4 +1,46 @@
+import type { LogEvent } from "../../log";
+import { pageCas } from "../cache-instance";
+import { createEventPanel, type Row } from "../panels";
+import { createSkillsView } from "../skills-panel";
+import { createCasBlobStore, createIdbHandleStore } from "../skills-stores";
 import type { FeatureContext } from "./context";
 
-/** The skills feature's page side: not built yet (see its issue); mounting it does nothing. */
-export function mount(_ctx: FeatureContext): void {}
+/**
+ * Skills' page side (issue 8, seed 002): a Skills panel to search a registry, acquire a skill
+ * behind a handle (bytes in the CAS, records in their own IndexedDB table) and read its
+ * provenance; the text itself only in the separate inspection view.
+ */
+export function mount(ctx: FeatureContext): void {
+  const store = createCasBlobStore(pageCas(ctx.log));
+  const handles = createIdbHandleStore();
+  const fetch = (url: string, init: RequestInit) => globalThis.fetch(url, init);
+  const view = createSkillsView({ log: ctx.log, fetch, store, handles });
+  ctx.addPanel(
+    createEventPanel(
+      {
+        id: "skills",
+        title: "Skills",
+        kinds: ["skills.step"],
+        columns: ["verdict", "step", "id", "handle", "detail"],
+        row: skillsRow,
+        header: view,
+      },
+      ctx.log,
+    ),
+  );
+  ctx.expose("skills", { store, handles });
+}
+
+function skillsRow(e: LogEvent): Row | null {
+  if (e.kind !== "skills.step") return null;
+  return {
+    tone: e.allowed ? "ok" : "refused",
+    cells: [`${e.allowed ? "✓" : "✗"} ${e.code}`, e.step, e.id, e.handle ?? "", e.detail],
+    details: [
+      ["reason", e.reason],
+      ["by", e.by],
+      ...(e.url ? ([["url", e.url]] as [string, string][]) : []),
+      ...(e.sha256 ? ([["sha256", e.sha256]] as [string, string][]) : []),
+    ],
+  };
+}
