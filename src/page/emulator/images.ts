@@ -25,7 +25,11 @@ export function parseSha256Sums(text: string): Map<string, string> {
   return sums;
 }
 
-async function fetchWithProgress(url: string, signal: AbortSignal, onProgress: (loaded: number, total: number) => void): Promise<Uint8Array> {
+async function fetchWithProgress(
+  url: string,
+  signal: AbortSignal,
+  onProgress: (loaded: number, total: number) => void,
+): Promise<Uint8Array> {
   let response: Response;
   try {
     response = await fetch(url, { signal });
