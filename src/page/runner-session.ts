@@ -1,0 +1,183 @@
+import { utf8 } from "../bytes";
+import type { Cas } from "../cas";
+import type { EventLog } from "../log";
+import {
+  createFixtureFetch,
+  createHttpLocalFiles,
+  createMemoryLocalFiles,
+  type Resolution,
+  readOrgConfig,
+  redact,
+  resolveHarness,
+} from "../resolver";
+import { type Guest, PROMPT } from "./emulator/boot";
+import { writeShareFile } from "./guest-share";
+import { RUNNER_DEMO_FILES, RUNNER_DEMO_HARNESS, RUNNER_DEMO_REPO } from "./runner-demo";
+import { parseRunnerLine, type RunnerLine, runnerLineEvent, runOutcome } from "./runner-lines";
+import { buildRunPlan, GUEST_HOST_ENV, type PreflightPlan } from "./runner-plan";
+import { RUNNER_SCRIPTS } from "./runner-scripts";
+
+/** What `run()` accepts (the button passes nothing: the demo, or `?harness=`). */
+export interface RunOptions {
+  /** "demo" (default), a path in the sample bundle (`/.fullsend/harness/demo.yaml`), or a pinned https URL. */
+  harness?: string;
+  steps?: readonly string[];
+  /** An existing guest directory under /tmp to work in; default: the delivered repo, copied. */
+  workspace?: string;
+  repo?: Readonly<Record<string, string>>;
+  /** Extra host environment for `${VAR}` expansion (credentials in it are refused, never passed). */
+  env?: Readonly<Record<string, string>>;
+  /** Replaces the harness's preflight_check (null: none). */
+  preflight?: string | null;
+  /** How long to wait for the runner's outcome line (default: 15 minutes). */
+  timeoutMs?: number;
+}
+
+export interface RunResult {
+  id: string;
+  harness: string;
+  outcome: "ok" | "failed";
+  stage: string;
+  status: number;
+  /** The step lines the guest printed for this run (quotes excluded). */
+  lines: RunnerLine[];
+  delivered: { path: string; sha256: string }[];
+  preflight: PreflightPlan["kind"];
+  command: string;
+}
+
+export interface RunnerDeps {
+  log: EventLog;
+  cas: Cas;
+  guest: Promise<Guest>;
+  /** Random run ids; injected so nothing reaches for a global. */
+  randomId(): string;
+}
+
+const SOURCE = "runner";
+
+/** Resolves the harness to run: the runner demo from memory, the sample bundle, or a pinned URL. */
+async function resolveFor(deps: RunnerDeps, ref: string): Promise<Resolution> {
+  const { cas, log } = deps;
+  if (ref === "demo") return resolveHarness({ cas, log, harness: RUNNER_DEMO_HARNESS, local: createMemoryLocalFiles(RUNNER_DEMO_FILES) });
+  const bundle = createHttpLocalFiles({ root: new URL("samples/", location.href).href, fetch: (u, i) => fetch(u, i) });
+  const org = await readOrgConfig(bundle, "/.fullsend/config.yaml");
+  const orgConfig = org.ok ? org.config : null;
+  if (ref.startsWith("https://")) return resolveHarness({ cas, log, orgConfig, harness: ref, fetch: (u, i) => fetch(u, i) });
+  return resolveHarness({ cas, log, orgConfig, harness: ref, local: bundle, fetch: createFixtureFetch(bundle, "/fixtures") });
+}
+
+/**
+ * One agent run: resolve, deliver over the 9p share (logged with hashes), type the runner's
+ * command into the guest so the user sees what ran, and turn its step lines into log events.
+ */
+export async function runAgent(deps: RunnerDeps, options: RunOptions = {}): Promise<RunResult> {
+  const { log } = deps;
+  const harnessRef = options.harness ?? "demo";
+  const id = `run-${deps.randomId()}`;
+  const env = { ...GUEST_HOST_ENV, ...(options.env ?? {}) };
+  const scrub = (text: string) => redact(text, env);
+  const failed = (stage: string, message: string): RunResult => {
+    log.append({ kind: "note", level: "error", source: SOURCE, message: `${id}: ${scrub(message)}` });
+    log.append({ kind: "scenario", id, phase: "failed", message: scrub(message) });
+    return { id, harness: harnessRef, outcome: "failed", stage, status: 1, lines: [], delivered: [], preflight: "none", command: "" };
+  };
+
+  log.append({ kind: "scenario", id, phase: "start", message: `run agent: resolving ${harnessRef}` });
+  const guest = await deps.guest;
+  const resolution = await resolveFor(deps, harnessRef);
+  if (!resolution.ok) return failed("resolve", `the harness did not resolve: ${resolution.error?.code} ${resolution.error?.reason ?? ""}`);
+
+  const planned = await buildRunPlan({
+    id,
+    resolution,
+    read: async (sha256) => {
+      const got = await deps.cas.get(sha256);
+      return got.status === "hit" ? got.bytes : null;
+    },
+    repo: options.repo ?? RUNNER_DEMO_REPO,
+    env,
+    ...(options.steps ? { steps: options.steps } : {}),
+    ...(options.workspace ? { workspace: options.workspace } : {}),
+    ...(options.preflight !== undefined ? { preflight: options.preflight } : {}),
+  });
+  if (!planned.ok) return failed("plan", planned.reason);
+  const plan = planned.plan;
+
+  if (plan.preflight.kind === "refused") {
+    const v = plan.preflight.verdict;
+    log.append({
+      kind: "note",
+      level: "error",
+      source: SOURCE,
+      message: `${id}: preflight_check refused (${v.code}, by ${v.by}): ${scrub(v.reason)}`,
+    });
+  }
+
+  // Delivery: the runner scripts, then the run's files; every one logged with its hash.
+  for (const [path, text] of Object.entries(RUNNER_SCRIPTS)) await writeShareFile(guest, path, utf8(text));
+  for (const file of plan.files) await writeShareFile(guest, `${plan.dir}/${file.path}`, file.bytes);
+  for (const file of plan.files.filter((f) => f.field !== null || f.path === "harness.json" || f.path === "manifest.sha256"))
+    log.append({
+      kind: "note",
+      level: "info",
+      source: SOURCE,
+      message: `${id}: delivered /mnt/tab/${plan.dir}/${file.path} sha256=${file.sha256} (${file.bytes.length} bytes${file.field ? `, ${file.field}` : ""})`,
+    });
+  log.append({
+    kind: "note",
+    level: "info",
+    source: SOURCE,
+    message: `${id}: delivered ${plan.files.length} files (steps from ${plan.stepsSource}, preflight ${plan.preflight.kind}); running ${plan.command}`,
+  });
+
+  const lines: RunnerLine[] = [];
+  let settle!: (line: RunnerLine) => void;
+  const outcomeLine = new Promise<RunnerLine>((resolve) => {
+    settle = resolve;
+  });
+  let started = false;
+  const stop = guest.console.onLine((raw) => {
+    const line = parseRunnerLine(raw);
+    if (!line) return;
+    if (line.fields.step === "start") started = line.fields.run === id;
+    if (!started) return;
+    const event = runnerLineEvent(line, scrub);
+    if (event) log.append(event);
+    if (line.quote === null) lines.push(line);
+    if (runOutcome(line)) settle(line);
+  });
+  try {
+    const mark = guest.console.mark;
+    guest.console.type(`${plan.command}\n`);
+    const timeoutMs = options.timeoutMs ?? 15 * 60_000;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const last = await Promise.race([
+      outcomeLine,
+      new Promise<null>((resolve) => {
+        timer = setTimeout(() => resolve(null), timeoutMs);
+      }),
+    ]);
+    clearTimeout(timer);
+    if (last === null) return failed("timeout", `no outcome from the guest within ${Math.round(timeoutMs / 1000)} s`);
+    await guest.console.waitFor(PROMPT, mark + plan.command.length);
+    const outcome = runOutcome(last)!;
+    log.append({
+      kind: "scenario",
+      id,
+      phase: outcome.outcome === "ok" ? "done" : "failed",
+      message: `outcome=${outcome.outcome} stage=${outcome.stage} status=${outcome.status}`,
+    });
+    return {
+      id,
+      harness: harnessRef,
+      ...outcome,
+      lines,
+      delivered: plan.files.map((f) => ({ path: f.path, sha256: f.sha256 })),
+      preflight: plan.preflight.kind,
+      command: plan.command,
+    };
+  } finally {
+    stop();
+  }
+}
