@@ -1,30 +1,42 @@
-import { readFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import { parseArgs } from "node:util";
 import { createEventLog } from "../../log";
 import { DEFAULT_POLICY, loadPolicy, type Policy, policyHash } from "../../policy";
 import { createProxy, type EgressProxy } from "../../proxy";
+import { caPem, createSessionCa, createTlsTerminator, type SessionCa, tlsTunnelHook } from "../../tls";
 import type { Command } from "../main";
 import { socketStream } from "../proxy-socket";
 import { createNodeUpstream } from "../proxy-upstream";
 
 /**
  * `npx tab proxy`: the page's proxy core on a real socket, so a verdict can be reproduced
- * with curl and in CI. One JSON line per decision on stdout; the startup line on stderr.
+ * with curl and in CI. Like the page, it terminates TLS inside CONNECT with a per-session CA
+ * (issue 6), so SNI and Host are checked and the CLI is the TLS client upstream. One JSON
+ * line per decision (proxy.decision, tls.session, tls.verdict) on stdout; the startup lines on stderr.
  */
 
+const LOGGED_KINDS = new Set(["proxy.decision", "tls.session", "tls.verdict"]);
+
 const USAGE = [
-  "npx tab proxy [--policy FILE] [--port 3128] [--host 127.0.0.1] [--cors-relay URL]",
+  "npx tab proxy [--policy FILE] [--port 3128] [--host 127.0.0.1] [--ca-out FILE] [--cors-relay URL]",
   "",
   "  --policy FILE     a policy in YAML or JSON (default: the page's default policy)",
   "  --port N          port to listen on; 0 picks a free one (printed on stderr)",
   "  --host ADDR       address to listen on (default 127.0.0.1)",
+  "  --ca-out FILE     write this session's CA certificate (PEM) to FILE, for curl --cacert",
   "  --cors-relay URL  a CORS relay for upstreams a browser could not read ({url} is replaced)",
   "  --allow-private-for-tests ADDR[,ADDR]",
   "                    TEST ONLY: let these private addresses (e.g. 127.0.0.1) be upstreams.",
   "                    Never use it outside tests: it reopens the SSRF hole private-address closes.",
   "",
-  "Use it with curl: curl -x http://127.0.0.1:3128 https://api.github.com/zen",
+  "CONNECT tunnels are terminated here with a CA created for this session (a new one each",
+  "start; the key never leaves the process). The client must trust it; the CLI itself is",
+  "the TLS client upstream, verifying with Node's CA store (NODE_EXTRA_CA_CERTS adds to it).",
+  "",
+  "Use it with curl:",
+  "  npx tab proxy --ca-out /tmp/tab-ca.pem",
+  "  curl --cacert /tmp/tab-ca.pem -x http://127.0.0.1:3128 https://api.github.com/zen",
 ].join("\n");
 
 export const command: Command = {
@@ -60,12 +72,23 @@ export const command: Command = {
     if (allowPrivate.size > 0)
       process.stderr.write(`tab proxy: TEST ONLY: private upstream addresses allowed: ${[...allowPrivate].join(", ")}\n`);
 
+    let ca: SessionCa;
+    try {
+      ca = await createSessionCa();
+      if (values["ca-out"]) await writeFile(values["ca-out"], caPem(ca), { mode: 0o644 });
+    } catch (error) {
+      process.stderr.write(`tab proxy: cannot create or write the session CA: ${(error as Error).message}\n`);
+      return 1;
+    }
+
     const log = createEventLog();
     log.subscribe((event) => {
-      if (event.kind === "proxy.decision") process.stdout.write(`${JSON.stringify(event)}\n`);
+      if (LOGGED_KINDS.has(event.kind)) process.stdout.write(`${JSON.stringify(event)}\n`);
     });
     const upstream = createNodeUpstream({ allowPrivate });
     let proxy: EgressProxy | null = null;
+    // allowHalfOpen: a client that half-closes after its request (curl, openssl s_client) must
+    // still get the reply and the TLS close_notify; by default Node would end our side too.
     const server = createServer({ allowHalfOpen: true }, (socket) => {
       if (!proxy) return socket.destroy();
       socket.on("error", () => undefined); // reported through the stream; never crash the server
@@ -90,8 +113,10 @@ export const command: Command = {
       clock: Date.now,
       log,
       ownHost: [`${shownHost}:${boundPort}`, `localhost:${boundPort}`],
+      tunnel: tlsTunnelHook(createTlsTerminator({ ca, log })),
       ...(values["cors-relay"] ? { corsRelay: values["cors-relay"] } : {}),
     });
+    process.stderr.write(`tab proxy: session CA sha256 ${ca.fingerprint}${values["ca-out"] ? ` written to ${values["ca-out"]}` : ""}\n`);
     process.stderr.write(`tab proxy listening on http://${shownHost}:${boundPort} (policy sha256 ${await policyHash(policy)})\n`);
 
     await new Promise<void>((resolve) => {
@@ -117,6 +142,7 @@ function parse(args: string[]) {
       port: { type: "string" },
       host: { type: "string" },
       "cors-relay": { type: "string" },
+      "ca-out": { type: "string" },
       "allow-private-for-tests": { type: "string" },
     },
     strict: true,

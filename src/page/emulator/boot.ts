@@ -77,7 +77,12 @@ export function bootGuest(options: BootOptions): Guest {
     disable_keyboard: true,
     disable_mouse: true,
     disable_speaker: true,
-    net_device: { type: "virtio", ...(options.relayUrl ? { relay_url: options.relayUrl } : {}) },
+    // With v86's own backend, its virtual router takes the addresses the guest is built with
+    // (static 10.0.2.15/24 via 10.0.2.2), so ARP, DNS and DHCP answers agree with the guest.
+    net_device: {
+      type: "virtio",
+      ...(options.relayUrl ? { relay_url: options.relayUrl, router_ip: "10.0.2.2", vm_ip: "10.0.2.15" } : {}),
+    },
     filesystem: {},
     preserve_mac_from_state_image: true,
     ...(options.state ? { initial_state: { buffer: options.state } } : {}),
