@@ -51,24 +51,13 @@ export interface ResolverSession {
 }
 
 /**
- * The bundle's file URL as static servers find it. `createHttpLocalFiles` escapes each path
- * segment with encodeURIComponent, so a recording named `…__query=recursive=1` is asked for as
- * `…__query%3Drecursive%3D1`; Vite's preview server (sirv) decodes paths with decodeURI, which
- * keeps `%3D`, and answers its SPA fallback instead. `=`, `:`, `@` and `,` are legal unescaped
- * in a path segment (RFC 3986 pchar), so un-escaping them names the same file everywhere.
- */
-export function bundleRequestUrl(url: string): string {
-  return url.replace(/%(3D|3A|40|2C)/gi, (escaped) => decodeURIComponent(escaped));
-}
-
-/**
  * The page's resolver: the sample bundle as local files, the bundle's config.yaml as the org
  * allowlist, recordings or the real fetch, and the shared CAS. Runs are serialized so the
  * Resolver panel's tree always belongs to one run.
  */
 export function createResolverSession(options: ResolverSessionOptions): ResolverSession {
   const { cas, log } = options;
-  const bundle = createHttpLocalFiles({ root: options.bundleRoot, fetch: (url, init) => fetch(bundleRequestUrl(url), init) });
+  const bundle = createHttpLocalFiles({ root: options.bundleRoot, fetch: (url, init) => fetch(url, init) });
   const recorded = createFixtureFetch(bundle, FIXTURES_ROOT);
   let orgConfig: Promise<OrgConfig | null> | null = null;
   let queue: Promise<unknown> = Promise.resolve();

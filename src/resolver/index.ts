@@ -4,7 +4,14 @@ export { type ContentKind, checkContent, parseFrontmatter, parseYamlMapping } fr
 export { type FetchLike, type FetchOutcome, fetchGuarded } from "./fetcher";
 export { createFixtureFetch, fixturePath } from "./fixtures";
 export { GithubTree, type GithubTreeRef, gitBlobSha1, parseGithubTreeUrl, rawFileUrl, selectTreeFiles, treesApiUrl } from "./github";
-export { createHttpLocalFiles, createMemoryLocalFiles, type HttpLocalFilesOptions, type LocalEntry, type LocalFiles } from "./local-files";
+export {
+  createHttpLocalFiles,
+  createMemoryLocalFiles,
+  encodePathSegment,
+  type HttpLocalFilesOptions,
+  type LocalEntry,
+  type LocalFiles,
+} from "./local-files";
 export { buildLockFile, type LockDependency, LockFile, lockedPins, parseLockFile, renderLockFile } from "./lock";
 export { pinOfLocal } from "./obtain";
 export { readOrgConfig } from "./org-config";

@@ -65,12 +65,21 @@ export interface HttpLocalFilesOptions {
  * A bundle on the page's own origin as local files: the page's sample harness under
  * public/samples. Paths map to `root + path`; a path can never climb above the root.
  */
+/**
+ * Percent-encodes one path segment but keeps the sub-delimiters RFC 3986 allows in a path
+ * (`=`, `:`, `@`, `,`) as they are: recordings are named `…__query=recursive=1`, and some
+ * static servers do not decode `%3D` back to `=`.
+ */
+export function encodePathSegment(segment: string): string {
+  return encodeURIComponent(segment).replace(/%(3D|3A|40|2C)/gi, (escaped) => decodeURIComponent(escaped));
+}
+
 export function createHttpLocalFiles(options: HttpLocalFilesOptions): LocalFiles {
   const root = options.root.endsWith("/") ? options.root : `${options.root}/`;
   let listing: Promise<string[]> | null = options.files ? Promise.resolve(options.files.map(normalizePath)) : null;
   const urlOf = (path: string) => {
     const normal = normalizePath(`/${path}`);
-    return new URL(normal.slice(1).split("/").map(encodeURIComponent).join("/"), root).href;
+    return new URL(normal.slice(1).split("/").map(encodePathSegment).join("/"), root).href;
   };
   async function loadListing(): Promise<string[]> {
     const response = await options.fetch(new URL("index.json", root).href, { credentials: "same-origin" });
