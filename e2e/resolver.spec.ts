@@ -103,6 +103,28 @@ test("the CAS contract (src/cas/contract.ts) passes against the real IndexedDB s
   expect(results.filter((r) => !r.ok)).toEqual([]);
 });
 
+test("a large entry is hashed off the main thread (a Comlink worker) and cached under the right sha256", async () => {
+  const result = await page.evaluate(async () => {
+    const resolver = window.__tab?.features.resolver as {
+      cas: { put(bytes: Uint8Array): Promise<string>; get(sha: string): Promise<{ status: string }> };
+      digest: { hashed: { inline: number; worker: number } };
+    };
+    const bytes = new Uint8Array(2 * 1024 * 1024);
+    for (let i = 0; i < bytes.length; i++) bytes[i] = (i * 31) & 0xff;
+    const expected = Array.from(new Uint8Array(await crypto.subtle.digest("SHA-256", bytes)), (b) => b.toString(16).padStart(2, "0")).join(
+      "",
+    );
+    const before = resolver.digest.hashed.worker;
+    const sha = await resolver.cas.put(bytes);
+    const read = await resolver.cas.get(sha);
+    return { sha, expected, viaWorker: resolver.digest.hashed.worker - before, status: read.status };
+  });
+  expect(result.sha).toBe(result.expected);
+  expect(result.status).toBe("hit");
+  // put hashes once, get re-hashes once: both in the worker.
+  expect(result.viaWorker).toBeGreaterThanOrEqual(2);
+});
+
 test("nothing is resolved on first load without ?harness (first load stays light)", async () => {
   expect(await page.evaluate(() => window.__tab?.log.ofKind("resolver.run").length)).toBe(0);
   await expect(page.getByTestId("resolve-status")).toHaveText("nothing resolved yet");

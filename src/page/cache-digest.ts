@@ -10,7 +10,10 @@ export const WORKER_DIGEST_THRESHOLD = 1024 * 1024;
  * large ones (a 5 MiB skill directory re-hashed on every read would otherwise stall the
  * page). The worker starts on first use; if it cannot start, hashing stays inline.
  */
-export function createPageDigest(threshold = WORKER_DIGEST_THRESHOLD): Sha256 {
+/** The page's digest, with counts of where each input was hashed (shown to tests). */
+export type PageDigest = Sha256 & { readonly hashed: { inline: number; worker: number } };
+
+export function createPageDigest(threshold = WORKER_DIGEST_THRESHOLD): PageDigest {
   let remote: Comlink.Remote<HashWorkerApi> | null | undefined;
   const worker = (): Comlink.Remote<HashWorkerApi> | null => {
     if (remote !== undefined) return remote;
@@ -21,10 +24,17 @@ export function createPageDigest(threshold = WORKER_DIGEST_THRESHOLD): Sha256 {
     }
     return remote;
   };
-  return async (bytes) => {
-    if (bytes.byteLength < threshold) return webSha256(bytes);
-    const api = worker();
+  const hashed = { inline: 0, worker: 0 };
+  const digest: Sha256 = async (bytes) => {
+    const api = bytes.byteLength < threshold ? null : worker();
+    if (!api) {
+      hashed.inline++;
+      return webSha256(bytes);
+    }
     // The bytes are copied into the worker (structured clone): the caller keeps its buffer.
-    return api ? api.sha256(bytes) : webSha256(bytes);
+    const result = await api.sha256(bytes);
+    hashed.worker++;
+    return result;
   };
+  return Object.assign(digest, { hashed });
 }

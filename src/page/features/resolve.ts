@@ -1,5 +1,5 @@
 import type { Resolution } from "../../resolver";
-import { CAS_DB, CAS_STORE, pageCas } from "../cache-instance";
+import { CAS_DB, CAS_STORE, pageCas, pageDigest } from "../cache-instance";
 import { createCacheView } from "../cache-panel";
 import { h } from "../dom";
 import { harnessFromHref } from "../resolve-link";
@@ -92,6 +92,7 @@ export function mount(ctx: FeatureContext): void {
     cas,
     session,
     db: { name: CAS_DB, store: CAS_STORE },
+    digest: pageDigest(ctx.log),
     resolve: (harness: string, mode: ResolveMode = "resolve") => run(harness, mode),
     lockFileText: () => session.lockFileText(),
     runCasContract: async () => (await import("../cache-contract")).runCasContractInBrowser(),
