@@ -1,10 +1,6 @@
-import { existsSync } from "node:fs";
 import { defineConfig, devices } from "@playwright/test";
+import { CHROMIUM_LAUNCH, useDebianChromium } from "./e2e/support/chromium";
 
-// Debian's Chromium when present (this machine and CI cannot download Playwright's own
-// browsers); Playwright's bundled Chromium otherwise.
-const debianChromium = "/usr/bin/chromium";
-const useDebian = existsSync(debianChromium);
 const port = Number(process.env.TAB_E2E_PORT ?? 4399);
 // Separate output folders per port, so runs on different ports never clobber each other.
 const suffix = process.env.TAB_E2E_PORT ? `-${port}` : "";
@@ -25,22 +21,11 @@ export default defineConfig({
   },
   projects: [
     {
-      name: useDebian ? "debian-chromium" : "chromium",
+      name: useDebianChromium ? "debian-chromium" : "chromium",
       use: {
         ...devices["Desktop Chrome"],
         viewport: { width: 1280, height: 720 },
-        launchOptions: {
-          ...(useDebian ? { executablePath: debianChromium } : {}),
-          args: [
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-quic",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--no-first-run",
-          ],
-        },
+        launchOptions: CHROMIUM_LAUNCH,
       },
     },
   ],

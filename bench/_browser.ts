@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { existsSync } from "node:fs";
 import { type Browser, chromium } from "@playwright/test";
+import { CHROMIUM_LAUNCH } from "../e2e/support/chromium";
 
 /** Shared by the browser benchmarks: a built page on a preview server, and Chromium. */
 export interface BenchPage {
@@ -24,18 +24,7 @@ export async function startBenchPage(port = 4498): Promise<BenchPage> {
       await new Promise((r) => setTimeout(r, 200));
     }
   }
-  const debian = "/usr/bin/chromium";
-  const browser = await chromium.launch({
-    ...(existsSync(debian) ? { executablePath: debian } : {}),
-    args: [
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-    ],
-  });
+  const browser = await chromium.launch(CHROMIUM_LAUNCH);
   return {
     browser,
     url,

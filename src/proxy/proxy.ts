@@ -273,8 +273,8 @@ export function createProxy(options: ProxyOptions): EgressProxy {
       const close = !head.keepAlive;
       const served = (reason: string): Verdict => ({ allowed: true, code: "served", reason, by: "net" });
 
-      if (route === "GET /v0/log") {
-        const text = new TextEncoder().encode(toJsonLines(options.log.events()));
+      // The proxy's read-only endpoints: one canonical event each, then the complete answer.
+      const answerOwn = async (contentType: string, text: Uint8Array, reason: string) => {
         this.record({
           mode: "own",
           method: head.method,
@@ -282,22 +282,20 @@ export function createProxy(options: ProxyOptions): EgressProxy {
           status: 200,
           bytes: text.length,
           headers: head.headers,
-          verdict: served("the proxy's event log, as JSON lines"),
+          verdict: served(reason),
         });
-        await this.conn.write(...completeResponse(200, "application/x-ndjson", text, close));
+        await this.conn.write(...completeResponse(200, contentType, text, close));
+      };
+      if (route === "GET /v0/log") {
+        await answerOwn(
+          "application/x-ndjson",
+          new TextEncoder().encode(toJsonLines(options.log.events())),
+          "the proxy's event log, as JSON lines",
+        );
       } else if (route === "GET /v0/policy") {
         const policy = options.policy();
         const text = new TextEncoder().encode(`${JSON.stringify({ policy, sha256: await policyHash(policy) })}\n`);
-        this.record({
-          mode: "own",
-          method: head.method,
-          target: path,
-          status: 200,
-          bytes: text.length,
-          headers: head.headers,
-          verdict: served("the proxy's policy and its hash"),
-        });
-        await this.conn.write(...completeResponse(200, "application/json", text, close));
+        await answerOwn("application/json", text, "the proxy's policy and its hash");
       } else if (route === "POST /v0/fetch") {
         const outcome = await serveFetchEndpoint(options, options.policy(), body.body);
         if (outcome.kind === "refused")
