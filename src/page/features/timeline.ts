@@ -1,0 +1,4 @@
+import type { FeatureContext } from "./context";
+
+/** Placeholder: replaced by the timeline feature (issue 11). */
+export function mount(_ctx: FeatureContext): void {}
