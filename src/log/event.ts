@@ -3,9 +3,11 @@ import { Stamp } from "./events/common";
 import { guestEvents } from "./events/guest";
 import { proxyEvents } from "./events/proxy";
 import { resolverEvents } from "./events/resolver";
+import { runnerEvents } from "./events/runner";
 import { sessionEvents } from "./events/session";
 import { skillsEvents } from "./events/skills";
 import { tlsEvents } from "./events/tls";
+import { tourEvents } from "./events/tour";
 import { wireEvents } from "./events/wire";
 
 /** Every kind of event, without the stamp the log adds: what producers append. */
@@ -17,6 +19,8 @@ export const NewEvent = z.discriminatedUnion("kind", [
   ...guestEvents,
   ...skillsEvents,
   ...sessionEvents,
+  ...runnerEvents,
+  ...tourEvents,
 ]);
 export type NewEvent = z.infer<typeof NewEvent>;
 
