@@ -1,7 +1,7 @@
 import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { type AddressInfo, connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -59,11 +59,28 @@ async function curl(proxy: string, url: string): Promise<{ status: number; heade
   return { status: Number(statusLine.split(" ")[1]), headers, body: stdout.slice(end + 4) };
 }
 
+/** Sends `request` on a raw socket and collects what the proxy sends until it closes the connection. */
+async function untilClosed(proxy: string, request: string): Promise<string> {
+  const { hostname, port } = new URL(proxy);
+  return new Promise((resolve, reject) => {
+    let received = "";
+    const socket = connect(Number(port), hostname, () => socket.write(request));
+    socket.on("data", (d: Buffer) => {
+      received += d.toString("latin1");
+    });
+    socket.on("close", () => resolve(received));
+    socket.on("error", reject);
+    // A guard against a hang, not a measurement: the outcome is what was received.
+    socket.setTimeout(20_000, () => socket.destroy(new Error(`the proxy did not close the connection; got ${JSON.stringify(received)}`)));
+  });
+}
+
 let upstream: Server;
 let upstreamPort: number;
 let dir: string;
 let withFlag: RunningProxy;
 let withoutFlag: RunningProxy;
+let timed: RunningProxy;
 
 beforeAll(async () => {
   upstream = createServer((request, response) => {
@@ -75,15 +92,17 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "tab-proxy-"));
   const policyFile = join(dir, "policy.yaml");
   await writeFile(policyFile, `version: 1\nhttp: allow\nhosts:\n  - host: localhost\n    ports: [${upstreamPort}]\n`);
-  [withFlag, withoutFlag] = await Promise.all([
+  [withFlag, withoutFlag, timed] = await Promise.all([
     startProxy(["--policy", policyFile, "--allow-private-for-tests", "127.0.0.1,::1"]),
     startProxy(["--policy", policyFile]),
+    startProxy(["--policy", policyFile, "--head-timeout", "1", "--idle-timeout", "1"]),
   ]);
 }, 60_000);
 
 afterAll(async () => {
   withFlag?.child.kill("SIGTERM");
   withoutFlag?.child.kill("SIGTERM");
+  timed?.child.kill("SIGTERM");
   await new Promise<void>((resolve) => (upstream ? upstream.close(() => resolve()) : resolve()));
   if (dir) await rm(dir, { recursive: true, force: true });
 });
@@ -128,5 +147,43 @@ describe("npx tab proxy with curl", () => {
     const body = JSON.parse(stdout) as { sha256: string; policy: { http: string } };
     expect(body.policy.http).toBe("allow");
     expect(body.sha256).toMatch(/^[0-9a-f]{64}$/);
+  });
+});
+
+describe("npx tab proxy --head-timeout / --idle-timeout on a real socket (architecture.md known debt: proxy idle timeout)", () => {
+  it("answers a client that sends half a request head 408 with X-Verdict, prints the decision, and closes", async () => {
+    const received = await untilClosed(timed.url, `GET http://localhost:${upstreamPort}/hello HTTP/1.1\r\nHo`);
+    expect(received).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
+    expect(received).toContain("X-Verdict: request-timeout\r\n");
+    await vi.waitFor(() => expect(timed.stdout()).toContain('"status":408'), { timeout: 10_000 });
+    const decision = timed
+      .stdout()
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l))
+      .find((e) => e.kind === "proxy.decision" && e.status === 408);
+    expect(decision).toMatchObject({ code: "request-timeout", allowed: false, reason: expect.stringContaining("request timeout") });
+  });
+
+  it("closes a keep-alive connection that goes quiet after its answer, and prints the idle note", async () => {
+    const host = new URL(timed.url).host;
+    const received = await untilClosed(timed.url, `GET /v0/policy HTTP/1.1\r\nHost: ${host}\r\n\r\n`);
+    expect(received).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
+    expect(received).not.toContain("Connection: close");
+    await vi.waitFor(() => expect(timed.stdout()).toContain('"kind":"note"'), { timeout: 10_000 });
+    expect(timed.stdout()).toMatch(/"source":"proxy","message":"idle timeout: closed a connection \(last request r\d+\)/);
+  });
+
+  it.each([
+    ["zero", "0"],
+    ["not a number", "soon"],
+  ])("refuses an --idle-timeout that is %s with usage exit code 64", async (_name, value) => {
+    const outcome = await run(process.execPath, [join(root, "bin", "tab.mjs"), "proxy", "--idle-timeout", value]).catch(
+      (error: { code: number; stderr: string }) => error,
+    );
+    expect(outcome).toMatchObject({
+      code: 64,
+      stderr: expect.stringContaining(`--idle-timeout ${value} is not a positive number of seconds`),
+    });
   });
 });

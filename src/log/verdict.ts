@@ -16,6 +16,7 @@ export const VERDICT_CODES = [
   "host-header-mismatch",
   "not-https",
   "bad-request",
+  "request-timeout",
   "tls-error",
   "tls-not-ready",
   "landlock-denied",

@@ -1,10 +1,12 @@
 import type { EventLog } from "../log";
-import { connectV86Link, createNetworkPeer, type NetworkPeer, type V86Bus } from "../net";
+import { connectV86Link, createNetworkPeer, type NetworkPeer, systemTimers, type V86Bus } from "../net";
 import type { PolicyHolder } from "../policy";
 import { createProxy, type EgressProxy, type OwnHandlers } from "../proxy";
 import { createTlsTerminator, type SessionCa } from "../tls";
 
 export const PROXY_PORT = 3128;
+/** Generous: an emulated guest on a busy machine can take many seconds for its side of a TLS handshake or a request head. */
+const GUEST_PATIENCE_MS = 60_000;
 
 export interface PageNetwork {
   peer: NetworkPeer;
@@ -28,8 +30,7 @@ export interface PageNetworkOptions {
 export function connectPageNetwork(options: PageNetworkOptions): PageNetwork {
   const { log } = options;
   const peer = createNetworkPeer({ link: connectV86Link(options.bus), log });
-  // Generous: an emulated guest on a busy machine can take many seconds for its side of the handshake.
-  const terminator = createTlsTerminator({ ca: options.ca, log, handshakeTimeoutMs: 60_000 });
+  const terminator = createTlsTerminator({ ca: options.ca, log, handshakeTimeoutMs: GUEST_PATIENCE_MS });
   const ownHost = `${peer.config.peerIp}:${PROXY_PORT}`;
   const proxy = createProxy({
     policy: () => options.policy.current(),
@@ -43,6 +44,9 @@ export function connectPageNetwork(options: PageNetworkOptions): PageNetwork {
         cache: "no-store",
       }),
     clock: () => Date.now(),
+    // Head and idle timeouts (the idle one at its 5 min default) run on the page's own timers.
+    timers: systemTimers,
+    headTimeoutMs: GUEST_PATIENCE_MS,
     log,
     ownHost: [ownHost, peer.config.peerIp, "proxy", `proxy:${PROXY_PORT}`],
     tunnel: {

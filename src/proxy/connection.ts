@@ -22,18 +22,35 @@ export interface DecisionRecord {
 
 export class Connection {
   readonly source: ByteSource;
+  /** Set once a CONNECT tunnel runs on this connection ("host:port"), for the idle note. */
+  tunnelTarget: string | null = null;
   private readonly writer: WritableStreamDefaultWriter<Uint8Array>;
   private readonly reader: ReadableStreamDefaultReader<Uint8Array>;
   private closed = false;
+  private pendingWrites = 0;
 
-  constructor(stream: ByteStream) {
+  /** `onTraffic` hears of every chunk read ("in") or written ("out"): the timeouts' clocks. */
+  constructor(
+    stream: ByteStream,
+    private readonly onTraffic: (direction: "in" | "out") => void = () => undefined,
+  ) {
     this.reader = stream.readable.getReader();
     this.writer = stream.writable.getWriter();
-    this.source = new ByteSource(this.reader);
+    this.source = new ByteSource(this.reader, () => onTraffic("in"));
   }
 
   async write(...parts: Uint8Array[]): Promise<void> {
-    for (const part of parts) if (part.length > 0) await this.writer.write(part);
+    for (const part of parts) if (part.length > 0) await this.send(part);
+  }
+
+  private async send(chunk: Uint8Array): Promise<void> {
+    this.onTraffic("out");
+    this.pendingWrites++;
+    try {
+      await this.writer.write(chunk);
+    } finally {
+      this.pendingWrites--;
+    }
   }
 
   /** The raw rest of the connection, for a tunnel: buffered bytes first, then the socket. */
@@ -42,7 +59,7 @@ export class Connection {
     return {
       readable: this.source.rest(),
       writable: new WritableStream<Uint8Array>({
-        write: (chunk) => writer.write(chunk),
+        write: (chunk) => this.send(chunk),
         close: () => this.close(),
         abort: (reason) => writer.abort(reason),
       }),
@@ -63,6 +80,18 @@ export class Connection {
     } catch {
       // Already cancelled or errored.
     }
+  }
+
+  /**
+   * Ends a connection that timed out: reading stops at once (a pending read ends); the
+   * writer is closed, or aborted when a write or the close itself is stuck on a peer that
+   * stopped reading.
+   */
+  expire(): void {
+    const stuck = this.pendingWrites > 0 || this.closed;
+    this.reader.cancel().catch(() => undefined);
+    if (stuck) this.writer.abort(new Error("the connection timed out")).catch(() => undefined);
+    else void this.close();
   }
 }
 

@@ -4,6 +4,7 @@ export { forwardRequestHeaders, forwardResponseHeaders, REDACTED, redactHeaders,
 export { createProxy, HEAD_LIMIT } from "./proxy";
 export { refusalResponse, statusForRefusal } from "./respond";
 export { ByteSource, type HeadRead } from "./source";
+export { DEFAULT_HEAD_TIMEOUT_MS, DEFAULT_IDLE_TIMEOUT_MS } from "./timeouts";
 export type {
   ConnectInfo,
   EgressProxy,
@@ -14,6 +15,7 @@ export type {
   OwnRequest,
   OwnResponse,
   ProxyOptions,
+  ProxyTimers,
   ResolveHost,
   TunnelContext,
   TunnelHook,

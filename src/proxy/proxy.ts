@@ -1,6 +1,7 @@
 import type { ByteStream } from "../bytes";
 import { refuse, toJsonLines, type Verdict } from "../log";
 import { evaluate, policyHash, type Target } from "../policy";
+import { authorityOf, normaliseAuthority, tunnelAuthority } from "./authority";
 import { readBody } from "./body";
 import { Connection, type DecisionMode, type DecisionRecord, decisionEvent } from "./connection";
 import { serveFetchEndpoint } from "./fetch-endpoint";
@@ -8,6 +9,7 @@ import { headerValue, parseRequestHead, type RequestHead } from "./head";
 import { forwardRequestHeaders } from "./headers";
 import { relayResponse } from "./relay";
 import { CONNECTION_ESTABLISHED, CONTINUE, completeResponse, refusalResponse } from "./respond";
+import { ConnectionTimeouts, headTimeoutVerdict, idleNote, timeoutSettings } from "./timeouts";
 import type { EgressProxy, ProxyOptions, TunnelContext } from "./types";
 import { fetchUpstream } from "./upstream";
 
@@ -26,13 +28,31 @@ export function createProxy(options: ProxyOptions): EgressProxy {
   let counter = 0;
   const ownHosts = new Set((typeof options.ownHost === "string" ? [options.ownHost] : options.ownHost).map((h) => h.toLowerCase()));
 
+  const timeouts = timeoutSettings(options);
+
   async function serveConnection(stream: ByteStream, tunnel: TunnelContext | null): Promise<void> {
-    const conn = new Connection(stream);
+    let lastRequest: string | null = null;
+    // Inside a tunnel the outer connection's idle clock sees every byte: one idle clock is enough.
+    const onIdle =
+      tunnel || !timeouts
+        ? null
+        : () => {
+            options.log.append(idleNote(timeouts.idleMs, conn.tunnelTarget, lastRequest));
+            conn.expire();
+          };
+    const clocks = new ConnectionTimeouts(timeouts, onIdle);
+    const conn = new Connection(stream, (direction) => clocks.traffic(direction));
     try {
-      for (;;) {
-        const read = await conn.source.readHead(HEAD_LIMIT);
+      for (let first = true; ; first = false) {
+        const started = first || conn.source.buffered > 0;
+        const read = await clocks.readHead(() => conn.source.readHead(HEAD_LIMIT), started);
         if (read.kind === "eof") break;
         const exchange = new Exchange(conn, `r${++counter}`, options.clock(), tunnel);
+        lastRequest = exchange.id;
+        if (read.kind === "timeout") {
+          await exchange.refuse("?", "", headTimeoutVerdict(read.afterMs), true, { status: 408 });
+          break;
+        }
         if (read.kind === "error") {
           await exchange.refuse("?", "", refuse("bad-request", read.reason, "net"), true);
           break;
@@ -48,6 +68,7 @@ export function createProxy(options: ProxyOptions): EgressProxy {
       // The peer went away or the stream failed: this connection ends, no other is touched.
     } finally {
       await conn.close();
+      clocks.dispose();
     }
   }
 
@@ -79,10 +100,10 @@ export function createProxy(options: ProxyOptions): EgressProxy {
       return framing.kind === "chunked" || (framing.kind === "length" && framing.length > 0);
     }
 
-    /** Answers a refusal: the status for its code, `X-Verdict`, the JSON body. */
+    /** Answers a refusal: the status for its code (or `extra.status`), `X-Verdict`, the JSON body. */
     async refuse(method: string, target: string, verdict: Verdict, forceClose = false, extra: Partial<DecisionRecord> = {}): Promise<Next> {
       const close = forceClose || verdict.code === "bad-request" || this.bodyPending || !(this.head?.keepAlive ?? false);
-      const response = refusalResponse(verdict, close);
+      const response = refusalResponse(verdict, close, extra.status);
       this.record({
         mode: this.mode(target),
         method,
@@ -157,6 +178,7 @@ export function createProxy(options: ProxyOptions): EgressProxy {
         verdict: { ...decision.verdict, reason: `${decision.verdict.reason}; the page terminates TLS inside the tunnel` },
       });
       await this.conn.write(CONNECTION_ESTABLISHED);
+      this.conn.tunnelTarget = `${host}:${port}`;
       const raw = this.conn.rawStream();
       try {
         await options.tunnel.open(raw, {
@@ -354,29 +376,4 @@ function mismatch(reason: string): Verdict {
 
 function upstreamOf(target: Target | null): { upstream?: string } {
   return target ? { upstream: target.url } : {};
-}
-
-function tunnelAuthority(tunnel: TunnelContext): string {
-  return tunnel.port === 443 ? tunnel.host : `${tunnel.host}:${tunnel.port}`;
-}
-
-/** `host[:port]` as the URL parser normalises it (lowercase, punycode, default port dropped, no trailing dot). */
-function normaliseAuthority(authority: string, scheme: string): string | null {
-  if (/[/\\?#@\s]/.test(authority)) return null;
-  try {
-    const url = new URL(`${scheme}://${authority}/`);
-    const host = url.hostname.replace(/\.$/, "");
-    return url.port === "" ? host : `${host}:${url.port}`;
-  } catch {
-    return null;
-  }
-}
-
-function authorityOf(url: string): string | null {
-  try {
-    const parsed = new URL(url);
-    return normaliseAuthority(parsed.host, parsed.protocol.slice(0, -1));
-  } catch {
-    return null;
-  }
 }

@@ -11,6 +11,7 @@ const REASON_PHRASES: Record<number, string> = {
   400: "Bad Request",
   403: "Forbidden",
   404: "Not Found",
+  408: "Request Timeout",
   421: "Misdirected Request",
   500: "Internal Server Error",
   501: "Not Implemented",

@@ -16,7 +16,16 @@ export class ByteSource {
   private buffer: Uint8Array = new Uint8Array(0);
   private ended = false;
 
-  constructor(private readonly reader: ReadableStreamDefaultReader<Uint8Array>) {}
+  /** `onChunk` hears of every chunk read from the connection (the idle clock). */
+  constructor(
+    private readonly reader: ReadableStreamDefaultReader<Uint8Array>,
+    private readonly onChunk: () => void = () => undefined,
+  ) {}
+
+  /** Bytes read from the connection but not consumed yet (a pipelined request's start). */
+  get buffered(): number {
+    return this.buffer.length;
+  }
 
   /** Pulls one more chunk into the buffer; false at the end of the stream. */
   private async fill(): Promise<boolean> {
@@ -26,6 +35,7 @@ export class ByteSource {
       this.ended = true;
       return false;
     }
+    this.onChunk();
     if (value.length > 0) this.buffer = this.buffer.length === 0 ? value : concatBytes(this.buffer, value);
     return true;
   }
@@ -117,8 +127,7 @@ export class ByteSource {
   rest(): ReadableStream<Uint8Array> {
     let pending: Uint8Array | null = this.buffer.length > 0 ? this.buffer : null;
     this.buffer = new Uint8Array(0);
-    const reader = this.reader;
-    const ended = this.ended;
+    const { reader, ended, onChunk } = this;
     return new ReadableStream<Uint8Array>({
       async pull(controller) {
         if (pending) {
@@ -128,8 +137,9 @@ export class ByteSource {
         }
         if (ended) return controller.close();
         const { value, done } = await reader.read();
-        if (done) controller.close();
-        else controller.enqueue(value);
+        if (done) return controller.close();
+        onChunk();
+        controller.enqueue(value);
       },
       cancel(reason) {
         return reader.cancel(reason);

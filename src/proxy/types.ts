@@ -82,6 +82,15 @@ export type OwnHandler = (request: OwnRequest) => Promise<OwnResponse>;
 /** Extra own endpoints keyed by "METHOD /path", e.g. `"POST /v0/vault/pull"`. */
 export type OwnHandlers = Readonly<Record<string, OwnHandler>>;
 
+/**
+ * Injected timers (the page's, Node's, or a test's fake): the same shape as src/tls's and a
+ * subset of src/net's, so a host passes one object to all three.
+ */
+export interface ProxyTimers {
+  setTimeout(callback: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
 export interface ProxyOptions {
   /** The current policy; called per request, so the page can swap it live. */
   policy: () => Policy;
@@ -98,6 +107,12 @@ export interface ProxyOptions {
   corsRelay?: string;
   resolveHost?: ResolveHost;
   handlers?: OwnHandlers;
+  /** Without timers nothing times out (tests); hosts pass their real timers. */
+  timers?: ProxyTimers;
+  /** How long a request head may take, from its first byte (the connection's opening, for the first one); then 408. Default 30 s. */
+  headTimeoutMs?: number;
+  /** How long a connection or CONNECT tunnel may pass no traffic either way before it is closed. Default 5 min. */
+  idleTimeoutMs?: number;
 }
 
 export interface EgressProxy {

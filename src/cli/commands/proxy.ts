@@ -3,7 +3,7 @@ import { createServer } from "node:net";
 import { parseArgs } from "node:util";
 import { createEventLog } from "../../log";
 import { DEFAULT_POLICY, loadPolicy, type Policy, policyHash } from "../../policy";
-import { createProxy, type EgressProxy } from "../../proxy";
+import { createProxy, DEFAULT_HEAD_TIMEOUT_MS, DEFAULT_IDLE_TIMEOUT_MS, type EgressProxy, type ProxyTimers } from "../../proxy";
 import { caPem, createSessionCa, createTlsTerminator, type SessionCa, tlsTunnelHook } from "../../tls";
 import type { Command } from "../main";
 import { socketStream } from "../proxy-socket";
@@ -13,19 +13,29 @@ import { createNodeUpstream } from "../proxy-upstream";
  * `npx tab proxy`: the page's proxy core on a real socket, so a verdict can be reproduced
  * with curl and in CI. Like the page, it terminates TLS inside CONNECT with a per-session CA
  * (issue 6), so SNI and Host are checked and the CLI is the TLS client upstream. One JSON
- * line per decision (proxy.decision, tls.session, tls.verdict) on stdout; the startup lines on stderr.
+ * line per decision (proxy.decision, tls.session, tls.verdict) and per proxy note (an idle
+ * connection closed) on stdout; the startup lines on stderr.
  */
 
 const LOGGED_KINDS = new Set(["proxy.decision", "tls.session", "tls.verdict"]);
 
+/** Node's timers, unref'd: a pending timeout alone never keeps the process alive. */
+const nodeTimers: ProxyTimers = {
+  setTimeout: (callback, ms) => setTimeout(callback, ms).unref(),
+  clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
+};
+
 const USAGE = [
   "npx tab proxy [--policy FILE] [--port 3128] [--host 127.0.0.1] [--ca-out FILE] [--cors-relay URL]",
+  "              [--head-timeout SECONDS] [--idle-timeout SECONDS]",
   "",
   "  --policy FILE     a policy in YAML or JSON (default: the page's default policy)",
   "  --port N          port to listen on; 0 picks a free one (printed on stderr)",
   "  --host ADDR       address to listen on (default 127.0.0.1)",
   "  --ca-out FILE     write this session's CA certificate (PEM) to FILE, for curl --cacert",
   "  --cors-relay URL  a CORS relay for upstreams a browser could not read ({url} is replaced)",
+  `  --head-timeout S  seconds a client may take to send a request head, then 408 (default ${DEFAULT_HEAD_TIMEOUT_MS / 1000})`,
+  `  --idle-timeout S  seconds a connection or CONNECT tunnel may pass no traffic, then it is closed (default ${DEFAULT_IDLE_TIMEOUT_MS / 1000})`,
   "  --allow-private-for-tests ADDR[,ADDR]",
   "                    TEST ONLY: let these private addresses (e.g. 127.0.0.1) be upstreams.",
   "                    Never use it outside tests: it reopens the SSRF hole private-address closes.",
@@ -56,6 +66,20 @@ export const command: Command = {
       return 64;
     }
     const host = values.host ?? "127.0.0.1";
+    const timeoutsMs: { headTimeoutMs?: number; idleTimeoutMs?: number } = {};
+    for (const [flag, key] of [
+      ["head-timeout", "headTimeoutMs"],
+      ["idle-timeout", "idleTimeoutMs"],
+    ] as const) {
+      const text = values[flag];
+      if (text === undefined) continue;
+      const seconds = Number(text);
+      if (text.trim() === "" || !Number.isFinite(seconds) || seconds <= 0) {
+        process.stderr.write(`tab proxy: --${flag} ${text} is not a positive number of seconds\n`);
+        return 64;
+      }
+      timeoutsMs[key] = Math.max(1, Math.round(seconds * 1000));
+    }
     let policy: Policy;
     try {
       policy = values.policy ? loadPolicy(await readFile(values.policy, "utf8"), values.policy) : DEFAULT_POLICY;
@@ -83,7 +107,8 @@ export const command: Command = {
 
     const log = createEventLog();
     log.subscribe((event) => {
-      if (LOGGED_KINDS.has(event.kind)) process.stdout.write(`${JSON.stringify(event)}\n`);
+      if (LOGGED_KINDS.has(event.kind) || (event.kind === "note" && event.source === "proxy"))
+        process.stdout.write(`${JSON.stringify(event)}\n`);
     });
     const upstream = createNodeUpstream({ allowPrivate });
     let proxy: EgressProxy | null = null;
@@ -111,6 +136,8 @@ export const command: Command = {
       fetch: upstream.fetch,
       resolveHost: upstream.resolveHost,
       clock: Date.now,
+      timers: nodeTimers,
+      ...timeoutsMs,
       log,
       ownHost: [`${shownHost}:${boundPort}`, `localhost:${boundPort}`],
       tunnel: tlsTunnelHook(createTlsTerminator({ ca, log })),
@@ -144,6 +171,8 @@ function parse(args: string[]) {
       "cors-relay": { type: "string" },
       "ca-out": { type: "string" },
       "allow-private-for-tests": { type: "string" },
+      "head-timeout": { type: "string" },
+      "idle-timeout": { type: "string" },
     },
     strict: true,
     allowPositionals: false,
