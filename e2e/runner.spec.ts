@@ -117,7 +117,7 @@ test("seed 003: opencode.json, .opencode/ and AGENTS.md are quarantined for the 
   expect(ruleset).toMatchObject({ connect: [3128], fsRw: expect.arrayContaining([ws, "/tmp"]) });
   expect(ruleset?.fsRo).toEqual(expect.arrayContaining(["/bin", "/usr", "/lib", "/etc", `/mnt/tab/run/${result.id}`]));
   expect(step(result, { step: "verify", result: "ok" })).toHaveLength(1);
-  const notes = await page.evaluate(() => window.__tab?.log.ofKind("note").map((n) => n.message) ?? []);
+  const notes = await page.evaluate(() => window.__tab?.log.ofKind("runner.step").map((n) => n.message) ?? []);
   const manifest = result.delivered.find((f) => f.path === "manifest.sha256");
   expect(notes).toContainEqual(expect.stringContaining(`delivered /mnt/tab/run/${result.id}/manifest.sha256 sha256=${manifest?.sha256}`));
 
@@ -175,7 +175,7 @@ test("ADR 128: a ${GH_TOKEN} preflight is refused before expansion; the agent ne
   expect(step(result, { step: "agent" })).toEqual([]);
   expect(step(result, { step: "quarantine" })).toEqual([]);
   expect(await consoleText(page)).not.toContain(SECRET);
-  const notes = await page.evaluate(() => window.__tab?.log.ofKind("note").map((n) => `${n.level} ${n.message}`) ?? []);
+  const notes = await page.evaluate(() => window.__tab?.log.ofKind("runner.step").map((n) => `${n.level} ${n.message}`) ?? []);
   expect(notes).toContainEqual(expect.stringMatching(/^error .*preflight_check refused \(env-not-allowed/));
   expect(JSON.stringify(notes)).not.toContain(SECRET);
 });
@@ -194,7 +194,7 @@ test("ADR 128: a failing preflight fails fast with a redacted diagnostic", async
   const text = await consoleText(page);
   expect(text).toContain("tab-run: | probe could not use [redacted]");
   expect(text).not.toContain(leaked);
-  const notes = await page.evaluate(() => JSON.stringify(window.__tab?.log.ofKind("note") ?? []));
+  const notes = await page.evaluate(() => JSON.stringify(window.__tab?.log.events() ?? []));
   expect(notes).not.toContain(leaked);
 });
 
@@ -224,4 +224,74 @@ test('"Run agent" runs the demo harness end to end: resolve, deliver, quarantine
   expect(text).toMatch(/tab-run: step=validate result=ok/);
   expect(text).toMatch(/tab-run: step=restore tree=[0-9a-f]{64} identical=yes/);
   await expect(page.locator("#panel-runner tbody tr").filter({ hasText: "outcome=ok" }).first()).toBeAttached();
+});
+
+test("seed 002: a run attaches an acquired skill by handle; its scripts stay host-side until the operator allows that exact pin", async () => {
+  test.setTimeout(360_000);
+  const page = pg.page;
+  const canary = "CANARY-HANDLE-ONLY-51d0";
+  // An acquired skill as the Skills panel leaves it: bytes in the page's CAS, a handle record
+  // in the handle table (e2e/skills.spec.ts acquires one through the registry and GitHub).
+  const handle = await page.evaluate(async (canary) => {
+    const skills = window.__tab?.features.skills as {
+      store: { put(b: Uint8Array): Promise<string> };
+      handles: { put(r: unknown): Promise<void> };
+    };
+    const enc = new TextEncoder();
+    const md = enc.encode(`---\nname: greet\n---\nGreet the user. ${canary}\n`);
+    const script = enc.encode("echo greeted-by-skill-script\n");
+    const skillMdSha256 = await skills.store.put(md);
+    const scriptSha = await skills.store.put(script);
+    const record = {
+      handle: "skill:e2e0greet",
+      discoveryId: "acme/skills/greet",
+      method: "git-commit-sha",
+      sourceUrl: "https://api.github.com/repos/acme/skills/git/trees/0123456789abcdef0123456789abcdef01234567?recursive=1",
+      commitSha: "0123456789abcdef0123456789abcdef01234567",
+      indexDigest: null,
+      pin: "acme/skills/greet@0123456789abcdef0123456789abcdef01234567",
+      skillMdSha256,
+      skillMdBytes: md.length,
+      scripts: [{ path: "scripts/greet.sh", sha256: scriptSha, bytes: script.length }],
+      resolvedAt: null,
+      receivedAt: new Date().toISOString(),
+    };
+    await skills.handles.put(record);
+    return record.handle;
+  }, canary);
+
+  const from = await nextSeq(page);
+  const held = await run(page, {
+    skills: [handle],
+    preflight: null,
+    steps: ["context", `skill ${handle}`, `skill-script ${handle} greet.sh`, "done ok"],
+  });
+  expect(held).toMatchObject({ outcome: "ok" });
+  expect(step(held, { step: "skills", handle, scripts: "held", given: "0" })).toHaveLength(1);
+  expect(step(held, { verb: "skill", handle, outcome: "ok" })).toHaveLength(1);
+  expect(step(held, { verb: "skill-script", handle, outcome: "denied" })).toHaveLength(1);
+  // The agent (in the guest) read the text; the log says which handle was attached, never the text.
+  expect(await consoleText(page)).toContain(`tab-agent: | <skill_context source="handle:${handle}"`);
+  expect(await consoleText(page)).toContain(canary);
+  const events = await page.evaluate((f) => window.__tab?.log.events().filter((e) => e.seq >= f) ?? [], from);
+  expect(events).toContainEqual(expect.objectContaining({ kind: "skills.step", step: "attach", handle, allowed: true }));
+  expect(events).toContainEqual(
+    expect.objectContaining({
+      kind: "runner.step",
+      source: "runner",
+      step: "skills",
+      message: expect.stringContaining(`attached skill handle ${handle}`),
+    }),
+  );
+  expect(JSON.stringify(events)).not.toContain(canary);
+
+  // Now the operator allows scripts for exactly this pin: the next run gets them and runs one.
+  await page.evaluate(() => {
+    const skills = window.__tab?.features.skills as { choices: { setScriptsAllowed(pin: string, on: boolean): void } };
+    skills.choices.setScriptsAllowed("acme/skills/greet@0123456789abcdef0123456789abcdef01234567", true);
+  });
+  const allowed = await run(page, { skills: [handle], preflight: null, steps: [`skill-script ${handle} greet.sh`, "done ok"] });
+  expect(step(allowed, { step: "skills", handle, scripts: "allowed", given: "1" })).toHaveLength(1);
+  expect(step(allowed, { verb: "skill-script", handle, script: "greet.sh", outcome: "ok" })).toHaveLength(1);
+  expect(await consoleText(page)).toContain("tab-agent: | greeted-by-skill-script");
 });

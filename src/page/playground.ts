@@ -1,6 +1,7 @@
 import { utf8 } from "../bytes";
 import { createEventLog, type EventLog } from "../log";
 import { createPolicyHolder, DEFAULT_POLICY, type PolicyHolder } from "../policy";
+import { createConsoleTurns } from "./console-turns";
 import { h, replaceChildren } from "./dom";
 import { bootGuest, type Guest } from "./emulator/boot";
 import { GuestImageError, loadGuestImages } from "./emulator/images";
@@ -64,7 +65,9 @@ export async function startPlayground(container: HTMLElement): Promise<Playgroun
     resolveReady = res;
     rejectReady = rej;
   });
+  const turns = createConsoleTurns();
   const scenarios = mountScenarioBar({
+    turns,
     bar: layout.scenarioBar,
     scenarios: SCENARIOS,
     guest: guestReady,
@@ -103,9 +106,11 @@ export async function startPlayground(container: HTMLElement): Promise<Playgroun
     },
     selectPanel: (id) => tabs.select(id),
     scenarios,
+    turns,
     expose: (name, value) => {
       handle.features[name] = value;
     },
+    exposed: (name) => handle.features[name],
   });
 
   let bootFailed = false;
@@ -180,7 +185,8 @@ export async function startPlayground(container: HTMLElement): Promise<Playgroun
           "Boot fresh",
         ),
       );
-      term.focus();
+      // Embedded in someone's docs, the page must not take the reader's focus (or scroll to it).
+      if (params.get("embed") !== "1") term.focus();
       resolveReady(guest);
     } catch (error) {
       const message = error instanceof GuestImageError ? error.message : `the guest did not start: ${(error as Error).message}`;

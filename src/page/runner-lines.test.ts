@@ -44,7 +44,7 @@ describe("the runner's console lines become log events (guest/runner/README.md)"
   it("keeps quoted output out of the log", () => {
     const line = parseRunnerLine("tab-run: | probe needs [redacted]");
     expect(line).toMatchObject({ quote: "probe needs [redacted]" });
-    expect(runnerLineEvent(line!, (t) => t)).toBeNull();
+    expect(runnerLineEvent(line!, "run-1", (t) => t)).toBeNull();
   });
 
   it.each([
@@ -77,11 +77,27 @@ describe("the runner's console lines become log events (guest/runner/README.md)"
     expect(lineLevel(parseRunnerLine(raw)!)).toBe(level);
   });
 
+  it.each([
+    ["a tab-run step is named by its step", "tab-run: step=quarantine path=AGENTS.md kind=notes", { step: "quarantine", outcome: null }],
+    ["a tab-agent step is named by its verb", "tab-agent: step=8 verb=fetch url=x outcome=refused", { step: "fetch", outcome: "refused" }],
+    ["the agent's first line is its start", "tab-agent: start workspace=/tmp/w steps=3", { step: "start", outcome: null }],
+    ["the run's last line is its outcome", "tab-run: outcome=ok stage=done status=0 run=run-1", { step: "outcome", outcome: "ok" }],
+  ])("%s (a runner.step event, not a note)", (_, raw, expected) => {
+    expect(runnerLineEvent(parseRunnerLine(raw)!, "run-1", (t) => t)).toMatchObject({ kind: "runner.step", run: "run-1", ...expected });
+  });
+
   it("redacts the page's known secrets on top of the guest's own redaction (ADR 128)", () => {
     const secret = "s3cr3t-value-123";
     const line = parseRunnerLine(`tab-run: step=preflight result=failed status=1 -- command: probe ${secret}`)!;
-    const event = runnerLineEvent(line, (t) => redact(t, { API_TOKEN: secret }));
-    expect(event).toMatchObject({ kind: "note", level: "warning", source: "tab-run" });
+    const event = runnerLineEvent(line, "run-1", (t) => redact(t, { API_TOKEN: secret }));
+    expect(event).toMatchObject({
+      kind: "runner.step",
+      run: "run-1",
+      step: "preflight",
+      outcome: "failed",
+      level: "warning",
+      source: "tab-run",
+    });
     expect(JSON.stringify(event)).not.toContain(secret);
   });
 });

@@ -61,11 +61,25 @@ export function lineLevel(line: RunnerLine): "info" | "warning" | "error" {
 }
 
 /**
- * A step line as a `note` event for the log (quotes stay in the terminal). `redactText` is the
- * page's `redact` with the host environment, applied on top of the guest's own redaction.
+ * A step line as a `runner.step` event for the log (quotes stay in the terminal). `redactText`
+ * is the page's `redact` with the host environment, applied on top of the guest's own redaction.
  */
-export function runnerLineEvent(line: RunnerLine, redactText: (text: string) => string): NewEvent | null {
+export function runnerLineEvent(line: RunnerLine, run: string, redactText: (text: string) => string): NewEvent | null {
   if (line.quote !== null) return null;
+  const f = line.fields;
   const body = line.line.slice(line.source.length + 2);
-  return { kind: "note", level: lineLevel(line), source: line.source, message: redactText(body) };
+  // tab-agent numbers its steps and names the verb; tab-run names the step; the last line has none.
+  // A line without a step field leads with a bare word (`start …`, `finished …`).
+  const lead = /^([a-z]+)(?:\s|$)/.exec(body)?.[1];
+  const step =
+    line.source === "tab-agent" ? (f.verb ?? lead ?? f.step ?? "agent") : (f.step ?? (runOutcome(line) ? "outcome" : (lead ?? "note")));
+  return {
+    kind: "runner.step",
+    run,
+    source: line.source,
+    step,
+    outcome: f.outcome ?? f.result ?? null,
+    level: lineLevel(line),
+    message: redactText(body),
+  };
 }

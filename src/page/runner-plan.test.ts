@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { sha256Hex } from "../bytes";
 import { createCas, createMemoryStore } from "../cas";
 import { createMemoryLocalFiles, type Resolution, resolveHarness } from "../resolver";
+import type { AttachedSkill } from "../skills";
 import { RUNNER_DEMO_FILES, RUNNER_DEMO_HARNESS, RUNNER_DEMO_REPO, RUNNER_DEMO_STEPS } from "./runner-demo";
 import {
   AgentStep,
@@ -205,5 +206,69 @@ describe("buildRunPlan: what the page writes to /mnt/tab/run/<id>/ (guest/runner
   ])("refuses %s", async (_, overrides, reason) => {
     const result = await buildRunPlan(await demoRequest(overrides));
     expect(result).toMatchObject({ ok: false, reason: expect.stringContaining(reason) });
+  });
+});
+
+describe("skills attached by handle reach the run (seed 002, Part 2)", () => {
+  const skill = (scripts: { name: string; text: string }[], held = 0): AttachedSkill => {
+    const enc = new TextEncoder();
+    return {
+      record: {
+        handle: "skill:0a1b",
+        discoveryId: "acme/skills/pdf",
+        method: "git-commit-sha",
+        sourceUrl: "https://api.github.com/repos/acme/skills/git/trees/x",
+        commitSha: "x",
+        indexDigest: null,
+        pin: "acme/skills/pdf@x",
+        skillMdSha256: "0".repeat(64),
+        skillMdBytes: 4,
+        scripts: Array.from({ length: Math.max(held, scripts.length) }, (_, i) => ({
+          path: `scripts/s${i}.sh`,
+          sha256: "1".repeat(64),
+          bytes: 1,
+        })),
+        resolvedAt: null,
+        receivedAt: "2026-12-02T00:00:00Z",
+      },
+      context: enc.encode('<skill_context source="handle:skill:0a1b">\n# pdf\n</skill_context>\n'),
+      activation: {
+        handle: "skill:0a1b",
+        discoveryId: "acme/skills/pdf",
+        pin: "acme/skills/pdf@x",
+        contextSha256: "2".repeat(64),
+        skillMdSha256: "0".repeat(64),
+      },
+      scripts: scripts.map((s) => ({ name: s.name, bytes: enc.encode(s.text), sha256: "3".repeat(64) })),
+      scriptsVerdict: { allowed: scripts.length > 0, code: scripts.length > 0 ? "served" : "not-allowlisted", reason: "", by: "skills" },
+    };
+  };
+
+  it("delivers the wrapped text and names the handle, pin and digest in plan/skills and harness.json", async () => {
+    const result = await buildRunPlan({ ...(await demoRequest()), skills: [skill([], 2)] });
+    if (!result.ok) throw new Error(result.reason);
+    const paths = result.plan.files.map((f) => f.path);
+    expect(paths).toContain("skills/skill-0a1b/SKILL.md");
+    expect(paths.some((p) => p.startsWith("skills/skill-0a1b/scripts/"))).toBe(false);
+    const text = (path: string) => decode(result.plan.files.find((f) => f.path === path)!.bytes);
+    expect(text("plan/skills")).toBe(`skill-0a1b skill:0a1b acme/skills/pdf@x ${"2".repeat(64)} held\n`);
+    expect(JSON.parse(text("harness.json")).skills[0]).toMatchObject({ handle: "skill:0a1b", pin: "acme/skills/pdf@x", scripts: [] });
+  });
+
+  it("delivers scripts only when the attachment carries them (the operator allowed the pin)", async () => {
+    const result = await buildRunPlan({ ...(await demoRequest()), skills: [skill([{ name: "s0.sh", text: "echo ok\n" }])] });
+    if (!result.ok) throw new Error(result.reason);
+    expect(result.plan.files.map((f) => f.path)).toContain("skills/skill-0a1b/scripts/s0.sh");
+    expect(decode(result.plan.files.find((f) => f.path === "plan/skills")!.bytes)).toMatch(/ allowed\n$/);
+  });
+
+  it("refuses a script name that is not plain", async () => {
+    const result = await buildRunPlan({ ...(await demoRequest()), skills: [skill([{ name: "../evil", text: "x" }])] });
+    expect(result).toMatchObject({ ok: false, reason: expect.stringContaining("not a plain name") });
+  });
+
+  it("accepts the skill and skill-script verbs as agent steps", () => {
+    expect(AgentStep.safeParse("skill skill:0a1b").success).toBe(true);
+    expect(AgentStep.safeParse("skill-script skill:0a1b s0.sh --check").success).toBe(true);
   });
 });

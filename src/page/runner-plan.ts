@@ -2,6 +2,7 @@ import { z } from "zod";
 import { sha256Hex, utf8 } from "../bytes";
 import type { Verdict } from "../log";
 import { DEFAULT_PREFLIGHT_ENV, expandPreflight, isCredentialName, type Resolution, type ResolvedResource, redact } from "../resolver";
+import type { AttachedSkill } from "../skills";
 
 /**
  * What the page delivers to the guest runner for one run (guest/runner/README.md): the
@@ -10,7 +11,24 @@ import { DEFAULT_PREFLIGHT_ENV, expandPreflight, isCredentialName, type Resoluti
  */
 
 /** The scripted agent's verbs (guest/runner/tab-agent). */
-export const AGENT_VERBS = ["context", "list", "read", "write", "run", "fetch", "post", "connect", "done"] as const;
+export const AGENT_VERBS = [
+  "context",
+  "list",
+  "read",
+  "write",
+  "run",
+  "fetch",
+  "post",
+  "connect",
+  "skill",
+  "skill-script",
+  "done",
+] as const;
+
+/** `skill:<hex>` → `skill-<hex>`: the directory an attached skill is delivered in. */
+export function skillDirName(handle: string): string {
+  return safeSegment(handle.replace(/:/g, "-"));
+}
 
 /** One agent step: a known verb and an argument on one line. */
 export const AgentStep = z
@@ -143,6 +161,8 @@ export interface RunRequest {
   env?: Readonly<Record<string, string>>;
   /** Replaces the harness's preflight_check (null: none). */
   preflight?: string | null;
+  /** Skills the run attaches by handle (seed 002): their wrapped text, and scripts only when allowed. */
+  skills?: readonly AttachedSkill[];
 }
 
 export interface RunPlan {
@@ -246,6 +266,22 @@ export async function buildRunPlan(request: RunRequest): Promise<PlanResult> {
   }
   for (const [name, text] of planText) await add(`plan/${name}`, utf8(text), null);
 
+  // Attached skills (seed 002, Part 2): the wrapped text, and scripts only when the operator
+  // allowed this exact pin. `plan/skills` names each one for tab-run: dir, handle, pin, digest.
+  const skillLines: string[] = [];
+  for (const skill of request.skills ?? []) {
+    const dirName = skillDirName(skill.activation.handle);
+    await add(`skills/${dirName}/SKILL.md`, skill.context, null);
+    for (const script of skill.scripts) {
+      if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(script.name))
+        return { ok: false, reason: `skill script ${script.name} is not a plain name` };
+      await add(`skills/${dirName}/scripts/${script.name}`, script.bytes, null);
+    }
+    const scripts = skill.record.scripts.length === 0 ? "none" : skill.scripts.length > 0 ? "allowed" : "held";
+    skillLines.push(`${dirName} ${skill.activation.handle} ${skill.activation.pin} ${skill.activation.contextSha256} ${scripts}\n`);
+  }
+  if (skillLines.length > 0) await add("plan/skills", utf8(skillLines.join("")), null);
+
   for (const [path, content] of Object.entries(request.repo ?? {})) {
     if (!isPlainRelativePath(path)) return { ok: false, reason: `repo file ${path} is not a plain relative path` };
     await add(`repo/${path}`, typeof content === "string" ? utf8(content) : content, null);
@@ -265,6 +301,11 @@ export async function buildRunPlan(request: RunRequest): Promise<PlanResult> {
     })),
     steps,
     workspace: workspace.data,
+    skills: (request.skills ?? []).map((skill) => ({
+      ...skill.activation,
+      scripts: skill.scripts.map((x) => ({ name: x.name, sha256: x.sha256 })),
+      scriptsVerdict: skill.scriptsVerdict.code,
+    })),
   };
   await add("harness.json", utf8(`${JSON.stringify(record, null, 2)}\n`), null);
   const manifest = files.map((f) => `${f.sha256}  ${f.path}\n`).join("");

@@ -1,6 +1,6 @@
 import { utf8 } from "../bytes";
 import type { Cas } from "../cas";
-import type { EventLog } from "../log";
+import type { EventLog, NewEvent } from "../log";
 import {
   createFixtureFetch,
   createHttpLocalFiles,
@@ -10,8 +10,11 @@ import {
   redact,
   resolveHarness,
 } from "../resolver";
+import { type AttachedSkill, attachSkill, type SkillBlobStore, type SkillHandleStore } from "../skills";
+import type { ConsoleTurns } from "./console-turns";
 import { type Guest, PROMPT } from "./emulator/boot";
 import { writeShareFile } from "./guest-share";
+import { SAMPLE, SAMPLE_HARNESS_PATH } from "./resolve-session";
 import { RUNNER_DEMO_FILES, RUNNER_DEMO_HARNESS, RUNNER_DEMO_REPO } from "./runner-demo";
 import { parseRunnerLine, type RunnerLine, runnerLineEvent, runOutcome } from "./runner-lines";
 import { buildRunPlan, GUEST_HOST_ENV, type PreflightPlan } from "./runner-plan";
@@ -31,6 +34,8 @@ export interface RunOptions {
   preflight?: string | null;
   /** How long to wait for the runner's outcome line (default: 15 minutes). */
   timeoutMs?: number;
+  /** Skill handles to attach (seed 002); default: the ones the operator ticked in the Skills panel. */
+  skills?: readonly string[];
 }
 
 export interface RunResult {
@@ -44,6 +49,8 @@ export interface RunResult {
   delivered: { path: string; sha256: string }[];
   preflight: PreflightPlan["kind"];
   command: string;
+  /** The skills attached by handle: handle, pin, digest of the text given, scripts given or held. */
+  skills: { handle: string; pin: string; contextSha256: string; scripts: "none" | "allowed" | "held" }[];
 }
 
 export interface RunnerDeps {
@@ -52,14 +59,25 @@ export interface RunnerDeps {
   guest: Promise<Guest>;
   /** Random run ids; injected so nothing reaches for a global. */
   randomId(): string;
+  /** The page's skills: handles, their bytes, and the operator's attach / script choices. */
+  skills: {
+    store: SkillBlobStore;
+    handles: SkillHandleStore;
+    attached(): readonly string[];
+    scriptPins(): ReadonlySet<string>;
+  };
+  /** The guest console is typed into one conversation at a time. */
+  turns: ConsoleTurns;
 }
 
 const SOURCE = "runner";
 
 /** Resolves the harness to run: the runner demo from memory, the sample bundle, or a pinned URL. */
-async function resolveFor(deps: RunnerDeps, ref: string): Promise<Resolution> {
+async function resolveFor(deps: RunnerDeps, harness: string): Promise<Resolution> {
   const { cas, log } = deps;
+  let ref = harness;
   if (ref === "demo") return resolveHarness({ cas, log, harness: RUNNER_DEMO_HARNESS, local: createMemoryLocalFiles(RUNNER_DEMO_FILES) });
+  if (ref === SAMPLE) ref = SAMPLE_HARNESS_PATH;
   const bundle = createHttpLocalFiles({ root: new URL("samples/", location.href).href, fetch: (u, i) => fetch(u, i) });
   const org = await readOrgConfig(bundle, "/.fullsend/config.yaml");
   const orgConfig = org.ok ? org.config : null;
@@ -77,16 +95,46 @@ export async function runAgent(deps: RunnerDeps, options: RunOptions = {}): Prom
   const id = `run-${deps.randomId()}`;
   const env = { ...GUEST_HOST_ENV, ...(options.env ?? {}) };
   const scrub = (text: string) => redact(text, env);
+  const note = (step: string, level: "info" | "warning" | "error", message: string, outcome: string | null = null) =>
+    log.append({ kind: "runner.step", run: id, source: SOURCE, step, outcome, level, message: scrub(message) } satisfies NewEvent);
   const failed = (stage: string, message: string): RunResult => {
-    log.append({ kind: "note", level: "error", source: SOURCE, message: `${id}: ${scrub(message)}` });
+    note(stage, "error", message, "failed");
     log.append({ kind: "scenario", id, phase: "failed", message: scrub(message) });
-    return { id, harness: harnessRef, outcome: "failed", stage, status: 1, lines: [], delivered: [], preflight: "none", command: "" };
+    return {
+      id,
+      harness: harnessRef,
+      outcome: "failed",
+      stage,
+      status: 1,
+      lines: [],
+      delivered: [],
+      preflight: "none",
+      command: "",
+      skills: [],
+    };
   };
 
   log.append({ kind: "scenario", id, phase: "start", message: `run agent: resolving ${harnessRef}` });
   const guest = await deps.guest;
   const resolution = await resolveFor(deps, harnessRef);
   if (!resolution.ok) return failed("resolve", `the harness did not resolve: ${resolution.error?.code} ${resolution.error?.reason ?? ""}`);
+
+  // Skills by handle (seed 002, Part 2): each read is one logged `attach`; a handle that does
+  // not open fails the run rather than running without what the operator asked for.
+  const skills: AttachedSkill[] = [];
+  for (const handle of options.skills ?? deps.skills.attached()) {
+    const attached = await attachSkill(handle, deps.skills.scriptPins(), { store: deps.skills.store, handles: deps.skills.handles, log });
+    if (!attached.ok)
+      return failed("skills", `skill handle ${handle}: ${attached.verdict.code} (by ${attached.verdict.by}) ${attached.verdict.reason}`);
+    skills.push(attached.skill);
+    const a = attached.skill.activation;
+    note(
+      "skills",
+      "info",
+      `attached skill handle ${a.handle} (${a.discoveryId}, pin ${a.pin}, text sha256=${a.contextSha256}); scripts: ${attached.skill.scriptsVerdict.reason}`,
+      "attached",
+    );
+  }
 
   const planned = await buildRunPlan({
     id,
@@ -100,84 +148,88 @@ export async function runAgent(deps: RunnerDeps, options: RunOptions = {}): Prom
     ...(options.steps ? { steps: options.steps } : {}),
     ...(options.workspace ? { workspace: options.workspace } : {}),
     ...(options.preflight !== undefined ? { preflight: options.preflight } : {}),
+    skills,
   });
   if (!planned.ok) return failed("plan", planned.reason);
   const plan = planned.plan;
 
   if (plan.preflight.kind === "refused") {
     const v = plan.preflight.verdict;
-    log.append({
-      kind: "note",
-      level: "error",
-      source: SOURCE,
-      message: `${id}: preflight_check refused (${v.code}, by ${v.by}): ${scrub(v.reason)}`,
-    });
+    note("preflight", "error", `preflight_check refused (${v.code}, by ${v.by}): ${v.reason}`, "refused");
   }
 
   // Delivery: the runner scripts, then the run's files; every one logged with its hash.
   for (const [path, text] of Object.entries(RUNNER_SCRIPTS)) await writeShareFile(guest, path, utf8(text));
   for (const file of plan.files) await writeShareFile(guest, `${plan.dir}/${file.path}`, file.bytes);
   for (const file of plan.files.filter((f) => f.field !== null || f.path === "harness.json" || f.path === "manifest.sha256"))
-    log.append({
-      kind: "note",
-      level: "info",
-      source: SOURCE,
-      message: `${id}: delivered /mnt/tab/${plan.dir}/${file.path} sha256=${file.sha256} (${file.bytes.length} bytes${file.field ? `, ${file.field}` : ""})`,
-    });
-  log.append({
-    kind: "note",
-    level: "info",
-    source: SOURCE,
-    message: `${id}: delivered ${plan.files.length} files (steps from ${plan.stepsSource}, preflight ${plan.preflight.kind}); running ${plan.command}`,
-  });
+    note(
+      "deliver",
+      "info",
+      `delivered /mnt/tab/${plan.dir}/${file.path} sha256=${file.sha256} (${file.bytes.length} bytes${file.field ? `, ${file.field}` : ""})`,
+    );
+  note(
+    "deliver",
+    "info",
+    `delivered ${plan.files.length} files (steps from ${plan.stepsSource}, preflight ${plan.preflight.kind}, ${skills.length} skills by handle); running ${plan.command}`,
+    "ok",
+  );
 
-  const lines: RunnerLine[] = [];
-  let settle!: (line: RunnerLine) => void;
-  const outcomeLine = new Promise<RunnerLine>((resolve) => {
-    settle = resolve;
-  });
-  let started = false;
-  const stop = guest.console.onLine((raw) => {
-    const line = parseRunnerLine(raw);
-    if (!line) return;
-    if (line.fields.step === "start") started = line.fields.run === id;
-    if (!started) return;
-    const event = runnerLineEvent(line, scrub);
-    if (event) log.append(event);
-    if (line.quote === null) lines.push(line);
-    if (runOutcome(line)) settle(line);
-  });
-  try {
-    const mark = guest.console.mark;
-    guest.console.type(`${plan.command}\n`);
-    const timeoutMs = options.timeoutMs ?? 15 * 60_000;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const last = await Promise.race([
-      outcomeLine,
-      new Promise<null>((resolve) => {
-        timer = setTimeout(() => resolve(null), timeoutMs);
-      }),
-    ]);
-    clearTimeout(timer);
-    if (last === null) return failed("timeout", `no outcome from the guest within ${Math.round(timeoutMs / 1000)} s`);
-    await guest.console.waitFor(PROMPT, mark + plan.command.length);
-    const outcome = runOutcome(last)!;
-    log.append({
-      kind: "scenario",
-      id,
-      phase: outcome.outcome === "ok" ? "done" : "failed",
-      message: `outcome=${outcome.outcome} stage=${outcome.stage} status=${outcome.status}`,
+  // One conversation with the console at a time: a scenario clicked meanwhile waits its turn.
+  return deps.turns.take(async () => {
+    const lines: RunnerLine[] = [];
+    let settle!: (line: RunnerLine) => void;
+    const outcomeLine = new Promise<RunnerLine>((resolve) => {
+      settle = resolve;
     });
-    return {
-      id,
-      harness: harnessRef,
-      ...outcome,
-      lines,
-      delivered: plan.files.map((f) => ({ path: f.path, sha256: f.sha256 })),
-      preflight: plan.preflight.kind,
-      command: plan.command,
-    };
-  } finally {
-    stop();
-  }
+    let started = false;
+    const stop = guest.console.onLine((raw) => {
+      const line = parseRunnerLine(raw);
+      if (!line) return;
+      if (line.fields.step === "start") started = line.fields.run === id;
+      if (!started) return;
+      const event = runnerLineEvent(line, id, scrub);
+      if (event) log.append(event);
+      if (line.quote === null) lines.push(line);
+      if (runOutcome(line)) settle(line);
+    });
+    try {
+      const mark = guest.console.mark;
+      guest.console.type(`${plan.command}\n`);
+      const timeoutMs = options.timeoutMs ?? 15 * 60_000;
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const last = await Promise.race([
+        outcomeLine,
+        new Promise<null>((resolve) => {
+          timer = setTimeout(() => resolve(null), timeoutMs);
+        }),
+      ]);
+      clearTimeout(timer);
+      if (last === null) return failed("timeout", `no outcome from the guest within ${Math.round(timeoutMs / 1000)} s`);
+      await guest.console.waitFor(PROMPT, mark + plan.command.length);
+      const outcome = runOutcome(last)!;
+      log.append({
+        kind: "scenario",
+        id,
+        phase: outcome.outcome === "ok" ? "done" : "failed",
+        message: `outcome=${outcome.outcome} stage=${outcome.stage} status=${outcome.status}`,
+      });
+      return {
+        id,
+        harness: harnessRef,
+        ...outcome,
+        lines,
+        delivered: plan.files.map((f) => ({ path: f.path, sha256: f.sha256 })),
+        preflight: plan.preflight.kind,
+        command: plan.command,
+        skills: skills.map((k) => ({
+          handle: k.activation.handle,
+          pin: k.activation.pin,
+          contextSha256: k.activation.contextSha256,
+          scripts: k.record.scripts.length === 0 ? "none" : k.scripts.length > 0 ? "allowed" : "held",
+        })),
+      };
+    } finally {
+      stop();
+    }
+  });
 }

@@ -13,6 +13,8 @@ export interface Scenario {
   commands: string[];
   expect: { code: VerdictCode | "EACCES" | "dns-visible"; by: Decider; panel: "wire" | "proxy" | "kernel" };
   explanation: string;
+  /** Sets up what the row needs before its commands are typed (row 8: the demo vault). */
+  prepare?: () => Promise<void>;
 }
 
 export const SCENARIOS: readonly Scenario[] = [

@@ -11,6 +11,7 @@ import {
   searchSkills,
 } from "../skills";
 import { formatBytes, h, replaceChildren } from "./dom";
+import type { SkillChoices } from "./skill-choices";
 import { openInspection } from "./skills-inspect";
 
 export interface SkillsViewDeps {
@@ -18,6 +19,8 @@ export interface SkillsViewDeps {
   fetch: SkillsFetch;
   store: SkillBlobStore;
   handles: SkillHandleStore;
+  /** What the next agent run attaches and which pins may run scripts (the operator's). */
+  choices: SkillChoices;
 }
 
 const row = "display: flex; flex-wrap: wrap; gap: 6px; align-items: center";
@@ -184,6 +187,7 @@ export function createSkillsView(deps: SkillsViewDeps): HTMLElement {
           h("dd", { attrs: { style: "margin: 0; overflow-wrap: anywhere; white-space: pre-wrap" } }, v),
         ]),
       ),
+      handleChoices(record),
       h(
         "button",
         {
@@ -201,6 +205,45 @@ export function createSkillsView(deps: SkillsViewDeps): HTMLElement {
         },
         "Inspect text (untrusted)",
       ),
+    );
+  };
+
+  /** Two operator decisions per handle (seed 002): attach it to runs; allow its scripts for this exact pin. */
+  const handleChoices = (record: SkillHandleRecord) => {
+    const checkbox = (label: string, title: string, checked: boolean, attrs: Record<string, string>, change: (on: boolean) => void) => {
+      const box = h("input", { attrs: { type: "checkbox", ...attrs } });
+      box.checked = checked;
+      box.addEventListener("change", () => change(box.checked));
+      return h("label", { title, attrs: { style: "margin-right: 12px" } }, box, ` ${label}`);
+    };
+    const note = (message: string) => deps.log.append({ kind: "note", level: "info", source: "skills", message });
+    return h(
+      "div",
+      { attrs: { style: row } },
+      checkbox(
+        "attach to agent runs",
+        "The next agent run is given this skill's text by handle (logged); this view never shows it",
+        deps.choices.attached().includes(record.handle),
+        { "data-attach": record.handle },
+        (on) => {
+          deps.choices.setAttached(record.handle, on);
+          note(
+            `${on ? "attach" : "no longer attach"} skill handle ${record.handle} (${record.discoveryId}) ${on ? "to" : "from"} agent runs`,
+          );
+        },
+      ),
+      record.scripts.length === 0
+        ? h("span", { class: "counters" }, "no scripts")
+        : checkbox(
+            `allow its ${record.scripts.length} scripts for pin ${record.pin}`,
+            "Scripts run only where the operator allows this exact pin; off by default",
+            deps.choices.scriptPins().has(record.pin),
+            { "data-allow-scripts": record.pin },
+            (on) => {
+              deps.choices.setScriptsAllowed(record.pin, on);
+              note(`${on ? "allowed" : "withdrew"} skill scripts for pin ${record.pin}`);
+            },
+          ),
     );
   };
 

@@ -1,6 +1,9 @@
 import { createStore, get, set, values } from "idb-keyval";
 import type { Cas } from "../cas";
+import type { EventLog } from "../log";
 import { type SkillBlobStore, SkillHandleRecord, type SkillHandleStore } from "../skills";
+import { pageCas } from "./cache-instance";
+import { createSkillChoices, type SkillChoices } from "./skill-choices";
 
 /**
  * Admitted skill bytes live in the page's CAS (IndexedDB, keyed by sha256, re-hashed on every
@@ -44,4 +47,29 @@ export function createIdbHandleStore(dbName = HANDLE_DB, storeName = HANDLE_STOR
       return records.sort((a, b) => (a.receivedAt < b.receivedAt ? -1 : a.receivedAt > b.receivedAt ? 1 : 0));
     },
   };
+}
+
+export interface PageSkills {
+  store: SkillBlobStore;
+  handles: SkillHandleStore;
+  choices: SkillChoices;
+}
+
+const skillsByLog = new WeakMap<EventLog, PageSkills>();
+
+/**
+ * The page's skills (one set per playground): the Skills panel acquires into it and marks what
+ * the next run attaches; the runner reads the same handles and choices when it builds a run.
+ */
+export function pageSkills(log: EventLog): PageSkills {
+  let skills = skillsByLog.get(log);
+  if (!skills) {
+    skills = {
+      store: createCasBlobStore(pageCas(log)),
+      handles: createIdbHandleStore(),
+      choices: createSkillChoices(typeof localStorage === "undefined" ? null : localStorage),
+    };
+    skillsByLog.set(log, skills);
+  }
+  return skills;
 }

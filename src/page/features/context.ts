@@ -1,5 +1,6 @@
 import type { EventLog } from "../../log";
 import type { PolicyHolder } from "../../policy";
+import type { ConsoleTurns } from "../console-turns";
 import type { Guest } from "../emulator/boot";
 import type { Layout } from "../layout";
 import type { PageNetwork } from "../network";
@@ -27,6 +28,10 @@ export interface FeatureContext {
   selectPanel(id: string): void;
   /** Runs a verdict-table scenario by id (types its commands into the guest). */
   scenarios: ScenarioBar;
+  /** Typing into the guest console: one conversation at a time (scenarios, runs, tours). */
+  turns: ConsoleTurns;
   /** Exposes something on `window.__tab.features[name]` (for e2e tests and curious users). */
   expose(name: string, value: unknown): void;
+  /** What an earlier-mounted feature exposed (unknown: check its shape before use). */
+  exposed(name: string): unknown;
 }

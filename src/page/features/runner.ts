@@ -1,18 +1,25 @@
 import { toHex } from "../../bytes";
-import { createCas, createIdbStore } from "../../cas";
 import type { LogEvent } from "../../log";
+import { pageCas } from "../cache-instance";
 import { h, replaceChildren } from "../dom";
 import { createEventPanel, type Row } from "../panels";
+import { harnessFromHref } from "../resolve-link";
 import { type RunOptions, type RunResult, runAgent } from "../runner-session";
+import { pageSkills } from "../skills-stores";
 import type { FeatureContext } from "./context";
 
-const RUNNER_SOURCES = new Set(["runner", "tab-run", "tab-agent"]);
-
 function runnerRow(e: LogEvent): Row | null {
-  if (e.kind === "note" && RUNNER_SOURCES.has(e.source))
-    return { tone: e.level === "error" ? "refused" : e.level === "warning" ? "warn" : "info", cells: [e.source, e.message] };
+  if (e.kind === "runner.step")
+    return {
+      tone: e.level === "error" ? "refused" : e.level === "warning" ? "warn" : "info",
+      cells: [e.source, e.step, e.message],
+      details: [
+        ["run", e.run],
+        ["outcome", e.outcome ?? ""],
+      ],
+    };
   if (e.kind === "scenario" && e.id.startsWith("run-"))
-    return { tone: e.phase === "failed" ? "refused" : e.phase === "done" ? "ok" : "info", cells: [e.id, `${e.phase}: ${e.message}`] };
+    return { tone: e.phase === "failed" ? "refused" : e.phase === "done" ? "ok" : "info", cells: [e.id, e.phase, e.message] };
   return null;
 }
 
@@ -22,12 +29,19 @@ function runnerRow(e: LogEvent): Row | null {
  * the terminal. `?run=1` runs it once the guest is up, so a shared link runs its agent.
  */
 export function mount(ctx: FeatureContext): void {
-  const cas = createCas({ store: createIdbStore("linux-in-a-tab", "cas"), log: ctx.log });
+  const skills = pageSkills(ctx.log);
   const deps = {
     log: ctx.log,
-    cas,
+    cas: pageCas(ctx.log),
     guest: ctx.guest,
     randomId: () => toHex(crypto.getRandomValues(new Uint8Array(4))),
+    skills: {
+      store: skills.store,
+      handles: skills.handles,
+      attached: () => skills.choices.attached(),
+      scriptPins: () => skills.choices.scriptPins(),
+    },
+    turns: ctx.turns,
   };
 
   const status = h("span", { class: "runner-status", attrs: { "aria-live": "polite" } });
@@ -47,7 +61,9 @@ export function mount(ctx: FeatureContext): void {
 
   const run = (options: RunOptions = {}): Promise<RunResult> => {
     if (busy) return Promise.reject(new Error("a run is already in progress"));
-    const harness = options.harness ?? ctx.params.get("harness") ?? "demo";
+    // What to run: the caller's choice, else the harness field (what the user typed or the
+    // link set), else the runner's own demo.
+    const harness = options.harness ?? (ctx.layout.harnessInput.value.trim() || harnessFromHref(location.href).harness || "demo");
     for (const b of buttons) b.disabled = true;
     replaceChildren(status, `running ${harness}…`);
     ctx.selectPanel("runner");
@@ -58,7 +74,15 @@ export function mount(ctx: FeatureContext): void {
       })
       .catch((error: unknown) => {
         const message = error instanceof Error ? error.message : String(error);
-        ctx.log.append({ kind: "note", level: "error", source: "runner", message: `run failed: ${message}` });
+        ctx.log.append({
+          kind: "runner.step",
+          run: "",
+          source: "runner",
+          step: "run",
+          outcome: "failed",
+          level: "error",
+          message: `run failed: ${message}`,
+        });
         replaceChildren(status, `failed: ${message}`);
         throw error;
       })
@@ -81,8 +105,8 @@ export function mount(ctx: FeatureContext): void {
       {
         id: "runner",
         title: "Runner",
-        kinds: ["note", "scenario"],
-        columns: ["source", "step"],
+        kinds: ["runner.step", "scenario"],
+        columns: ["source", "step", "what happened"],
         row: runnerRow,
         header: h("div", { class: "runner-controls" }, buttons[1]!),
       },
@@ -91,7 +115,7 @@ export function mount(ctx: FeatureContext): void {
   );
   ctx.expose("runner", { run });
 
-  if (ctx.params.get("run") === "1") {
+  if (harnessFromHref(location.href).params.get("run") === "1") {
     void ctx.guest.then(() => run()).catch(() => undefined);
   }
 }

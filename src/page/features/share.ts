@@ -5,6 +5,15 @@ import { buildShareUrl, readShareState } from "../share-link";
 import { compareSequences, decodeSequence, encodeSequence, type SequenceStep, verdictSequence } from "../verdict-sequence";
 import type { FeatureContext } from "./context";
 
+/** The act a share link uses for "run the harness's agent" (not a scenario id). */
+export const AGENT_ACT = "agent";
+
+interface Runner {
+  run(): Promise<unknown>;
+}
+const isRunner = (value: unknown): value is Runner =>
+  typeof value === "object" && value !== null && typeof (value as { run?: unknown }).run === "function";
+
 /**
  * Share links that replay (issue 11). The share button encodes the harness URL, the policy
  * (inline, deflated, when it differs from the default) and the scenarios run so far, plus the
@@ -20,7 +29,9 @@ export function mount(ctx: FeatureContext): void {
   log.subscribe((e) => {
     if (e.kind !== "scenario") return;
     if (e.phase === "start") {
-      ran.push(e.id);
+      // An agent run (`run-<random>`) replays as the act "agent": the receiver runs the same
+      // harness's agent in its own guest.
+      ran.push(e.id.startsWith("run-") ? AGENT_ACT : e.id);
       open = e.seq;
     } else if (open !== null) {
       windows.push([open, e.seq]);
@@ -83,7 +94,17 @@ export function mount(ctx: FeatureContext): void {
     }
     if (state.scenarios.length === 0) return;
     await ctx.guest;
-    for (const id of state.scenarios) await ctx.scenarios.run(id);
+    for (const id of state.scenarios) {
+      if (id !== AGENT_ACT) await ctx.scenarios.run(id);
+      else if (isRunner(ctx.exposed("runner"))) await (ctx.exposed("runner") as Runner).run().catch(() => undefined);
+      else
+        log.append({
+          kind: "note",
+          level: "warning",
+          source: "share link",
+          message: "the link runs an agent, but this page has no runner",
+        });
+    }
     const expected = state.expect ? decodeSequence(state.expect) : null;
     const actual = sequenceOfRuns();
     ctx.selectPanel("replay");

@@ -1,8 +1,7 @@
 import type { LogEvent } from "../../log";
-import { pageCas } from "../cache-instance";
 import { createEventPanel, type Row } from "../panels";
 import { createSkillsView } from "../skills-panel";
-import { createCasBlobStore, createIdbHandleStore } from "../skills-stores";
+import { pageSkills } from "../skills-stores";
 import type { FeatureContext } from "./context";
 
 /**
@@ -11,10 +10,9 @@ import type { FeatureContext } from "./context";
  * provenance; the text itself only in the separate inspection view.
  */
 export function mount(ctx: FeatureContext): void {
-  const store = createCasBlobStore(pageCas(ctx.log));
-  const handles = createIdbHandleStore();
+  const { store, handles, choices } = pageSkills(ctx.log);
   const fetch = (url: string, init: RequestInit) => globalThis.fetch(url, init);
-  const view = createSkillsView({ log: ctx.log, fetch, store, handles });
+  const view = createSkillsView({ log: ctx.log, fetch, store, handles, choices });
   ctx.addPanel(
     createEventPanel(
       {
@@ -28,7 +26,7 @@ export function mount(ctx: FeatureContext): void {
       ctx.log,
     ),
   );
-  ctx.expose("skills", { store, handles });
+  ctx.expose("skills", { store, handles, choices });
 }
 
 function skillsRow(e: LogEvent): Row | null {

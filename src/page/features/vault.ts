@@ -4,7 +4,7 @@ import type { EventLog } from "../../log";
 import type { OwnHandlers } from "../../proxy";
 import { writeShareFile } from "../guest-share";
 import { DEMO_VAULT_ID, ensureDemoVault } from "../vault-demo";
-import { mountVaultScenario, SGIT } from "../vault-scenario";
+import { SGIT, VAULT_SCENARIO } from "../vault-scenario";
 import { pageVaultService } from "../vault-service";
 import type { FeatureContext } from "./context";
 
@@ -34,15 +34,13 @@ export function mount(ctx: FeatureContext): void {
     });
   });
   const createDemoVault = () => ensureDemoVault(service, ctx.policy);
-  const scenario = mountVaultScenario({
-    bar: ctx.layout.scenarioBar,
-    guest: ctx.guest,
-    log: ctx.log,
+  // Row 8 joins the scenario bar once the vault exists in this page.
+  ctx.scenarios.add({
+    ...VAULT_SCENARIO,
     prepare: async () => {
       await delivered;
       await createDemoVault();
     },
-    selectPanel: (id) => ctx.selectPanel(id),
   });
   ctx.expose("vault", {
     vaultId: DEMO_VAULT_ID,
@@ -51,6 +49,6 @@ export function mount(ctx: FeatureContext): void {
     createDemoVault,
     /** Resolves once /mnt/tab/bin/sgit is in the share. */
     ready: () => delivered,
-    runScenario: () => scenario.run(),
+    runScenario: () => ctx.scenarios.run(VAULT_SCENARIO.id),
   });
 }

@@ -120,8 +120,10 @@ set -eu
 ls -la /workspace
 `,
   ".fullsend/scripts/validate.sh": `#!/bin/sh
+# The result must be an object with a string "summary" (schemas/result.json). The guest is
+# busybox (no JSON parser), so this checks exactly the shape the schema requires.
 set -eu
-python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$1"
+grep -Eq '^[[:space:]]*[{][[:space:]]*"summary"[[:space:]]*:[[:space:]]*"' "$1"
 `,
   ".fullsend/schemas/result.json": `{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
@@ -131,6 +133,16 @@ python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$1"
 }
 `,
   ".fullsend/inputs/task.md": `Say hello, then list what the hello skill printed.
+
+The scripted agent in the guest takes its steps from this block (guest/runner/README.md):
+
+\`\`\`tab-agent
+context
+list .
+run sh $TAB_RUN/files/skills-0/scripts/hello.sh
+fetch https://api.github.com/zen
+done said hello through the hello skill
+\`\`\`
 `,
   ".fullsend/files/gitconfig": `[user]
 	name = Demo Agent
@@ -197,7 +209,8 @@ host_files:
 validation_loop:
   script: scripts/validate.sh
   schema: schemas/result.json
-  preflight_check: python3 -c "import json"
+  # ADR 128: a literal sh -c command; \${HOME} is expanded from the allowlisted environment.
+  preflight_check: command -v curl >/dev/null && test -d "\${HOME}"
 timeout_minutes: 15
 allowed_remote_resources:
   - https://github.com/${SAMPLE_OWNER}/${SAMPLE_REPO}/

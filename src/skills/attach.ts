@@ -1,0 +1,76 @@
+import { sha256Hex, utf8 } from "../bytes";
+import { refuse, type Verdict } from "../log";
+import { mayRunScripts, type OpenDeps, openSkillText } from "./handle";
+import { logStep } from "./steps";
+import type { SkillHandleRecord } from "./store";
+
+/** A script given to a run: allowed for this exact pin, its bytes re-verified against the record. */
+export interface RunScript {
+  /** The file name under `scripts/`. */
+  name: string;
+  bytes: Uint8Array;
+  sha256: string;
+}
+
+/**
+ * A skill given to one run (seed 002, Part 2: the load path). `context` is the text wrapped in a
+ * `<skill_context source="handle:…">` block; `activation` is what the run's record carries so a
+ * reader of the run can say which bytes shaped the work: the handle, the digest of the exact
+ * text injected, and the pin the acquisition recorded.
+ */
+export interface AttachedSkill {
+  record: SkillHandleRecord;
+  context: Uint8Array;
+  activation: { handle: string; discoveryId: string; pin: string; contextSha256: string; skillMdSha256: string };
+  /** The scripts, only when the operator allows scripts for this exact pin; else none. */
+  scripts: RunScript[];
+  /** Why the scripts were given or held host-side. */
+  scriptsVerdict: Verdict;
+}
+
+export type Attached = { ok: true; skill: AttachedSkill } | { ok: false; verdict: Verdict };
+
+/**
+ * Reads the text behind `handle` for a run (the one explicit `attach` read, logged), wraps it,
+ * and decides its scripts: `mayRunScripts` against the operator's allowed pins (default refuse,
+ * logged either way). A script whose stored bytes no longer hash to the record refuses the
+ * whole attachment: a run never gets a script the acquisition did not admit.
+ */
+export async function attachSkill(handle: string, allowedPins: ReadonlySet<string>, deps: OpenDeps): Promise<Attached> {
+  const opened = await openSkillText(handle, "attach", deps);
+  if (!opened.ok) return opened;
+  const { record, text } = opened;
+  const context = utf8(
+    `<skill_context source="handle:${record.handle}" pin="${record.pin}" sha256="${record.skillMdSha256}">\n${text.reveal()}\n</skill_context>\n`,
+  );
+  const activation = {
+    handle: record.handle,
+    discoveryId: record.discoveryId,
+    pin: record.pin,
+    contextSha256: await sha256Hex(context),
+    skillMdSha256: record.skillMdSha256,
+  };
+  const base = { id: record.discoveryId, handle: record.handle };
+  if (record.scripts.length === 0) {
+    const scriptsVerdict = refuse("not-allowlisted", "this skill holds no scripts", "skills");
+    return { ok: true, skill: { record, context, activation, scripts: [], scriptsVerdict } };
+  }
+  const scriptsVerdict = mayRunScripts(record, allowedPins);
+  const detail = scriptsVerdict.allowed
+    ? `${record.scripts.length} scripts given to the run (allowed for this pin)`
+    : `${record.scripts.length} scripts held host-side, not given to the run`;
+  logStep(deps.log, "attach", { ...base, detail }, scriptsVerdict);
+  if (!scriptsVerdict.allowed) return { ok: true, skill: { record, context, activation, scripts: [], scriptsVerdict } };
+
+  const scripts: RunScript[] = [];
+  for (const held of record.scripts) {
+    const bytes = await deps.store.get(held.sha256).catch(() => null);
+    if (!bytes || (await sha256Hex(bytes)) !== held.sha256) {
+      const verdict = refuse("cache-corrupt", `the store holds no bytes hashing to ${held.sha256} (${held.path})`, "skills");
+      logStep(deps.log, "attach", { ...base, detail: "attach refused", sha256: held.sha256 }, verdict);
+      return { ok: false, verdict };
+    }
+    scripts.push({ name: held.path.replace(/^scripts\//, ""), bytes, sha256: held.sha256 });
+  }
+  return { ok: true, skill: { record, context, activation, scripts, scriptsVerdict } };
+}
