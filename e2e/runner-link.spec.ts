@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { type BrowserContext, expect, type Page, test } from "@playwright/test";
 import { openPlayground, waitForGuest } from "./support/guest";
+import { CORS, refuseUnplanned, routeZen } from "./support/upstreams";
 
 // Issue 9, "Done when": a shared link to a harness runs its agent in the guest. The sender
 // opens a harness by its pinned URL, runs its agent, and shares; a fresh browser context
@@ -25,22 +26,17 @@ allowed_remote_resources:
   - https://raw.githubusercontent.com/example-org/agent-library/
 `;
 const PINNED = `${BASE}/harness/linked.yaml#sha256=${createHash("sha256").update(HARNESS).digest("hex")}`;
-const cors = { "access-control-allow-origin": "*", "access-control-expose-headers": "*" };
 
 async function route(context: BrowserContext): Promise<void> {
-  await context.route(/^https?:\/\/(?!127\.0\.0\.1)/, (r) => r.abort("blockedbyclient"));
+  await refuseUnplanned(context);
   const files: Record<string, string> = { [`${BASE}/harness/linked.yaml`]: HARNESS, [`${BASE}/agents/linked.md`]: AGENT };
   await context.route(`${BASE}/**`, (r) => {
     const body = files[r.request().url()];
     return body === undefined
-      ? r.fulfill({ status: 404, headers: cors, body: "not found" })
-      : r.fulfill({ status: 200, headers: cors, body });
+      ? r.fulfill({ status: 404, headers: CORS, body: "not found" })
+      : r.fulfill({ status: 200, headers: CORS, body });
   });
-  await context.route("https://api.github.com/zen", (r) =>
-    r.request().method() === "OPTIONS"
-      ? r.fulfill({ status: 204, headers: { ...cors, "access-control-allow-headers": "*", "access-control-allow-methods": "GET, POST" } })
-      : r.fulfill({ status: 200, headers: { ...cors, "content-type": "text/plain" }, body: "Half measures are as bad as nothing at all." }),
-  );
+  await routeZen(context, "Half measures are as bad as nothing at all.");
 }
 
 /** Waits for the next agent run to end and returns its outcome message. */

@@ -1,6 +1,7 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: preflight commands hold literal ${VAR} references (ADR 128).
-import { expect, type Page, type Route, test } from "@playwright/test";
+import { expect, type Page, test } from "@playwright/test";
 import { openPlayground, type Playground, runInGuest } from "./support/guest";
+import { refuseUnplanned, routeZen } from "./support/upstreams";
 
 // Issue 9: the resolved harness reaches the real guest over the 9p share and its agent runs
 // under llrun behind the proxy. Seeds: 003_e4cc8107c226924d.txt (quarantine of caller
@@ -9,7 +10,6 @@ test.describe.configure({ mode: "serial" });
 
 let pg: Playground;
 const SECRET = "ghp_Zq9XbT4mW2vR7kL1pN8sD3fH6jY0cA5eUiOo";
-const cors = { "access-control-allow-origin": "*", "access-control-expose-headers": "*" };
 
 interface Line {
   source: string;
@@ -29,16 +29,8 @@ interface Result {
 test.beforeAll(async ({ browser }) => {
   test.setTimeout(240_000);
   pg = await openPlayground(browser);
-  // Anything that reaches the network unplanned is a bug (later routes take precedence).
-  await pg.context.route(/^https?:\/\/(?!127\.0\.0\.1)/, (route) => route.abort("blockedbyclient"));
-  await pg.context.route("https://api.github.com/zen", (route: Route) =>
-    route.request().method() === "OPTIONS"
-      ? route.fulfill({
-          status: 204,
-          headers: { ...cors, "access-control-allow-headers": "*", "access-control-allow-methods": "GET, HEAD, POST" },
-        })
-      : route.fulfill({ status: 200, headers: { ...cors, "content-type": "text/plain" }, body: "Design for failure." }),
-  );
+  await refuseUnplanned(pg.context);
+  await routeZen(pg.context, "Design for failure.");
 });
 test.afterAll(async () => {
   await pg?.context.close();

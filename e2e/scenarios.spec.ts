@@ -1,5 +1,6 @@
 import { expect, type Page, test } from "@playwright/test";
 import { BOOT_TIMEOUT_MS, openPlayground, type Playground, runInGuest } from "./support/guest";
+import { refuseUnplanned, routeZen, runScenario as runScenarioButton, upstream } from "./support/upstreams";
 
 // Seed 004's verdict table, live from the guest (issues 5, 6 and 9): each row's commands are
 // typed into the real guest by the scenario bar; each verdict lands in the panel of the
@@ -8,23 +9,12 @@ test.describe.configure({ mode: "serial" });
 
 let pg: Playground;
 
-const cors = { "access-control-allow-origin": "*", "access-control-expose-headers": "*" };
-
 test.beforeAll(async ({ browser }) => {
   test.setTimeout(BOOT_TIMEOUT_MS);
   pg = await openPlayground(browser);
   const context = pg.context;
-  // Anything that reaches the network in this file unplanned is a bug: refuse it loudly.
-  // (Routes registered later take precedence, so this catch-all comes first.)
-  await context.route(/^https?:\/\/(?!127\.0\.0\.1)/, (route) => route.abort("blockedbyclient"));
-  const upstream = (status: number, headers: Record<string, string>, body: string) => (route: import("@playwright/test").Route) =>
-    route.request().method() === "OPTIONS"
-      ? route.fulfill({
-          status: 204,
-          headers: { ...cors, "access-control-allow-headers": "*", "access-control-allow-methods": "GET, HEAD, POST" },
-        })
-      : route.fulfill({ status, headers: { ...cors, ...headers }, body });
-  await context.route("https://api.github.com/zen", upstream(200, { "content-type": "text/plain" }, "Design for failure."));
+  await refuseUnplanned(context);
+  await routeZen(context, "Design for failure.");
   await context.route("https://api.github.com/repos/octocat/Hello-World/tarball", upstream(302, { location: "https://evil.example/" }, ""));
 });
 test.afterAll(async () => {
@@ -52,16 +42,11 @@ async function decisionsSince(page: Page, seq: number): Promise<Decision[]> {
   );
 }
 
-const nextSeq = (page: Page) => page.evaluate(() => window.__tab?.log.nextSeq ?? 0);
-
 async function runScenario(page: Page, id: string): Promise<number> {
-  const from = await nextSeq(page);
-  await page.locator(`[data-scenario="${id}"]`).click();
-  await page.waitForFunction(
-    ({ id, from }) => window.__tab?.log.events().some((e) => e.seq >= from && e.kind === "scenario" && e.id === id && e.phase !== "start"),
-    { id, from },
-    { timeout: 90_000 },
-  );
+  const from = await runScenarioButton(page, id);
+  // The guide's picture of this row (docs/guide.md), taken once the panels have painted.
+  await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+  await page.screenshot({ path: `docs/screenshots/scenario-${id}.jpeg`, type: "jpeg", quality: 70 });
   return from;
 }
 

@@ -1,31 +1,15 @@
+import { readFileSync } from "node:fs";
 import { expect, type Page, test } from "@playwright/test";
 import { openPlayground } from "./support/guest";
+import { refuseUnplanned, routeZen, runScenario } from "./support/upstreams";
 
 // Issue 11: a link made by the share button in one browser context reproduces the same
 // verdict sequence (codes and deciders, not timings) in a fresh context with empty IndexedDB.
 test.describe.configure({ mode: "serial" });
 
-const cors = { "access-control-allow-origin": "*" };
-
 async function routeUpstreams(page: Page) {
-  const context = page.context();
-  await context.route(/^https?:\/\/(?!127\.0\.0\.1)/, (route) => route.abort("blockedbyclient"));
-  await context.route("https://api.github.com/zen", (route) =>
-    route.request().method() === "OPTIONS"
-      ? route.fulfill({ status: 204, headers: { ...cors, "access-control-allow-headers": "*" } })
-      : route.fulfill({ status: 200, headers: { ...cors, "content-type": "text/plain" }, body: "Keep it logically awesome." }),
-  );
-}
-
-async function runScenario(page: Page, id: string) {
-  const before = await page.evaluate(() => window.__tab?.log.nextSeq ?? 0);
-  await page.locator(`[data-scenario="${id}"]`).click();
-  await page.waitForFunction(
-    ({ id, before }) =>
-      window.__tab?.log.events().some((e) => e.seq >= before && e.kind === "scenario" && e.id === id && e.phase !== "start"),
-    { id, before },
-    { timeout: 90_000 },
-  );
+  await refuseUnplanned(page.context());
+  await routeZen(page.context(), "Keep it logically awesome.");
 }
 
 test("a share link replays the sender's verdict sequence in a fresh browser context", async ({ browser }) => {
@@ -64,4 +48,56 @@ test("a share link replays the sender's verdict sequence in a fresh browser cont
   expect(changes).toContain("share link");
   await receiver.screenshot({ path: "docs/screenshots/replay.png" }); // docs/guide.md
   await receiverContext.close();
+});
+
+test("a policy too large for the link travels by URL pinned with its sha256; other bytes are refused (fail closed)", async ({
+  browser,
+}) => {
+  test.setTimeout(300_000);
+  const sender = await browser.newContext({ viewport: { width: 1280, height: 720 }, acceptDownloads: true });
+  const page = await sender.newPage();
+  await page.goto("./");
+  await page.waitForFunction(() => window.__tab?.features.share !== undefined);
+  await page.evaluate(async () => {
+    const holder = window.__tab!.policy;
+    const current = holder.current();
+    const first = current.hosts[0]!;
+    const many = Array.from({ length: 300 }, (_, i) => ({ ...first, host: `mirror-${i}-${(i * 7919) % 1000}.example.org` }));
+    await holder.replace({ ...current, hosts: [...current.hosts, ...many] }, "test");
+  });
+  await page.locator("#share").click();
+  const form = page.getByTestId("share-policy-ref");
+  await expect(form).toContainText("too large to carry in the link");
+  const download = page.waitForEvent("download");
+  await form.getByRole("button", { name: "Download policy.json" }).click();
+  const published = readFileSync(await (await download).path());
+  await form.getByRole("textbox").fill("https://pub.example/policies/policy.json");
+  await form.getByRole("button", { name: "Make link" }).click();
+  await expect(page.locator(".share-output")).toHaveValue(/policy-ref=/);
+  const link = await page.locator(".share-output").inputValue();
+  expect(new URL(link).searchParams.get("policy")).toBeNull();
+  expect(new URL(link).searchParams.get("policy-ref")).toMatch(/^https:\/\/pub\.example\/policies\/policy\.json#sha256=[0-9a-f]{64}$/);
+  await sender.close();
+
+  const receiver = await browser.newContext({ viewport: { width: 1280, height: 720 } });
+  await receiver.route(/^https?:\/\/(?!127\.0\.0\.1)/, (route) => route.abort("blockedbyclient"));
+  await receiver.route("https://pub.example/policies/policy.json", (route) =>
+    route.fulfill({ status: 200, headers: { "access-control-allow-origin": "*" }, body: published }),
+  );
+  await receiver.route("https://pub.example/policies/tampered.json", (route) =>
+    route.fulfill({ status: 200, headers: { "access-control-allow-origin": "*" }, body: Buffer.concat([published, Buffer.from(" ")]) }),
+  );
+  const rpage = await receiver.newPage();
+  await rpage.goto(link);
+  await rpage.waitForFunction(() => window.__tab?.log.ofKind("policy.change").some((e) => e.source === "share link"), null, {
+    timeout: 60_000,
+  });
+  expect(await rpage.evaluate(() => window.__tab!.policy.current().hosts.length)).toBeGreaterThan(300);
+
+  await rpage.goto(link.replace("policy.json", "tampered.json"));
+  await rpage.waitForFunction(() => window.__tab?.log.ofKind("note").some((e) => e.source === "share link"), null, { timeout: 60_000 });
+  const note = await rpage.evaluate(() => window.__tab?.log.ofKind("note").find((e) => e.source === "share link")?.message ?? "");
+  expect(note).toContain("(hash-mismatch)");
+  expect(await rpage.evaluate(() => window.__tab!.policy.current().hosts.length)).toBeLessThan(10);
+  await receiver.close();
 });

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { type BrowserContext, expect, type Page, type Route, test } from "@playwright/test";
+import { waitForGuest } from "./support/guest";
 
 // Issue 8, page side (seed 002_e97db203962b5ecb.txt): discovery over a registry, pinned
 // acquisition behind a handle, and the text only in a separate, explicitly opened view. The
@@ -191,4 +192,32 @@ test("the skill text never reached the choosing view; the inspection view opens 
 
   await dialog.getByRole("button", { name: "Close" }).click();
   await expect(page.getByTestId("skill-inspection")).toHaveCount(0);
+});
+
+test("seed 002, Part 2: the operator attaches the acquired skill; the agent in the guest gets it by handle, the choosing view never", async () => {
+  test.setTimeout(420_000);
+  await waitForGuest(page);
+  const record = page.locator('[data-testid="skills-handles"] article[data-skill-id="acme/skills-repo/pdf-tools"]');
+  const handle = (await record.getAttribute("data-handle")) ?? "";
+  // Two operator decisions in the panel: attach (ticked here), scripts for this pin (left off).
+  await record.locator(`input[data-attach="${handle}"]`).check();
+  await expect(record.locator("input[data-allow-scripts]")).not.toBeChecked();
+  const from = await page.evaluate(() => window.__tab?.log.nextSeq ?? 0);
+  const result = (await page.evaluate(async (handle) => {
+    const runner = window.__tab?.features.runner as { run(o: unknown): Promise<unknown> };
+    return runner.run({ preflight: null, steps: [`skill ${handle}`, `skill-script ${handle} extract.py`, "done ok"] });
+  }, handle)) as { outcome: string; skills: { handle: string; scripts: string }[]; lines: { fields: Record<string, string> }[] };
+  expect(result.outcome).toBe("ok");
+  expect(result.skills).toEqual([expect.objectContaining({ handle, scripts: "held" })]);
+  const agent = (verb: string) => result.lines.find((l) => l.fields.verb === verb)?.fields.outcome;
+  expect(agent("skill")).toBe("ok");
+  expect(agent("skill-script")).toBe("denied");
+  // The run's log names the handle it attached; no event carries the text.
+  const events = await page.evaluate((f) => window.__tab?.log.events().filter((e) => e.seq >= f) ?? [], from);
+  expect(events).toContainEqual(expect.objectContaining({ kind: "skills.step", step: "attach", handle, allowed: true }));
+  expect(events).toContainEqual(expect.objectContaining({ kind: "runner.step", step: "skills", message: expect.stringContaining(handle) }));
+  expect(JSON.stringify(events)).not.toContain(CANARY);
+  // The text reached the guest (the agent quoted it in the terminal), never the Skills panel.
+  expect(await page.evaluate(() => window.__tab?.guest?.console.text ?? "")).toContain(CANARY);
+  expect(await page.locator("#panel-skills").evaluate((el) => el.outerHTML)).not.toContain(CANARY);
 });

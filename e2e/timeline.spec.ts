@@ -1,5 +1,6 @@
-import { expect, type Page, type Route, test } from "@playwright/test";
+import { expect, type Page, test } from "@playwright/test";
 import { BOOT_TIMEOUT_MS, openPlayground, type Playground } from "./support/guest";
+import { refuseUnplanned, routeZen, runScenario } from "./support/upstreams";
 
 // Issue 11: the request timeline above the panels. Seed 004's rows run in the real guest
 // (004_38ec4e288fc63d5a.txt: served, host-not-allowed, ip-literal, landlock-denied); the
@@ -9,41 +10,16 @@ test.describe.configure({ mode: "serial" });
 
 let pg: Playground;
 
-const cors = { "access-control-allow-origin": "*", "access-control-expose-headers": "*" };
-
 test.beforeAll(async ({ browser }) => {
   test.setTimeout(BOOT_TIMEOUT_MS);
   pg = await openPlayground(browser);
   const context = pg.context;
-  // Anything that reaches the network unplanned is a bug: refuse it (later routes win).
-  await context.route(/^https?:\/\/(?!127\.0\.0\.1)/, (route) => route.abort("blockedbyclient"));
-  await context.route("https://api.github.com/zen", (route: Route) =>
-    route.request().method() === "OPTIONS"
-      ? route.fulfill({
-          status: 204,
-          headers: { ...cors, "access-control-allow-headers": "*", "access-control-allow-methods": "GET, HEAD, POST" },
-        })
-      : route.fulfill({
-          status: 200,
-          headers: { ...cors, "content-type": "text/plain" },
-          body: "Half measures are as bad as nothing at all.",
-        }),
-  );
+  await refuseUnplanned(context);
+  await routeZen(context, "Half measures are as bad as nothing at all.");
 });
 test.afterAll(async () => {
   await pg?.context.close();
 });
-
-async function runScenario(page: Page, id: string) {
-  const before = await page.evaluate(() => window.__tab?.log.nextSeq ?? 0);
-  await page.locator(`[data-scenario="${id}"]`).click();
-  await page.waitForFunction(
-    ({ id, before }) =>
-      window.__tab?.log.events().some((e) => e.seq >= before && e.kind === "scenario" && e.id === id && e.phase !== "start"),
-    { id, before },
-    { timeout: 90_000 },
-  );
-}
 
 /** The log's own count of decisions, computed here without the timeline's code. */
 const countsFromLog = (page: Page) =>

@@ -1,5 +1,6 @@
-import { expect, type Page, type Route, test } from "@playwright/test";
+import { expect, type Page, test } from "@playwright/test";
 import { BOOT_TIMEOUT_MS, openPlayground, type Playground, waitForGuest } from "./support/guest";
+import { refuseUnplanned, routeZen } from "./support/upstreams";
 
 // Issue 11, the guided training tour: the trainee types each step's command into the real
 // guest's terminal; the tour advances on the right outcome (seed 004, rows 2, 4, 6 and 7) and
@@ -7,21 +8,11 @@ import { BOOT_TIMEOUT_MS, openPlayground, type Playground, waitForGuest } from "
 test.describe.configure({ mode: "serial" });
 
 let pg: Playground;
-const cors = { "access-control-allow-origin": "*" };
-
 test.beforeAll(async ({ browser }) => {
   test.setTimeout(BOOT_TIMEOUT_MS + 60_000);
   pg = await openPlayground(browser, "./?tour=1");
-  // Anything that reaches the network unplanned is refused; later routes take precedence.
-  await pg.context.route(/^https?:\/\/(?!127\.0\.0\.1)/, (route) => route.abort("blockedbyclient"));
-  await pg.context.route("https://api.github.com/zen", (route: Route) =>
-    route.request().method() === "OPTIONS"
-      ? route.fulfill({
-          status: 204,
-          headers: { ...cors, "access-control-allow-headers": "*", "access-control-allow-methods": "GET, HEAD, POST" },
-        })
-      : route.fulfill({ status: 200, headers: { ...cors, "content-type": "text/plain" }, body: "Practicality beats purity." }),
-  );
+  await refuseUnplanned(pg.context);
+  await routeZen(pg.context, "Practicality beats purity.");
 });
 test.afterAll(async () => {
   await pg?.context.close();

@@ -1,16 +1,35 @@
-import { fromBase64, toBase64 } from "../bytes";
+import { fromBase64, sha256Hex, toBase64 } from "../bytes";
 
 /** What a share link carries (issue 11): enough inputs to replay the same verdicts. */
 export interface ShareState {
   harness: string | null;
   /** Canonical policy JSON, only when it differs from the default. */
   policy: string | null;
+  /**
+   * Where a policy too large to carry inline is published, pinned: `https://…#sha256=<hex>`.
+   * The receiver fetches it and applies it only if the bytes hash to the pin.
+   */
+  policyRef: string | null;
   scenarios: string[];
   /** The sender's verdict sequence (`code:by,…`), when small enough to carry. */
   expect: string | null;
 }
 
 const MAX_EXPECT = 1500;
+/** Above this many characters (deflated, base64url) a policy travels by reference instead. */
+export const MAX_INLINE_POLICY = 1500;
+
+const POLICY_REF = /^https:\/\/[^#\s]+#sha256=([0-9a-f]{64})$/;
+
+/** The deflated, base64url form a link carries inline (so the share button can measure it). */
+export async function packPolicy(policy: string): Promise<string> {
+  return toBase64Url(await pipe(new TextEncoder().encode(policy), new CompressionStream("deflate-raw")));
+}
+
+/** The pinned reference for a published policy: its URL plus the sha256 of the exact bytes. */
+export async function policyReference(url: string, policyText: string): Promise<string> {
+  return `${url.split("#")[0]}#sha256=${await sha256Hex(new TextEncoder().encode(policyText))}`;
+}
 
 const toBase64Url = (bytes: Uint8Array) => toBase64(bytes).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
 const fromBase64Url = (text: string) => fromBase64(text.replace(/-/g, "+").replace(/_/g, "/"));
@@ -26,10 +45,8 @@ export async function buildShareUrl(base: string, state: ShareState): Promise<st
   url.search = "";
   url.hash = "";
   if (state.harness) url.searchParams.set("harness", state.harness);
-  if (state.policy) {
-    const packed = await pipe(new TextEncoder().encode(state.policy), new CompressionStream("deflate-raw"));
-    url.searchParams.set("policy", toBase64Url(packed));
-  }
+  if (state.policyRef) url.searchParams.set("policy-ref", state.policyRef);
+  else if (state.policy) url.searchParams.set("policy", await packPolicy(state.policy));
   if (state.scenarios.length > 0) url.searchParams.set("scenarios", state.scenarios.join(","));
   if (state.expect && state.expect.length <= MAX_EXPECT) url.searchParams.set("expect", state.expect);
   return url.href;
@@ -55,5 +72,31 @@ export async function readShareState(params: URLSearchParams): Promise<{ state: 
       if (!ok) problems.push(`ignored a malformed scenario id in the link`);
       return ok;
     });
-  return { state: { harness: params.get("harness"), policy, scenarios, expect: params.get("expect") }, problems };
+  let policyRef: string | null = params.get("policy-ref");
+  if (policyRef !== null && !POLICY_REF.test(policyRef)) {
+    problems.push("the link's policy-ref is not an https URL pinned with #sha256=<64 hex>; the default policy stays");
+    policyRef = null;
+  }
+  return { state: { harness: params.get("harness"), policy, policyRef, scenarios, expect: params.get("expect") }, problems };
+}
+
+export type FetchedPolicy =
+  | { ok: true; text: string }
+  | { ok: false; code: "hash-mismatch" | "fetch-failed" | "bad-status"; reason: string };
+
+/** Fetches a pinned policy reference; fail-closed on any difference from the pin. */
+export async function fetchPinnedPolicy(ref: string, fetchFn: (url: string) => Promise<Response>): Promise<FetchedPolicy> {
+  const pin = POLICY_REF.exec(ref)?.[1];
+  if (!pin) return { ok: false, code: "fetch-failed", reason: "not a pinned https reference" };
+  let response: Response;
+  try {
+    response = await fetchFn(ref.split("#")[0]!);
+  } catch (error) {
+    return { ok: false, code: "fetch-failed", reason: `could not fetch the policy: ${(error as Error).message}` };
+  }
+  if (!response.ok) return { ok: false, code: "bad-status", reason: `the policy URL answered ${response.status}` };
+  const bytes = new Uint8Array(await response.arrayBuffer());
+  const got = await sha256Hex(bytes);
+  if (got !== pin) return { ok: false, code: "hash-mismatch", reason: `the policy's bytes hash to ${got}, the link pins ${pin}` };
+  return { ok: true, text: new TextDecoder().decode(bytes) };
 }

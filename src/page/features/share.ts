@@ -1,7 +1,8 @@
 import { canonicalJson, DEFAULT_POLICY } from "../../policy";
 import { h, replaceChildren } from "../dom";
 import { createEventPanel } from "../panels";
-import { buildShareUrl, readShareState } from "../share-link";
+import { buildShareUrl, fetchPinnedPolicy, MAX_INLINE_POLICY, packPolicy, readShareState } from "../share-link";
+import { createPolicyRefForm } from "../share-policy-ref";
 import { compareSequences, decodeSequence, encodeSequence, type SequenceStep, verdictSequence } from "../verdict-sequence";
 import type { FeatureContext } from "./context";
 
@@ -41,23 +42,37 @@ export function mount(ctx: FeatureContext): void {
   const sequenceOfRuns = (): SequenceStep[] =>
     verdictSequence(log.events().filter((e) => windows.some(([from, to]) => e.seq > from && e.seq < to)));
 
+  const showLink = async (url: string) => {
+    layout.shareOutput.value = url;
+    layout.shareOutput.hidden = false;
+    layout.shareOutput.select();
+    try {
+      await navigator.clipboard?.writeText(url);
+    } catch {
+      // The link is shown selected in the field either way.
+    }
+  };
   layout.shareButton.addEventListener("click", () => {
     void (async () => {
       const policyJson = canonicalJson(ctx.policy.current());
-      const url = await buildShareUrl(location.href, {
+      const policy = policyJson === canonicalJson(DEFAULT_POLICY) ? null : policyJson;
+      const state = {
         harness: layout.harnessInput.value.trim() || new URLSearchParams(location.search).get("harness"),
-        policy: policyJson === canonicalJson(DEFAULT_POLICY) ? null : policyJson,
+        policy,
+        policyRef: null,
         scenarios: ran,
         expect: encodeSequence(sequenceOfRuns()),
+      };
+      layout.root.querySelector(".share-policy-ref")?.remove();
+      const packedLength = policy === null ? 0 : (await packPolicy(policy)).length;
+      if (policy === null || packedLength <= MAX_INLINE_POLICY) return showLink(await buildShareUrl(location.href, state));
+      // Too large for the link: by reference, once the sender says where it is published.
+      const form = createPolicyRefForm({
+        policyText: policy,
+        packedLength,
+        onReference: (policyRef) => void buildShareUrl(location.href, { ...state, policyRef }).then(showLink),
       });
-      layout.shareOutput.value = url;
-      layout.shareOutput.hidden = false;
-      layout.shareOutput.select();
-      try {
-        await navigator.clipboard?.writeText(url);
-      } catch {
-        // The link is shown selected in the field either way.
-      }
+      layout.shareButton.parentElement?.after(form);
     })();
   });
 
@@ -82,6 +97,17 @@ export function mount(ctx: FeatureContext): void {
   const replay = async () => {
     const { state, problems } = await readShareState(ctx.params);
     for (const message of problems) log.append({ kind: "note", level: "warning", source: "share link", message });
+    if (state.policyRef) {
+      const fetched = await fetchPinnedPolicy(state.policyRef, (url) => fetch(url));
+      if (!fetched.ok)
+        log.append({
+          kind: "note",
+          level: "warning",
+          source: "share link",
+          message: `the link's policy was not applied (${fetched.code}): ${fetched.reason}; the default policy stays`,
+        });
+      else state.policy = fetched.text;
+    }
     if (state.policy) {
       const applied = await ctx.policy.replaceText(state.policy, "share link");
       if (!applied.ok)
