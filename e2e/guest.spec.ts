@@ -7,7 +7,8 @@ test.describe.configure({ mode: "serial" });
 let pg: Playground;
 test.beforeAll(async ({ browser }) => {
   test.setTimeout(BOOT_TIMEOUT_MS);
-  pg = await openPlayground(browser);
+  // Cold: this file tests the boot itself and the first save of the state.
+  pg = await openPlayground(browser, "./", { cold: true });
 });
 test.afterAll(async () => {
   await pg?.context.close();

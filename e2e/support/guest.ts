@@ -1,4 +1,5 @@
 import type { Browser, BrowserContext, Page } from "@playwright/test";
+import { keepWarmState, seedWarmState } from "./warm-state";
 
 /**
  * Helpers for tests that boot the real guest. Boot once per test file (a shared page in
@@ -12,12 +13,25 @@ export interface Playground {
   page: Page;
 }
 
-export async function openPlayground(browser: Browser, path = "./"): Promise<Playground> {
+export interface OpenOptions {
+  /** Boot the kernel from scratch (tests of the boot itself), not from the suite's kept state. */
+  cold?: boolean;
+}
+
+/**
+ * A fresh browser context on the playground with the guest up. Unless `cold`, the context
+ * starts with the state an earlier file's cold boot saved (e2e/support/warm-state.ts), as a
+ * returning visitor's browser would, so each file does not pay for a boot.
+ */
+export async function openPlayground(browser: Browser, path = "./", options: OpenOptions = {}): Promise<Playground> {
   const context = await browser.newContext({ viewport: { width: 1280, height: 720 } });
   const page = await context.newPage();
   page.on("pageerror", (error) => console.log(`[page error] ${error.message}`));
+  const local = path.startsWith("./");
+  if (local && !options.cold) await seedWarmState(page);
   await page.goto(path);
   await waitForGuest(page);
+  if (local) await keepWarmState(page);
   return { context, page };
 }
 
