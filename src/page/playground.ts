@@ -7,6 +7,7 @@ import { bootGuest, type Guest } from "./emulator/boot";
 import { GuestImageError, loadGuestImages } from "./emulator/images";
 import { dropSnapshot, loadSnapshot, saveSnapshot, snapshotKey } from "./emulator/snapshots";
 import { mountFeatures } from "./features";
+import { modelHandlers } from "./features/model";
 import { vaultHandlers } from "./features/vault";
 import { parseGuestLine } from "./guest-lines";
 import { writeShareFile } from "./guest-share";
@@ -140,7 +141,7 @@ export async function startPlayground(container: HTMLElement): Promise<Playgroun
       });
       handle.guest = guest;
       if (!v86Fetch) {
-        network = connectPageNetwork({ bus: guest.bus, log, policy, ca, handlers: vaultHandlers(log) });
+        network = connectPageNetwork({ bus: guest.bus, log, policy, ca, handlers: { ...vaultHandlers(log), ...modelHandlers(log) } });
         handle.network = network;
       }
       term.onInput((text) => guest.console.type(text));

@@ -1,5 +1,6 @@
 import type { FeatureContext } from "./context";
 import { mount as embed } from "./embed";
+import { mount as model } from "./model";
 import { mount as resolve } from "./resolve";
 import { mount as runner } from "./runner";
 import { mount as share } from "./share";
@@ -12,5 +13,5 @@ export type { FeatureContext } from "./context";
 
 /** Every page feature, mounted in this order once the shell exists. */
 export function mountFeatures(ctx: FeatureContext): void {
-  for (const mount of [resolve, skills, vault, runner, share, timeline, tour, embed]) mount(ctx);
+  for (const mount of [resolve, skills, vault, runner, model, share, timeline, tour, embed]) mount(ctx);
 }
