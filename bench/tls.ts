@@ -3,7 +3,11 @@
  * same machine, same run, same client (node:tls), same parameters (TLS 1.3,
  * TLS_AES_128_GCM_SHA256, x25519, ECDSA P-256 certificate).
  *
- *   npx tsx bench/tls.ts [handshakes=100] [megabytes=16]
+ *   npx tsx bench/tls.ts [handshakes=100] [megabytes=16] [rounds=3]
+ *
+ * Both servers get the same warm-up (a few handshakes and a short transfer each way, so
+ * neither is timed while its JIT or thread pool warms up), the rounds alternate between
+ * them so a noisy neighbour hits both, and each figure is the median of the rounds.
  */
 import "reflect-metadata";
 import { createServer as createNetServer, type Server, type Socket } from "node:net";
@@ -18,15 +22,23 @@ import { socketByteStream } from "../src/tls/testing/socketStream";
 const HOST = "example.com";
 const HANDSHAKES = Number(process.argv[2] ?? 100);
 const MEGABYTES = Number(process.argv[3] ?? 16);
+const ROUNDS = Number(process.argv[4] ?? 3);
+const WARM_UP_MEGABYTES = 4;
 const CHUNK = 64 * 1024;
 
 type Mode = "download" | "upload" | "handshake";
 
+/** What the server does on the next connections: send `bytes` (download) or only read. */
+interface Plan {
+  mode: Mode;
+  bytes: number;
+}
+
 /** The server side of each benchmark, given the plaintext stream: download sends, upload counts. */
-async function serveBench(mode: Mode, write: (chunk: Uint8Array) => Promise<void>, end: () => Promise<void>): Promise<void> {
-  if (mode === "download") {
+async function serveBench(plan: Plan, write: (chunk: Uint8Array) => Promise<void>, end: () => Promise<void>): Promise<void> {
+  if (plan.mode === "download") {
     const chunk = new Uint8Array(CHUNK).fill(0x5a);
-    for (let sent = 0; sent < MEGABYTES * 1024 * 1024; sent += CHUNK) await write(chunk);
+    for (let sent = 0; sent < plan.bytes; sent += CHUNK) await write(chunk);
   }
   await end();
 }
@@ -35,7 +47,7 @@ interface BenchServer {
   name: string;
   port: number;
   ca: string;
-  setMode(mode: Mode): void;
+  plan(mode: Mode, bytes?: number): void;
   close(): Promise<void>;
 }
 
@@ -46,7 +58,7 @@ function listen(server: Server | tls.Server): Promise<number> {
 async function ours(): Promise<BenchServer> {
   const ca = await createSessionCa();
   const terminator = createTlsTerminator({ ca, log: createEventLog({ capacity: 1000 }) });
-  let mode: Mode = "handshake";
+  let plan: Plan = { mode: "handshake", bytes: 0 };
   let next = 0;
   const sockets = new Set<Socket>();
   const server = createNetServer({ allowHalfOpen: true }, (socket) => {
@@ -60,7 +72,7 @@ async function ours(): Promise<BenchServer> {
         const writer = plain.writable.getWriter();
         const draining = plain.readable.pipeTo(new WritableStream());
         await serveBench(
-          mode,
+          plan,
           (chunk) => writer.write(chunk),
           async () => {
             await draining.catch(() => undefined);
@@ -74,8 +86,8 @@ async function ours(): Promise<BenchServer> {
     name: "src/tls (WebCrypto)",
     port,
     ca: ca.certPem,
-    setMode: (m) => {
-      mode = m;
+    plan: (mode, bytes = 0) => {
+      plan = { mode, bytes };
     },
     close: () =>
       new Promise((resolve) => {
@@ -95,7 +107,7 @@ async function native(): Promise<BenchServer> {
   });
   const pkcs8 = Buffer.from(await crypto.subtle.exportKey("pkcs8", keys.privateKey)).toString("base64");
   const keyPem = `-----BEGIN PRIVATE KEY-----\n${pkcs8.match(/.{1,64}/g)?.join("\n")}\n-----END PRIVATE KEY-----\n`;
-  let mode: Mode = "handshake";
+  let plan: Plan = { mode: "handshake", bytes: 0 };
   const sockets = new Set<Socket>();
   const server = tls.createServer(
     {
@@ -113,7 +125,7 @@ async function native(): Promise<BenchServer> {
       const ended = new Promise<void>((resolve) => socket.on("end", () => resolve()));
       socket.resume();
       void serveBench(
-        mode,
+        plan,
         (chunk) => new Promise<void>((resolve) => (socket.write(chunk) ? resolve() : socket.once("drain", () => resolve()))),
         async () => {
           await ended;
@@ -127,8 +139,8 @@ async function native(): Promise<BenchServer> {
     name: "node:tls (OpenSSL)",
     port,
     ca: cert.toString("pem"),
-    setMode: (m) => {
-      mode = m;
+    plan: (mode, bytes = 0) => {
+      plan = { mode, bytes };
     },
     close: () =>
       new Promise((resolve) => {
@@ -168,38 +180,59 @@ interface Result {
   uploadMBps: number;
 }
 
+/** The same warm-up for both: handshakes (the leaf is minted on first use) and a short transfer each way. */
+async function warmUp(server: BenchServer): Promise<void> {
+  server.plan("handshake");
+  for (let i = 0; i < 5; i++) await client(server, 0);
+  const bytes = WARM_UP_MEGABYTES * 1024 * 1024;
+  server.plan("download", bytes);
+  await client(server, 0);
+  server.plan("upload");
+  await client(server, bytes);
+}
+
 async function measure(server: BenchServer): Promise<Result> {
-  server.setMode("handshake");
-  await client(server, 0); // warm-up: the leaf is minted on first use
+  server.plan("handshake");
   const t0 = performance.now();
   for (let i = 0; i < HANDSHAKES; i++) await client(server, 0);
   const handshakesPerSecond = HANDSHAKES / ((performance.now() - t0) / 1000);
 
   const bytes = MEGABYTES * 1024 * 1024;
-  server.setMode("download");
+  server.plan("download", bytes);
   const t1 = performance.now();
   const down = await client(server, 0);
   const downloadMBps = down.received / 1024 / 1024 / ((performance.now() - t1 - down.handshakeMs) / 1000);
   if (down.received < bytes) throw new Error(`${server.name}: downloaded ${down.received} of ${bytes} bytes`);
 
-  server.setMode("upload");
+  server.plan("upload");
   const t2 = performance.now();
   const up = await client(server, bytes);
   const uploadMBps = bytes / 1024 / 1024 / ((performance.now() - t2 - up.handshakeMs) / 1000);
   return { handshakesPerSecond, downloadMBps, uploadMBps };
 }
 
-const servers = [await ours(), await native()];
-const results: Result[] = [];
-for (const server of servers) {
-  results.push(await measure(server));
-  await server.close();
+function median(values: number[]): number {
+  const sorted = [...values].sort((x, y) => x - y);
+  const middle = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
-const [a, b] = results as [Result, Result];
+
+const servers = [await ours(), await native()];
+for (const server of servers) await warmUp(server);
+const rounds: Result[][] = servers.map(() => []);
+for (let round = 0; round < ROUNDS; round++) for (const [i, server] of servers.entries()) rounds[i]!.push(await measure(server));
+for (const server of servers) await server.close();
+const [a, b] = rounds.map(
+  (results): Result => ({
+    handshakesPerSecond: median(results.map((r) => r.handshakesPerSecond)),
+    downloadMBps: median(results.map((r) => r.downloadMBps)),
+    uploadMBps: median(results.map((r) => r.uploadMBps)),
+  }),
+) as [Result, Result];
 const row = (label: string, x: number, y: number) =>
   `| ${label.padEnd(26)} | ${x.toFixed(1).padStart(19)} | ${y.toFixed(1).padStart(18)} | ${(x / y).toFixed(2).padStart(5)} |`;
 console.log(
-  `TLS 1.3, TLS_AES_128_GCM_SHA256, x25519, ECDSA P-256; ${HANDSHAKES} sequential handshakes; ${MEGABYTES} MB each way; Node ${process.version}`,
+  `TLS 1.3, TLS_AES_128_GCM_SHA256, x25519, ECDSA P-256; ${HANDSHAKES} sequential handshakes; ${MEGABYTES} MB each way; median of ${ROUNDS} alternating rounds after a warm-up; Node ${process.version}`,
 );
 console.log(`| ${"".padEnd(26)} | ${servers[0]!.name.padStart(19)} | ${servers[1]!.name.padStart(18)} | ratio |`);
 console.log(`|${"-".repeat(28)}|${"-".repeat(21)}|${"-".repeat(20)}|-------|`);

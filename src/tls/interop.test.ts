@@ -8,7 +8,7 @@ import { join } from "node:path";
 import * as tls from "node:tls";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ByteStream } from "../bytes";
-import { createEventLog, type EventLog } from "../log";
+import { createEventLog, type EventLog, type EventOf } from "../log";
 import { createSessionCa, type SessionCa } from "./index";
 import { echo, startTlsTestServer, type TestTlsServer } from "./testing/tlsServer";
 
@@ -192,6 +192,27 @@ describe("node:tls completes a verified TLS 1.3 handshake with our server and ex
     expect(serverGotHash).toBe(createHash("sha256").update(fromClient).digest("hex"));
   });
 
+  it("a 1-byte write then a 40 KiB write from our side reach node:tls intact and in order, then close_notify", async () => {
+    const big = randomBytes(40 * 1024);
+    const writes = await startTlsTestServer({
+      ca,
+      log,
+      connectHost: HOST,
+      serve: async (plain) => {
+        const draining = plain.readable.pipeTo(new WritableStream());
+        const writer = plain.writable.getWriter();
+        await writer.write(Uint8Array.of(0x2a));
+        await writer.write(big);
+        await writer.close();
+        await draining;
+      },
+    });
+    const run = await nodeClient(writes.port, {}, Buffer.alloc(0));
+    await writes.close();
+    expect(run.error).toBeNull();
+    expect(run.received.toString("hex")).toBe(Buffer.concat([Buffer.of(0x2a), big]).toString("hex"));
+  });
+
   it("a record tampered with after the handshake is refused with bad_record_mac, never passed on", async () => {
     let tamper = false;
     const middle = createServer((inbound) => {
@@ -232,65 +253,120 @@ describe("node:tls completes a verified TLS 1.3 handshake with our server and ex
   });
 });
 
+/** `openssl s_client` verifying our chain and name, tracing every record into `msgFile`. */
+function sClient(port: number, msgFile: string) {
+  const child = spawn("openssl", [
+    "s_client",
+    "-connect",
+    `127.0.0.1:${port}`,
+    "-servername",
+    HOST,
+    "-CAfile",
+    caFile,
+    "-verify_return_error",
+    "-verify_hostname",
+    HOST,
+    "-brief",
+    "-msg",
+    "-msgfile",
+    msgFile,
+  ]);
+  const out = { stdout: "", stderr: "" };
+  const progress = new EventEmitter();
+  child.stdout.on("data", (d: Buffer) => {
+    out.stdout += d.toString();
+    progress.emit("data");
+  });
+  child.stderr.on("data", (d: Buffer) => {
+    out.stderr += d.toString();
+    progress.emit("data");
+  });
+  const waitFor = (seen: () => boolean) =>
+    new Promise<void>((resolve) => {
+      const check = () => {
+        if (!seen()) return;
+        progress.off("data", check);
+        resolve();
+      };
+      progress.on("data", check);
+      check();
+    });
+  const exited = new Promise<number | null>((resolve) => child.on("close", resolve));
+  return { child, out, waitFor, exited };
+}
+
 describe("the system's openssl s_client completes a verified handshake, exchanges data and a KeyUpdate", () => {
   it("verifies the chain and the host name, echoes, and answers a KeyUpdate(update_requested) with its own", async () => {
     const msgFile = join(dir, "msg.txt");
-    const child = spawn("openssl", [
-      "s_client",
-      "-connect",
-      `127.0.0.1:${server.port}`,
-      "-servername",
-      HOST,
-      "-CAfile",
-      caFile,
-      "-verify_return_error",
-      "-verify_hostname",
-      HOST,
-      "-brief",
-      "-msg",
-      "-msgfile",
-      msgFile,
-    ]);
-    let stdout = "";
-    let stderr = "";
-    const progress = new EventEmitter();
-    child.stdout.on("data", (d: Buffer) => {
-      stdout += d.toString();
-      progress.emit("data");
-    });
-    child.stderr.on("data", (d: Buffer) => {
-      stderr += d.toString();
-      progress.emit("data");
-    });
-    const waitFor = (seen: () => boolean) =>
-      new Promise<void>((resolve) => {
-        const check = () => {
-          if (!seen()) return;
-          progress.off("data", check);
-          resolve();
-        };
-        progress.on("data", check);
-        check();
-      });
-    const exited = new Promise<number | null>((resolve) => child.on("close", resolve));
-    await waitFor(() => stderr.includes("Verification"));
+    const { child, out, waitFor, exited } = sClient(server.port, msgFile);
+    await waitFor(() => out.stderr.includes("Verification"));
     child.stdin.write("before the key update\n");
-    await waitFor(() => stdout.includes("before the key update"));
+    await waitFor(() => out.stdout.includes("before the key update"));
     child.stdin.write("K\n"); // s_client: send KeyUpdate with update_requested
-    await waitFor(() => stderr.includes("KEYUPDATE"));
+    await waitFor(() => out.stderr.includes("KEYUPDATE"));
     child.stdin.write("after the key update\n");
-    await waitFor(() => stdout.includes("after the key update"));
+    await waitFor(() => out.stdout.includes("after the key update"));
     child.stdin.end("Q\n");
     expect(await exited).toBe(0);
-    expect(stderr).toContain("Protocol version: TLSv1.3");
-    expect(stderr).toContain("Ciphersuite: TLS_AES_128_GCM_SHA256");
-    expect(stderr).toContain("Verification: OK");
-    expect(stderr).toContain(`Verified peername: ${HOST}`);
+    expect(out.stderr).toContain("Protocol version: TLSv1.3");
+    expect(out.stderr).toContain("Ciphersuite: TLS_AES_128_GCM_SHA256");
+    expect(out.stderr).toContain("Verification: OK");
+    expect(out.stderr).toContain(`Verified peername: ${HOST}`);
     const trace = readFileSync(msgFile, "utf8");
     expect(trace).toMatch(/>>> TLS 1\.3, Handshake \[length 0005\], KeyUpdate/);
     expect(trace).toMatch(/<<< TLS 1\.3, Handshake \[length 0005\], KeyUpdate/); // ours, in answer
     await settle();
     const events = sessionEvents(lastSessionId());
     expect(events.at(-1)).toMatchObject({ phase: "closed", keyUpdates: 1, sni: HOST, alpn: null });
+  });
+
+  it("a KeyUpdate(update_requested) in the middle of a bulk download: our answer goes between data records and the rest decrypts under the new key", async () => {
+    const LINE = "0123456789abcdefghijklmnopqrstuvwxyz0123456789abcdefghijklmnopqrstuvwxyz0123456789abcdefghijklmnopqrstuvwxyz\n";
+    const block = new TextEncoder().encode(LINE.repeat(600)); // ~64 KiB of whole lines
+    const streaming = await startTlsTestServer({
+      ca,
+      log,
+      connectHost: HOST,
+      serve: async (plain) => {
+        let stopped = false;
+        const reading = (async () => {
+          for await (const chunk of plain.readable as unknown as AsyncIterable<Uint8Array>)
+            if (new TextDecoder().decode(chunk).includes("stop")) stopped = true;
+        })();
+        const writer = plain.writable.getWriter();
+        while (!stopped) await writer.write(block);
+        await writer.close();
+        await reading;
+      },
+    });
+    // This session's last event, once it has ended (ids repeat across test servers, so it is
+    // recognised as the first session established after this point).
+    const ended = new Promise<EventOf<"tls.session">>((resolve) => {
+      let id: string | null = null;
+      const unsubscribe = log.subscribe((event) => {
+        if (event.kind !== "tls.session") return;
+        if (id === null && event.phase === "established") id = event.id;
+        else if (event.id === id && (event.phase === "closed" || event.phase === "failed")) {
+          unsubscribe();
+          resolve(event);
+        }
+      });
+    });
+    const msgFile = join(dir, "bulk-msg.txt");
+    const { child, out, waitFor, exited } = sClient(streaming.port, msgFile);
+    await waitFor(() => out.stdout.length > 256 * 1024);
+    child.stdin.write("K\n");
+    await waitFor(() => out.stderr.includes("KEYUPDATE"));
+    const atKeyUpdate = out.stdout.length;
+    await waitFor(() => out.stdout.length > atKeyUpdate + 512 * 1024);
+    child.stdin.write("stop\n"); // the server then ends the stream with close_notify, and s_client exits
+    expect(await exited, out.stderr).toBe(0);
+    expect(await ended).toMatchObject({ phase: "closed", keyUpdates: 1 });
+    await streaming.close();
+    const lines = out.stdout.split("\n");
+    expect(lines.pop()).toBe(""); // ends on a whole line: nothing lost or cut
+    expect(lines.filter((line) => `${line}\n` !== LINE)).toEqual([]);
+    const trace = readFileSync(msgFile, "utf8");
+    expect(trace).toMatch(/<<< TLS 1\.3, Handshake \[length 0005\], KeyUpdate/);
   });
 });

@@ -19,9 +19,10 @@ export interface TunnelHooks {
 const ALERT_USER_CANCELED = 90;
 
 /**
- * The plaintext side of an established session. Reads pull records from the raw stream
- * only when the consumer wants more (backpressure to the guest's TCP window); writes are
- * sealed into records of at most 2^14 bytes and resolve when the raw stream took them.
+ * The plaintext side of an established session. Reads are served from a bounded read-ahead
+ * of records (backpressure still reaches the guest's TCP window); writes are coalesced and
+ * sealed into records of at most 2^14 bytes and resolve once the record layer holds less
+ * than one record of them (see RecordWriter), so sealing overlaps the writer's next chunk.
  */
 export function openTunnel(layer: RecordLayer, established: Established, hooks: TunnelHooks): ByteStream {
   let clientSecret = established.clientApplicationTrafficSecret;
@@ -126,12 +127,15 @@ export function openTunnel(layer: RecordLayer, established: Established, hooks: 
   });
 
   const writable = new WritableStream<Uint8Array>({
-    async write(chunk) {
-      await layer.send(ContentType.applicationData, chunk);
+    write(chunk) {
+      return layer.write(chunk);
     },
     async close() {
+      // close_notify follows the data still being coalesced or sealed; a buffered write that
+      // failed after its write() resolved fails the close, so no loss goes unreported.
       await layer.sendAlert("close_notify");
       await layer.closeWriter();
+      if (layer.writeError !== null) throw layer.writeError;
       writeDone = true;
       maybeClosed();
     },
