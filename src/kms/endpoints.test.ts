@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { fromBase64, toBase64 } from "../bytes";
 import type { Policy } from "../policy";
 import { createProxy } from "../proxy";
-import { GRANT_HEADER } from "./index";
+import { EMPTY_HEAD, GRANT_HEADER } from "./index";
 import { policyWith, str, text, vaultFixture } from "./testing/fixtures";
 import { exchange, postRequest } from "./testing/http";
 
@@ -29,8 +29,9 @@ function setup(policy: Policy = policyWith("notes")) {
   return { ...f, proxy, call, grant, setPolicy: (p: Policy) => (current = p) };
 }
 
-const push = (vaultId: string, objects: Record<string, string>) => ({
+const push = (vaultId: string, objects: Record<string, string>, base: { generation: number; manifest: string | null } = EMPTY_HEAD) => ({
   vault_id: vaultId,
+  base,
   objects: Object.entries(objects).map(([path, content]) => ({ path, content_base64: toBase64(text(content)) })),
 });
 
@@ -123,6 +124,7 @@ describe("the vault endpoints through the proxy (seed 004 row 8)", () => {
         path: "/v0/vault/push",
         body: {
           vault_id: "notes",
+          base: EMPTY_HEAD,
           objects: [
             { path: "a", content_base64: "" },
             { path: "a", content_base64: "" },

@@ -1,9 +1,10 @@
 import type { z } from "zod";
 import { decodeUtf8Strict, fromBase64, sha256Hex, toBase64 } from "../bytes";
 import { allow, type EventLog, refuse, type Verdict } from "../log";
-import { headerValue, type OwnHandlers, type OwnResponse } from "../proxy";
+import { headerValue, type OwnHandlers, type OwnRequest, type OwnResponse } from "../proxy";
 import { type Grant, grantLabel, type Kms } from "./kms";
 import { GrantRequest, PullRequest, PushRequest } from "./schema";
+import { createSerial } from "./serial";
 import type { VaultObject, VaultStorage } from "./vault";
 
 /**
@@ -13,10 +14,14 @@ import type { VaultObject, VaultStorage } from "./vault";
  *
  *   POST /v0/vault/grant {vault_id, op, command}  → {grant, vault_id, op, command, expires_at}
  *   POST /v0/vault/pull  {vault_id, op: "read"}   → {vault_id, generation, manifest, objects: [{path, size, sha256, content_base64}]}
- *   POST /v0/vault/push  {vault_id, objects: [{path, content_base64}]} → {vault_id, generation, manifest, objects}
+ *   POST /v0/vault/push  {vault_id, base: {generation, manifest}, objects: [{path, content_base64}]}
+ *                                                 → {vault_id, generation, manifest, objects}
  *
  * pull and push name their grant in the `X-Vault-Grant-Token` header (a header the proxy's
- * decision event redacts, so the token never reaches `GET /v0/log`).
+ * decision event redacts, so the token never reaches `GET /v0/log`). A write grant waits for
+ * the operator (the KMS's approver); a read grant does not. A push lands only on the head it
+ * names as its base; a pull or push over a head older than the KMS remembers is refused
+ * `vault-tampered` (a rollback). Pulls and pushes of one vault run one at a time.
  */
 
 export const GRANT_HEADER = "x-vault-grant-token";
@@ -51,6 +56,7 @@ const json = (value: unknown): string => `${JSON.stringify(value)}\n`;
 
 export function createVaultHandlers(options: VaultEndpointOptions): OwnHandlers {
   const { kms, storage, log } = options;
+  const oneAtATime = createSerial();
 
   const record = (
     op: "pull" | "push",
@@ -74,6 +80,63 @@ export function createVaultHandlers(options: VaultEndpointOptions): OwnHandlers 
     return { verdict, target: `vault:${vaultId || "?"}/${op}` };
   };
 
+  async function pull(vaultId: string, request: OwnRequest): Promise<OwnResponse> {
+    const access = await kms.keysFor(headerValue(request.headers, GRANT_HEADER) ?? null, vaultId, "read", request.policy);
+    if (!access.keys) return refused("pull", vaultId, access.verdict, access.grant);
+    const read = await storage.read(vaultId, access.keys, await kms.knownHead(vaultId));
+    if (!read.ok) return refused("pull", vaultId, read.verdict, access.grant);
+    const { snapshot } = read;
+    // A verified head newer than the KMS remembers (its memory lagged, or predates this check) becomes the floor.
+    if (snapshot.manifest) await kms.rememberHead(vaultId, { generation: snapshot.generation, manifest: snapshot.manifest });
+    const lines: string[] = [];
+    for (const object of snapshot.objects)
+      lines.push(
+        JSON.stringify({
+          path: object.path,
+          size: object.bytes.length,
+          sha256: await sha256Hex(object.bytes),
+          content_base64: toBase64(object.bytes),
+        }),
+      );
+    // One object per line, so a shell client can read it with sed (guest/sgit).
+    const head = JSON.stringify({ vault_id: vaultId, generation: snapshot.generation, manifest: snapshot.manifest }).slice(0, -1);
+    const body = `${head},"objects":[\n${lines.join(",\n")}${lines.length ? "\n" : ""}]}\n`;
+    const verdict = allow(
+      `pulled ${snapshot.objects.length} objects of vault ${vaultId} (generation ${snapshot.generation}), decrypted in the page`,
+      "kms",
+    );
+    record("pull", vaultId, verdict, access.grant, {
+      objects: snapshot.objects.length,
+      ...(snapshot.manifest ? { manifest: snapshot.manifest } : {}),
+    });
+    return { verdict, target: `vault:${vaultId}/pull`, body };
+  }
+
+  async function push(wanted: PushRequest, request: OwnRequest): Promise<OwnResponse> {
+    const { vault_id: vaultId, base } = wanted;
+    const access = await kms.keysFor(headerValue(request.headers, GRANT_HEADER) ?? null, vaultId, "write", request.policy);
+    if (!access.keys) return refused("push", vaultId, access.verdict, access.grant);
+    let objects: VaultObject[];
+    try {
+      objects = wanted.objects.map((o) => ({ path: o.path, bytes: fromBase64(o.content_base64) }));
+    } catch (error) {
+      return refused("push", vaultId, refuse("bad-request", `content_base64: ${(error as Error).message}`, "kms"), access.grant);
+    }
+    const written = await storage.write(vaultId, objects, access.keys, { base, known: await kms.knownHead(vaultId) });
+    if (!written.ok) return refused("push", vaultId, written.verdict, access.grant);
+    await kms.rememberHead(vaultId, { generation: written.generation, manifest: written.manifest });
+    const verdict = allow(
+      `pushed ${objects.length} objects to vault ${vaultId}: generation ${written.generation} on generation ${base.generation}, manifest signed in the page`,
+      "kms",
+    );
+    record("push", vaultId, verdict, access.grant, { objects: objects.length, manifest: written.manifest });
+    return {
+      verdict,
+      target: `vault:${vaultId}/push`,
+      body: json({ vault_id: vaultId, generation: written.generation, manifest: written.manifest, objects: objects.length }),
+    };
+  }
+
   return {
     "POST /v0/vault/grant": async (request) => {
       const parsed = parseBody(GrantRequest, request.body);
@@ -82,7 +145,8 @@ export function createVaultHandlers(options: VaultEndpointOptions): OwnHandlers 
         return refused("grant", parsed.vaultId, parsed.verdict);
       }
       const { vault_id: vaultId, op, command } = parsed.value;
-      const outcome = await kms.grant({ vaultId, op, command }, request.policy);
+      // The guest asks: a write grant waits here for the operator's answer (bounded).
+      const outcome = await kms.grant({ vaultId, op, command, requester: "guest" }, request.policy);
       if (!outcome.grant) return refused("grant", vaultId, outcome.verdict);
       const { grant } = outcome;
       return {
@@ -96,59 +160,13 @@ export function createVaultHandlers(options: VaultEndpointOptions): OwnHandlers 
       const parsed = parseBody(PullRequest, request.body);
       if (!parsed.ok) return refused("pull", parsed.vaultId, parsed.verdict);
       const vaultId = parsed.value.vault_id;
-      const access = await kms.keysFor(headerValue(request.headers, GRANT_HEADER) ?? null, vaultId, "read", request.policy);
-      if (!access.keys) return refused("pull", vaultId, access.verdict, access.grant);
-      const read = await storage.read(vaultId, access.keys);
-      if (!read.ok) return refused("pull", vaultId, read.verdict, access.grant);
-      const { snapshot } = read;
-      const lines: string[] = [];
-      for (const object of snapshot.objects)
-        lines.push(
-          JSON.stringify({
-            path: object.path,
-            size: object.bytes.length,
-            sha256: await sha256Hex(object.bytes),
-            content_base64: toBase64(object.bytes),
-          }),
-        );
-      // One object per line, so a shell client can read it with sed (guest/sgit).
-      const head = JSON.stringify({ vault_id: vaultId, generation: snapshot.generation, manifest: snapshot.manifest }).slice(0, -1);
-      const body = `${head},"objects":[\n${lines.join(",\n")}${lines.length ? "\n" : ""}]}\n`;
-      const verdict = allow(
-        `pulled ${snapshot.objects.length} objects of vault ${vaultId} (generation ${snapshot.generation}), decrypted in the page`,
-        "kms",
-      );
-      record("pull", vaultId, verdict, access.grant, {
-        objects: snapshot.objects.length,
-        ...(snapshot.manifest ? { manifest: snapshot.manifest } : {}),
-      });
-      return { verdict, target: `vault:${vaultId}/pull`, body };
+      return oneAtATime(vaultId, () => pull(vaultId, request));
     },
 
     "POST /v0/vault/push": async (request) => {
       const parsed = parseBody(PushRequest, request.body);
       if (!parsed.ok) return refused("push", parsed.vaultId, parsed.verdict);
-      const vaultId = parsed.value.vault_id;
-      const access = await kms.keysFor(headerValue(request.headers, GRANT_HEADER) ?? null, vaultId, "write", request.policy);
-      if (!access.keys) return refused("push", vaultId, access.verdict, access.grant);
-      let objects: VaultObject[];
-      try {
-        objects = parsed.value.objects.map((o) => ({ path: o.path, bytes: fromBase64(o.content_base64) }));
-      } catch (error) {
-        return refused("push", vaultId, refuse("bad-request", `content_base64: ${(error as Error).message}`, "kms"), access.grant);
-      }
-      const written = await storage.write(vaultId, objects, access.keys);
-      if (!written.ok) return refused("push", vaultId, written.verdict, access.grant);
-      const verdict = allow(
-        `pushed ${objects.length} objects to vault ${vaultId}: generation ${written.generation}, manifest signed in the page`,
-        "kms",
-      );
-      record("push", vaultId, verdict, access.grant, { objects: objects.length, manifest: written.manifest });
-      return {
-        verdict,
-        target: `vault:${vaultId}/push`,
-        body: json({ vault_id: vaultId, generation: written.generation, manifest: written.manifest, objects: objects.length }),
-      };
+      return oneAtATime(parsed.value.vault_id, () => push(parsed.value, request));
     },
   };
 }

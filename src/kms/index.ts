@@ -1,8 +1,27 @@
+export {
+  type ApprovalTimers,
+  DEFAULT_APPROVAL_TIMEOUT_MS,
+  type WriteApprovalRequest,
+  type WriteApprover,
+} from "./approval";
 export { generateVaultKeys, type VaultKeys, type WriteKeys } from "./crypto";
 export { createVaultHandlers, GRANT_HEADER, type VaultEndpointOptions } from "./endpoints";
+export { describeHead, judgeBase, judgeHead, STALE_BASE_CODE } from "./head";
 export { createIdbKeyStore, createMemoryKeyStore, KeyRecord, type KeyStore } from "./key-store";
-export { createKms, type Grant, type GrantOutcome, grantLabel, type KeysFor, type KeysOutcome, type Kms, type KmsOptions } from "./kms";
 export {
+  createKms,
+  type Grant,
+  type GrantOutcome,
+  type GrantRequestOf,
+  grantLabel,
+  type KeysFor,
+  type KeysOutcome,
+  type Kms,
+  type KmsOptions,
+  type Requester,
+} from "./kms";
+export {
+  EMPTY_HEAD,
   GrantRequest,
   MANIFEST_FORMAT,
   ManifestBody,
@@ -10,8 +29,17 @@ export {
   PullRequest,
   PushRequest,
   SignedManifest,
+  VaultHead,
   VaultId,
   VaultOp,
 } from "./schema";
 export { createVaultService, type VaultService, type VaultServiceOptions } from "./service";
-export { createVaultStorage, type VaultObject, type VaultResult, type VaultSnapshot, type VaultStorage, vaultHeadUri } from "./vault";
+export {
+  createVaultStorage,
+  type VaultObject,
+  type VaultResult,
+  type VaultSnapshot,
+  type VaultStorage,
+  vaultHeadUri,
+  type WriteOptions,
+} from "./vault";

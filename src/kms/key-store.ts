@@ -1,9 +1,10 @@
 import { createStore, del, get, set, type UseStore } from "idb-keyval";
 import { z } from "zod";
 import type { WriteKeys } from "./crypto";
+import { VaultHead } from "./schema";
 
 /**
- * Where the KMS keeps each vault's keys. A dumb keyed store: the page passes IndexedDB (keys
+ * Where the KMS keeps each vault's keys (and the newest head it knows). A dumb keyed store: the page passes IndexedDB (keys
  * are structured-cloned CryptoKey objects, which stay non-extractable there), tests pass
  * memory. Records read back are untrusted and parsed by the KMS (`KeyRecord`).
  */
@@ -28,8 +29,14 @@ export const KeyRecord = z.object({
     sign: isKey("private", "ECDSA"),
     verify: isKey("public", "ECDSA"),
   }),
+  /**
+   * The newest head the KMS signed or verified for this vault: a manifest older than it is a
+   * rollback. Kept here, with the keys, not in the cache whose manifests it judges. Absent in
+   * records written before rollback detection (the next pull or push records it).
+   */
+  head: VaultHead.optional(),
 });
-export type KeyRecord = { vaultId: string; createdAt: number; keys: WriteKeys };
+export type KeyRecord = { vaultId: string; createdAt: number; keys: WriteKeys; head?: VaultHead };
 
 export function createMemoryKeyStore(): KeyStore {
   const records = new Map<string, KeyRecord>();

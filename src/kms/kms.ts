@@ -1,15 +1,19 @@
 import { toHex } from "../bytes";
 import { allow, type Clock, type EventLog, refuse, type Verdict } from "../log";
 import type { Policy } from "../policy";
+import { type ApprovalTimers, askOperator, DEFAULT_APPROVAL_TIMEOUT_MS, hostTimers, type WriteApprover } from "./approval";
 import { generateVaultKeys, type VaultKeys, type WriteKeys } from "./crypto";
 import { KeyRecord, type KeyStore } from "./key-store";
-import type { VaultOp } from "./schema";
+import type { VaultHead, VaultOp } from "./schema";
 
 /**
  * The in-page KMS (seed 004 row 8, ".kms"). It holds each vault's keys and gives them out
  * only for one command's grant: a grant names one vault and one op and expires. A read
  * grant unlocks the content key; only a write grant also unlocks the signing key, so a push
  * made under a read grant cannot be signed. Vault ids must be on the policy's `vaults`.
+ * A write grant the guest asks for is issued only when the operator approves it (./approval).
+ * Beside each vault's keys the KMS remembers the newest head it signed or verified, against
+ * which an older manifest in the cache is a rollback (./head).
  */
 
 /** One command's permission to use one vault; held in page memory only. */
@@ -38,9 +42,27 @@ export interface KeysOutcome<O extends VaultOp> {
   keys?: KeysFor<O>;
 }
 
+/**
+ * Who asks for a grant: the guest (through the proxy's endpoint; a write grant then needs the
+ * operator's approval) or the host itself (the page seeding its demo vault; no approval).
+ */
+export type Requester = "guest" | "host";
+
+export interface GrantRequestOf {
+  vaultId: string;
+  op: VaultOp;
+  command: string;
+  /** Default "guest". */
+  requester?: Requester;
+}
+
 export interface Kms {
-  /** Issues a grant for a vault id on the policy (creating the vault's keys on first use); logs a `kms.event`. */
-  grant(request: { vaultId: string; op: VaultOp; command: string }, policy: Policy): Promise<GrantOutcome>;
+  /**
+   * Issues a grant for a vault id on the policy (creating the vault's keys on first use);
+   * a write grant for the guest first waits for the operator. Logs one `kms.event` (op grant)
+   * with the decision.
+   */
+  grant(request: GrantRequestOf, policy: Policy): Promise<GrantOutcome>;
   /**
    * The keys one operation needs, if the grant token allows it. Does not log: the pull or
    * push that asked carries the verdict in its own event (one event per decision).
@@ -48,6 +70,10 @@ export interface Kms {
   keysFor<O extends VaultOp>(token: string | null, vaultId: string, op: O, policy: Policy): Promise<KeysOutcome<O>>;
   /** Whether this KMS holds keys for the vault. */
   hasVault(vaultId: string): Promise<boolean>;
+  /** The newest head this KMS signed or verified for the vault (null: none yet, or no keys). */
+  knownHead(vaultId: string): Promise<VaultHead | null>;
+  /** Records a head this KMS signed or verified, in its key store; never moves backwards. */
+  rememberHead(vaultId: string, head: VaultHead): Promise<void>;
 }
 
 export interface KmsOptions {
@@ -58,6 +84,14 @@ export interface KmsOptions {
   grantTtlMs?: number;
   /** How many live grants are kept at most; the oldest are forgotten first. */
   maxGrants?: number;
+  /** Asks the operator about a guest's write grant. Without one, every such grant is refused. */
+  approveWrite?: WriteApprover;
+  /** How long a write grant waits for the operator (default 60 s), then it is refused. */
+  approvalTimeoutMs?: number;
+  /** Timers for that wait (default the host's). */
+  timers?: ApprovalTimers;
+  /** How many write grants may wait for the operator at once; more are refused at once (default 4). */
+  maxPendingApprovals?: number;
 }
 
 /** What the log shows of a grant token: enough to correlate, too little to replay. */
@@ -68,6 +102,9 @@ export function createKms(options: KmsOptions): Kms {
   const clock = options.clock ?? Date.now;
   const ttl = options.grantTtlMs ?? 120_000;
   const maxGrants = options.maxGrants ?? 1000;
+  const approvalTimeoutMs = options.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS;
+  const maxPending = options.maxPendingApprovals ?? 4;
+  let pendingApprovals = 0;
   const grants = new Map<string, Grant>();
   // One key generation per vault even when two grants race for a new vault.
   const creating = new Map<string, Promise<KeyRecord | Verdict>>();
@@ -116,6 +153,36 @@ export function createKms(options: KmsOptions): Kms {
     }
   }
 
+  /** Why the operator's answer allows the grant (a string), or the refusal. */
+  async function operatorApproval(vaultId: string, command: string): Promise<string | Verdict> {
+    const notGranted = (why: string) =>
+      refuse("vault-op-not-granted", `write on vault ${vaultId} was not granted: ${why}; nothing was unlocked`, "kms");
+    if (!options.approveWrite) return notGranted("no operator is attached to this KMS to approve write grants");
+    if (pendingApprovals >= maxPending)
+      return notGranted(`${pendingApprovals} write grants are already waiting for the operator (at most ${maxPending})`);
+    pendingApprovals += 1;
+    try {
+      const answer = await askOperator(
+        options.approveWrite,
+        { vaultId, op: "write", command, deadline: clock() + approvalTimeoutMs },
+        options.timers ?? hostTimers,
+        approvalTimeoutMs,
+      );
+      switch (answer.kind) {
+        case "approved":
+          return "the operator approved";
+        case "denied":
+          return notGranted("the operator denied it");
+        case "timeout":
+          return notGranted(`the operator did not approve in time (${Math.round(approvalTimeoutMs / 1000)} s)`);
+        case "failed":
+          return notGranted(`asking the operator failed (${answer.message})`);
+      }
+    } finally {
+      pendingApprovals -= 1;
+    }
+  }
+
   function forgetOld(now: number): void {
     for (const [id, grant] of grants) if (grant.expiresAt <= now) grants.delete(id);
     while (grants.size >= maxGrants) {
@@ -126,12 +193,17 @@ export function createKms(options: KmsOptions): Kms {
   }
 
   return {
-    async grant({ vaultId, op, command }, policy) {
+    async grant({ vaultId, op, command, requester = "guest" }, policy) {
       const event = { kind: "kms.event", op: "grant", vaultId, command, access: op } as const;
       const notAllowed = allowed(policy, vaultId);
       if (notAllowed) {
         log.append({ ...event, ...notAllowed });
         return { verdict: notAllowed };
+      }
+      const approval = op === "write" ? (requester === "host" ? "asked by the page itself" : await operatorApproval(vaultId, command)) : "";
+      if (typeof approval !== "string") {
+        log.append({ ...event, ...approval });
+        return { verdict: approval };
       }
       const record = await ensureKeys(vaultId, command);
       if (!("keys" in record)) {
@@ -150,7 +222,10 @@ export function createKms(options: KmsOptions): Kms {
       };
       grants.set(grant.id, grant);
       const unlocks = op === "write" ? "the content key and the signing key" : "the content key only (no signing key)";
-      const verdict = allow(`granted ${op} on vault ${vaultId} for ${Math.round(ttl / 1000)} s: unlocks ${unlocks}`, "kms");
+      const verdict = allow(
+        `${approval ? `${approval}: ` : ""}granted ${op} on vault ${vaultId} for ${Math.round(ttl / 1000)} s: unlocks ${unlocks}`,
+        "kms",
+      );
       log.append({ ...event, grant: grantLabel(grant.id), expiresAt: grant.expiresAt, ...verdict });
       return { verdict, grant };
     },
@@ -198,6 +273,18 @@ export function createKms(options: KmsOptions): Kms {
     async hasVault(vaultId) {
       const record = await loadRecord(vaultId);
       return record !== null && "keys" in record;
+    },
+
+    async knownHead(vaultId) {
+      const record = await loadRecord(vaultId);
+      return record && "keys" in record ? (record.head ?? null) : null;
+    },
+
+    async rememberHead(vaultId, head) {
+      const record = await loadRecord(vaultId);
+      if (!record || !("keys" in record)) return;
+      if (record.head && record.head.generation >= head.generation) return;
+      await options.keys.put(vaultId, { ...record, head });
     },
   };
 }

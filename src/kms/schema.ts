@@ -49,9 +49,25 @@ export const PullRequest = z.strictObject({
 });
 export type PullRequest = z.infer<typeof PullRequest>;
 
+const Sha256 = z.string().regex(/^[0-9a-f]{64}$/, "a lowercase hex sha256");
+
+/**
+ * A vault's head: which signed manifest is current, and its generation (the monotonic version
+ * every manifest carries in its signed body). An empty vault is generation 0, manifest null.
+ */
+export const VaultHead = z
+  .strictObject({ generation: z.number().int().nonnegative(), manifest: Sha256.nullable() })
+  .refine((head) => (head.generation === 0) === (head.manifest === null), "generation 0 has no manifest, and only generation 0");
+export type VaultHead = z.infer<typeof VaultHead>;
+
+/** The head of a vault nothing was pushed to. */
+export const EMPTY_HEAD: VaultHead = { generation: 0, manifest: null };
+
 /** `POST /v0/vault/push`: replace the vault's objects with these (a whole tree, like a commit). */
 export const PushRequest = z.strictObject({
   vault_id: VaultId,
+  /** The head the client's tree was pulled from; a push lands only on the vault's current head. */
+  base: VaultHead,
   objects: z
     .array(z.strictObject({ path: ObjectPath, content_base64: Base64 }))
     .max(MAX_OBJECTS)
@@ -62,7 +78,7 @@ export type PushRequest = z.infer<typeof PushRequest>;
 /** One object as the manifest lists it: the sha256 is of the stored ciphertext (the CAS key). */
 export const ManifestEntry = z.strictObject({
   path: ObjectPath,
-  sha256: z.string().regex(/^[0-9a-f]{64}$/),
+  sha256: Sha256,
   /** Plaintext size in bytes. */
   size: z.number().int().nonnegative(),
 });
@@ -74,7 +90,11 @@ export const MANIFEST_FORMAT = "tab-vault-manifest/1";
 export const ManifestBody = z.strictObject({
   format: z.literal(MANIFEST_FORMAT),
   vault_id: VaultId,
-  /** 1 for the first push, +1 for each push after it. */
+  /**
+   * 1 for the first push, +1 for each push after it: the vault's monotonic version. It is
+   * signed, and the KMS remembers the highest it signed or verified, so an older manifest put
+   * back in the cache is refused as a rollback.
+   */
   generation: z.number().int().positive(),
   objects: z.array(ManifestEntry).max(MAX_OBJECTS),
 });

@@ -3,9 +3,11 @@ import type { Cas } from "../cas";
 import type { Clock, EventLog, Verdict } from "../log";
 import type { Policy } from "../policy";
 import type { OwnHandlers } from "../proxy";
+import type { ApprovalTimers, WriteApprover } from "./approval";
 import { createVaultHandlers, GRANT_HEADER } from "./endpoints";
 import type { KeyStore } from "./key-store";
 import { createKms, type Kms } from "./kms";
+import { EMPTY_HEAD, type VaultHead } from "./schema";
 import { createVaultStorage, type VaultObject, type VaultStorage } from "./vault";
 
 /** The KMS, the vault storage and the proxy endpoints over them, built once per host. */
@@ -15,10 +17,11 @@ export interface VaultService {
   /** For `createProxy({ handlers })`. */
   handlers: OwnHandlers;
   /**
-   * Pushes as the host itself (e.g. the page seeding a demo vault): a write grant, then the
-   * same push endpoint the guest uses, so both steps are logged like any other.
+   * Pushes as the host itself (e.g. the page seeding a demo vault): a write grant (the host's
+   * own, so no operator approval), then the same push endpoint the guest uses, so both steps
+   * are logged like any other. `base` is the head the objects replace (default: an empty vault).
    */
-  pushAsHost(vaultId: string, objects: readonly VaultObject[], policy: Policy, command: string): Promise<Verdict>;
+  pushAsHost(vaultId: string, objects: readonly VaultObject[], policy: Policy, command: string, base?: VaultHead): Promise<Verdict>;
 }
 
 export interface VaultServiceOptions {
@@ -27,6 +30,11 @@ export interface VaultServiceOptions {
   log: EventLog;
   clock?: Clock;
   grantTtlMs?: number;
+  /** Asks the operator about a guest's write grant (the page's card); without one they are refused. */
+  approveWrite?: WriteApprover;
+  /** How long a write grant waits for the operator (default 60 s). */
+  approvalTimeoutMs?: number;
+  timers?: ApprovalTimers;
 }
 
 export function createVaultService(options: VaultServiceOptions): VaultService {
@@ -36,6 +44,9 @@ export function createVaultService(options: VaultServiceOptions): VaultService {
     log,
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.grantTtlMs !== undefined ? { grantTtlMs: options.grantTtlMs } : {}),
+    ...(options.approveWrite ? { approveWrite: options.approveWrite } : {}),
+    ...(options.approvalTimeoutMs !== undefined ? { approvalTimeoutMs: options.approvalTimeoutMs } : {}),
+    ...(options.timers ? { timers: options.timers } : {}),
   });
   const storage = createVaultStorage({ cas: options.cas });
   const handlers = createVaultHandlers({ kms, storage, log });
@@ -43,13 +54,14 @@ export function createVaultService(options: VaultServiceOptions): VaultService {
     kms,
     storage,
     handlers,
-    async pushAsHost(vaultId, objects, policy, command) {
-      const granted = await kms.grant({ vaultId, op: "write", command }, policy);
+    async pushAsHost(vaultId, objects, policy, command, base = EMPTY_HEAD) {
+      const granted = await kms.grant({ vaultId, op: "write", command, requester: "host" }, policy);
       if (!granted.grant) return granted.verdict;
       const push = handlers["POST /v0/vault/push"];
       if (!push) throw new Error("the vault handlers have no push endpoint");
       const body = JSON.stringify({
         vault_id: vaultId,
+        base,
         objects: objects.map((o) => ({ path: o.path, content_base64: toBase64(o.bytes) })),
       });
       const answer = await push({

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { sha256Hex, toBase64, utf8 } from "../bytes";
-import { generateVaultKeys, vaultHeadUri } from "./index";
+import { EMPTY_HEAD, generateVaultKeys, vaultHeadUri } from "./index";
 import { policyWith, str, text, vaultFixture } from "./testing/fixtures";
 
 // Seed 004_38ec4e288fc63d5a.txt: .net "does the vault encryption, decryption and signing with
@@ -18,15 +18,15 @@ async function seeded() {
   const { grant } = await f.kms.grant({ vaultId: "notes", op: "write", command: "seed" }, policy);
   const access = await f.kms.keysFor(grant?.id ?? null, "notes", "write", policy);
   if (!access.keys) throw new Error("no write keys");
-  const written = await f.storage.write("notes", files, access.keys);
+  const written = await f.storage.write("notes", files, access.keys, { base: EMPTY_HEAD, known: null });
   if (!written.ok) throw new Error(written.verdict.reason);
-  return { ...f, keys: access.keys, manifest: written.manifest };
+  return { ...f, keys: access.keys, manifest: written.manifest, head: { generation: written.generation, manifest: written.manifest } };
 }
 
 describe("vault objects are encrypted at rest and signed (seed 004 row 8)", () => {
   it("reads back what was written, at generation 1", async () => {
     const f = await seeded();
-    const read = await f.storage.read("notes", f.keys);
+    const read = await f.storage.read("notes", f.keys, null);
     if (!read.ok) throw new Error(read.verdict.reason);
     expect(read.snapshot.generation).toBe(1);
     expect(read.snapshot.manifest).toBe(f.manifest);
@@ -45,16 +45,16 @@ describe("vault objects are encrypted at rest and signed (seed 004 row 8)", () =
 
   it("counts generations: a second write is generation 2 and replaces the tree", async () => {
     const f = await seeded();
-    const written = await f.storage.write("notes", [{ path: "only.txt", bytes: text("one") }], f.keys);
+    const written = await f.storage.write("notes", [{ path: "only.txt", bytes: text("one") }], f.keys, { base: f.head, known: f.head });
     expect(written).toMatchObject({ ok: true, generation: 2 });
-    const read = await f.storage.read("notes", f.keys);
+    const read = await f.storage.read("notes", f.keys, null);
     expect(read.ok && read.snapshot.objects.map((o) => o.path)).toEqual(["only.txt"]);
   });
 
   it("reads a vault nothing was pushed to as empty, generation 0", async () => {
     const f = vaultFixture();
     const keys = await generateVaultKeys();
-    expect(await f.storage.read("notes", keys)).toMatchObject({ ok: true, snapshot: { generation: 0, manifest: null, objects: [] } });
+    expect(await f.storage.read("notes", keys, null)).toMatchObject({ ok: true, snapshot: { generation: 0, manifest: null, objects: [] } });
   });
 });
 
@@ -149,7 +149,7 @@ describe("a tampered object or manifest is refused on pull (vault-tampered, by k
   ])("refuses %s", async (_name, tamper, why) => {
     const f = await seeded();
     await tamper(f);
-    const read = await f.storage.read("notes", f.keys);
+    const read = await f.storage.read("notes", f.keys, null);
     expect(read.ok).toBe(false);
     if (read.ok) return;
     expect(read.verdict).toMatchObject({ allowed: false, code: "vault-tampered", by: "kms" });
@@ -175,13 +175,16 @@ describe("a tampered object or manifest is refused on pull (vault-tampered, by k
     const blob = utf8(JSON.stringify({ manifest, signature }));
     await f.casStore.putBlob(await sha256Hex(blob), blob);
     await f.cas.rememberUrl(vaultHeadUri("notes"), await sha256Hex(blob));
-    const read = await f.storage.read("notes", f.keys);
+    const read = await f.storage.read("notes", f.keys, null);
     expect(read).toMatchObject({ ok: false, verdict: { code: "vault-tampered" } });
   });
 
   it("refuses to push over a tampered vault (a push would sign what it cannot vouch for)", async () => {
     const f = await seeded();
     await f.cas.rememberUrl(vaultHeadUri("notes"), "0".repeat(64));
-    expect(await f.storage.write("notes", files, f.keys)).toMatchObject({ ok: false, verdict: { code: "vault-tampered", by: "kms" } });
+    expect(await f.storage.write("notes", files, f.keys, { base: f.head, known: null })).toMatchObject({
+      ok: false,
+      verdict: { code: "vault-tampered", by: "kms" },
+    });
   });
 });

@@ -54,6 +54,7 @@ export const VERDICT_CODES = [
   "vault-op-not-granted",
   "vault-not-allowed",
   "vault-tampered",
+  "vault-stale-base",
   "grant-expired",
 ] as const;
 

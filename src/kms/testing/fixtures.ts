@@ -1,21 +1,45 @@
+import type { CasStore } from "../../cas";
 import { createCas, createMemoryStore } from "../../cas";
 import { createEventLog } from "../../log";
 import { Policy } from "../../policy";
-import { createMemoryKeyStore } from "../key-store";
+import type { ApprovalTimers, WriteApprover } from "../approval";
+import { createMemoryKeyStore, type KeyStore } from "../key-store";
 import { createVaultService } from "../service";
 
 /** A policy allowing exactly these vault ids. */
 export const policyWith = (...vaults: string[]): Policy => Policy.parse({ version: 1, hosts: [], vaults });
 
+/** An operator who approves every write grant (the tests of other rules need one). */
+export const approvingOperator: WriteApprover = async () => true;
+
+export interface FixtureOptions {
+  grantTtlMs?: number;
+  /** Default: `approvingOperator`. */
+  approveWrite?: WriteApprover;
+  approvalTimeoutMs?: number;
+  timers?: ApprovalTimers;
+  /** Stores to reuse (a "reload": a new service over the same key store and cache). */
+  stores?: { keys: KeyStore; casStore: CasStore };
+}
+
 /** A vault service on memory stores with a clock the test moves. */
-export function vaultFixture(options: { grantTtlMs?: number } = {}) {
+export function vaultFixture(options: FixtureOptions = {}) {
   let now = 1_000_000;
   const clock = () => now;
   const log = createEventLog({ clock });
-  const casStore = createMemoryStore();
+  const casStore = options.stores?.casStore ?? createMemoryStore();
   const cas = createCas({ store: casStore, clock });
-  const keys = createMemoryKeyStore();
-  const service = createVaultService({ keys, cas, log, clock, grantTtlMs: options.grantTtlMs ?? 60_000 });
+  const keys = options.stores?.keys ?? createMemoryKeyStore();
+  const service = createVaultService({
+    keys,
+    cas,
+    log,
+    clock,
+    grantTtlMs: options.grantTtlMs ?? 60_000,
+    approveWrite: options.approveWrite ?? approvingOperator,
+    ...(options.approvalTimeoutMs !== undefined ? { approvalTimeoutMs: options.approvalTimeoutMs } : {}),
+    ...(options.timers ? { timers: options.timers } : {}),
+  });
   return {
     ...service,
     log,
@@ -26,6 +50,33 @@ export function vaultFixture(options: { grantTtlMs?: number } = {}) {
       now += ms;
     },
     kmsEvents: () => log.ofKind("kms.event"),
+  };
+}
+
+/** Timers that fire only when the test says so (no real waiting). */
+export function manualTimers() {
+  const pending = new Map<number, { callback: () => void; ms: number }>();
+  let next = 1;
+  const timers: ApprovalTimers = {
+    setTimeout(callback, ms) {
+      const id = next++;
+      pending.set(id, { callback, ms });
+      return id;
+    },
+    clearTimeout(handle) {
+      pending.delete(handle as number);
+    },
+  };
+  return {
+    timers,
+    /** How many timers are armed. */
+    armed: () => pending.size,
+    /** Fires every armed timer (as if its time had come). */
+    fireAll() {
+      const due = [...pending.values()];
+      pending.clear();
+      for (const t of due) t.callback();
+    },
   };
 }
 

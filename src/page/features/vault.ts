@@ -3,9 +3,10 @@ import { utf8 } from "../../bytes";
 import type { EventLog } from "../../log";
 import type { OwnHandlers } from "../../proxy";
 import { writeShareFile } from "../guest-share";
+import { createApprovalCard } from "../vault-card";
 import { DEMO_VAULT_ID, ensureDemoVault } from "../vault-demo";
 import { SGIT, VAULT_SCENARIO } from "../vault-scenario";
-import { pageVaultService } from "../vault-service";
+import { pageVaultApprovals, pageVaultService } from "../vault-service";
 import type { FeatureContext } from "./context";
 
 /**
@@ -20,10 +21,15 @@ export function vaultHandlers(log: EventLog): OwnHandlers {
 /**
  * The vault feature (seed 004 row 8): the in-page KMS and vault, the guest client delivered
  * into the 9p share as /mnt/tab/bin/sgit (so the guest image does not change), the demo
- * vault, and the row-8 button in the scenario bar.
+ * vault, the row-8 button in the scenario bar, and the approval card in the Proxy panel's
+ * header: a guest's write grant waits there for the operator's Approve or Deny.
  */
 export function mount(ctx: FeatureContext): void {
   const service = pageVaultService(ctx.log);
+  const approvals = pageVaultApprovals(ctx.log);
+  // The vault's requests and verdicts show in the Proxy panel: its question does too, in view.
+  const card = createApprovalCard(approvals, () => ctx.selectPanel("proxy"));
+  ctx.panel("proxy").addHeader(card.element);
   const delivered = ctx.guest.then((guest) => writeShareFile(guest, "bin/sgit", utf8(sgitScript)));
   delivered.catch((error: unknown) => {
     ctx.log.append({
@@ -49,6 +55,12 @@ export function mount(ctx: FeatureContext): void {
     createDemoVault,
     /** Resolves once /mnt/tab/bin/sgit is in the share. */
     ready: () => delivered,
+    /** The sha256 of the demo vault's current manifest in the cache (unverified; null when empty). */
+    head: () => service.storage.head(DEMO_VAULT_ID),
+    /** The newest head the KMS remembers for the demo vault ({generation, manifest} or null). */
+    knownHead: () => service.kms.knownHead(DEMO_VAULT_ID),
+    /** The write grants waiting for the operator (what the approval card shows). */
+    pendingApprovals: () => approvals.pending(),
     runScenario: () => ctx.scenarios.run(VAULT_SCENARIO.id),
   });
 }
