@@ -3,7 +3,7 @@ import { createEventLog, type EventLog } from "../log";
 import { createPolicyHolder, DEFAULT_POLICY, type PolicyHolder } from "../policy";
 import { createConsoleTurns } from "./console-turns";
 import { h, replaceChildren } from "./dom";
-import { bootGuest, type Guest } from "./emulator/boot";
+import { bootGuest, type Guest, PROMPT } from "./emulator/boot";
 import { GuestImageError, loadGuestImages } from "./emulator/images";
 import { dropSnapshot, loadSnapshot, saveSnapshot, snapshotKey } from "./emulator/snapshots";
 import { mountFeatures } from "./features";
@@ -159,7 +159,13 @@ export async function startPlayground(container: HTMLElement): Promise<Playgroun
         void writeShareFile(guest, "winsize", utf8(`${rows} ${cols}\n`)).catch(() => undefined);
       tellSize(term.terminal.cols, term.terminal.rows);
       term.onResize(tellSize);
-      if (state) guest.console.type("\n");
+      if (state) {
+        // A restored shell sits at a prompt the console never saw: ask for a fresh one and wait
+        // for it, so whatever types first (a scenario, a run) starts from an idle prompt.
+        const mark = guest.console.mark;
+        guest.console.type("\n");
+        await guest.console.waitFor(PROMPT, mark);
+      }
       else if (!v86Fetch) {
         // Save the booted state so the next visit starts in about a second.
         const saved = await guest.saveState();
