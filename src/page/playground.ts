@@ -165,8 +165,7 @@ export async function startPlayground(container: HTMLElement): Promise<Playgroun
         const mark = guest.console.mark;
         guest.console.type("\n");
         await guest.console.waitFor(PROMPT, mark);
-      }
-      else if (!v86Fetch) {
+      } else if (!v86Fetch) {
         // Save the booted state so the next visit starts in about a second.
         const saved = await guest.saveState();
         await saveSnapshot(key, saved);

@@ -23,6 +23,7 @@ export const AGENT_VERBS = [
   "skill",
   "skill-script",
   "done",
+  "model",
 ] as const;
 
 /** `skill:<hex>` → `skill-<hex>`: the directory an attached skill is delivered in. */

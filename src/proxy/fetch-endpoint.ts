@@ -4,8 +4,10 @@ import { refuse, type Verdict } from "../log";
 import { evaluate, type Policy } from "../policy";
 import { MAX_BODY_BYTES } from "./head";
 import { forwardRequestHeaders, forwardResponseHeaders, headerEntries } from "./headers";
-import type { ProxyOptions } from "./types";
+import type { ByValueRequest, ProxyOptions } from "./types";
 import { fetchUpstream } from "./upstream";
+
+type UpstreamDeps = Pick<ProxyOptions, "fetch" | "resolveHost" | "corsRelay">;
 
 /**
  * `POST /v0/fetch` (seed 004, harness-aware mode): a request by value, checked against the
@@ -64,6 +66,18 @@ export async function serveFetchEndpoint(deps: ProxyOptions, policy: Policy, req
       };
     }
   }
+  return fetchByValue(deps, policy, { method: request.method, url: request.url, headers: Object.entries(request.headers), body });
+}
+
+/**
+ * The by-value fetch path on its own (what `POST /v0/fetch` does once its body is parsed): the
+ * policy decision, the host check, `fetch(url, {redirect: "manual"})`, the body limit. Own
+ * handlers get it as `OwnRequest.fetchByValue`, so a request the page makes on the guest's
+ * behalf (the model endpoint) is decided and fetched exactly like one the guest sends by value.
+ * It logs nothing: the caller records the one decision event.
+ */
+export async function fetchByValue(deps: UpstreamDeps, policy: Policy, request: ByValueRequest): Promise<FetchOutcome> {
+  const { body } = request;
   if (body && body.length > 0 && (request.method === "GET" || request.method === "HEAD"))
     return {
       kind: "refused",
@@ -73,10 +87,11 @@ export async function serveFetchEndpoint(deps: ProxyOptions, policy: Policy, req
 
   const decision = evaluate(policy, { method: request.method, url: request.url });
   if (!decision.verdict.allowed || !decision.target) return { kind: "refused", verdict: decision.verdict, target: request.url };
-  const outcome = await fetchUpstream(deps, {
+  const { corsRelay: _relay, ...direct } = deps;
+  const outcome = await fetchUpstream(request.relay === false ? direct : deps, {
     target: decision.target,
     method: request.method,
-    headers: forwardRequestHeaders(Object.entries(request.headers)),
+    headers: forwardRequestHeaders(request.headers),
     body,
   });
   if (outcome.kind === "refused") return { kind: "refused", verdict: outcome.verdict, target: request.url, upstream: decision.target.url };

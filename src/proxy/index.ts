@@ -1,4 +1,4 @@
-export { type FetchAnswer, FetchRequest } from "./fetch-endpoint";
+export { type FetchAnswer, type FetchOutcome, FetchRequest, fetchByValue } from "./fetch-endpoint";
 export { type Framing, type HeaderList, type HeadParse, headerValue, MAX_BODY_BYTES, parseRequestHead, type RequestHead } from "./head";
 export { forwardRequestHeaders, forwardResponseHeaders, REDACTED, redactHeaders, redactUrl } from "./headers";
 export { createProxy, HEAD_LIMIT } from "./proxy";
@@ -6,10 +6,13 @@ export { refusalResponse, statusForRefusal } from "./respond";
 export { ByteSource, type HeadRead } from "./source";
 export { DEFAULT_HEAD_TIMEOUT_MS, DEFAULT_IDLE_TIMEOUT_MS } from "./timeouts";
 export type {
+  ByValueRequest,
   ConnectInfo,
   EgressProxy,
   EgressProxy as Proxy,
+  FetchByValue,
   HostResolution,
+  OwnDecision,
   OwnHandler,
   OwnHandlers,
   OwnRequest,

@@ -4,7 +4,7 @@ import { evaluate, policyHash, type Target } from "../policy";
 import { authorityOf, normaliseAuthority, tunnelAuthority } from "./authority";
 import { readBody } from "./body";
 import { Connection, type DecisionMode, type DecisionRecord, decisionEvent } from "./connection";
-import { serveFetchEndpoint } from "./fetch-endpoint";
+import { fetchByValue, serveFetchEndpoint } from "./fetch-endpoint";
 import { headerValue, parseRequestHead, type RequestHead } from "./head";
 import { forwardRequestHeaders } from "./headers";
 import { relayResponse } from "./relay";
@@ -337,7 +337,16 @@ export function createProxy(options: ProxyOptions): EgressProxy {
       } else if (handler) {
         let answer: Awaited<ReturnType<typeof handler>>;
         try {
-          answer = await handler({ method: head.method, path, query, headers: head.headers, body: body.body, policy: options.policy() });
+          const policy = options.policy();
+          answer = await handler({
+            method: head.method,
+            path,
+            query,
+            headers: head.headers,
+            body: body.body,
+            policy,
+            fetchByValue: (request) => fetchByValue(options, policy, request),
+          });
         } catch (error) {
           return this.refuse(
             head.method,
@@ -346,17 +355,25 @@ export function createProxy(options: ProxyOptions): EgressProxy {
           );
         }
         const target = answer.target ?? path;
-        if (!answer.verdict.allowed) return this.refuse(head.method, target, answer.verdict);
+        const described = answer.decision ?? {};
+        const upstream = described.upstream === undefined ? {} : { upstream: described.upstream };
+        if (!answer.verdict.allowed)
+          return this.refuse(head.method, target, answer.verdict, false, {
+            ...(described.mode ? { mode: described.mode } : {}),
+            ...(described.status === undefined ? {} : { status: described.status }),
+            ...upstream,
+          });
         const text = typeof answer.body === "string" ? new TextEncoder().encode(answer.body) : (answer.body ?? new Uint8Array(0));
         const status = answer.status ?? 200;
         this.record({
-          mode: this.mode(path),
+          mode: described.mode ?? this.mode(path),
           method: head.method,
           target,
           status,
           bytes: text.length,
           headers: head.headers,
           verdict: answer.verdict,
+          ...upstream,
         });
         await this.conn.write(...completeResponse(status, answer.contentType ?? "application/json", text, close));
       }

@@ -1,6 +1,7 @@
 import type { ByteStream } from "../bytes";
 import type { Clock, EventLog, Verdict } from "../log";
 import type { Policy } from "../policy";
+import type { FetchOutcome } from "./fetch-endpoint";
 import type { HeaderList } from "./head";
 
 /** What the proxy hands to the injected fetch: a subset of RequestInit every host supports. */
@@ -56,6 +57,25 @@ export interface TunnelContext {
   sessionId: string;
 }
 
+/** An upstream request by value: what `POST /v0/fetch` carries, and what an own handler may send. */
+export interface ByValueRequest {
+  method: string;
+  url: string;
+  headers: [string, string][];
+  body: Uint8Array | null;
+  /**
+   * false: never retry through the CORS relay (a request carrying a secret the relay must not
+   * see, like a model key); an unreadable answer is then `upstream-unreadable`. Default: as configured.
+   */
+  relay?: boolean;
+}
+
+/**
+ * The proxy's by-value fetch path (`fetchByValue`): the policy decision for `url`, the host
+ * check, `fetch(url, {redirect: "manual"})`, the body limit. It logs nothing itself.
+ */
+export type FetchByValue = (request: ByValueRequest) => Promise<FetchOutcome>;
+
 /** A request to one of the proxy's own endpoints, as given to an injected handler. */
 export interface OwnRequest {
   method: string;
@@ -65,6 +85,22 @@ export interface OwnRequest {
   headers: HeaderList;
   body: Uint8Array;
   policy: Policy;
+  /**
+   * For a handler that fetches upstream on the guest's behalf (the model endpoint): the same
+   * decision and fetch as `POST /v0/fetch`, under `policy`. The handler's answer is still the
+   * one decision event: name the URL as `target` and say `decision: { mode: "fetch" }`.
+   */
+  fetchByValue?: FetchByValue;
+}
+
+/** How the one decision event describes a handler's request, when the defaults do not fit. */
+export interface OwnDecision {
+  /** "fetch" for a handler that fetched upstream by value (default: "own", or "vault" under /v0/vault/). */
+  mode?: "own" | "fetch";
+  /** The URL actually fetched, when it differs from `target` (a CORS relay). */
+  upstream?: string;
+  /** For a refusal: the HTTP status to answer with instead of the code's default (e.g. 502). */
+  status?: number;
 }
 
 /** A handler's answer; a refusal (`verdict.allowed === false`) is answered as every refusal is. */
@@ -75,6 +111,7 @@ export interface OwnResponse {
   body?: Uint8Array | string;
   /** What the event's `target` should say (e.g. the vault id); defaults to the path. */
   target?: string;
+  decision?: OwnDecision;
 }
 
 export type OwnHandler = (request: OwnRequest) => Promise<OwnResponse>;
