@@ -76,6 +76,8 @@ test("a share link to a harness runs its agent in a fresh context, with the send
   expect(await agentLines(sender.page, from)).toEqual(AGENT_SAW);
 
   await sender.page.locator("#share").click();
+  // The link is built asynchronously (the policy is deflated): wait for it to appear.
+  await expect(sender.page.locator(".share-output")).toHaveValue(/^http/);
   const link = await sender.page.locator(".share-output").inputValue();
   expect(new URL(link).searchParams.get("harness")).toBe(PINNED);
   expect(new URL(link).searchParams.get("scenarios")).toBe("agent");

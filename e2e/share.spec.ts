@@ -25,6 +25,8 @@ test("a share link replays the sender's verdict sequence in a fresh browser cont
   });
   for (const id of ["served", "host-not-allowed", "ip-literal"]) await runScenario(sender.page, id);
   await sender.page.locator("#share").click();
+  // The link is built asynchronously (the policy is deflated): wait for it to appear.
+  await expect(sender.page.locator(".share-output")).toHaveValue(/^http/);
   const link = await sender.page.locator(".share-output").inputValue();
   expect(link).toContain("scenarios=served%2Chost-not-allowed%2Cip-literal");
   expect(link).toContain("policy=");

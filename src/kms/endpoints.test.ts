@@ -1,32 +1,16 @@
 import { describe, expect, it } from "vitest";
 import { fromBase64, toBase64 } from "../bytes";
 import type { Policy } from "../policy";
-import { createProxy } from "../proxy";
-import { EMPTY_HEAD, GRANT_HEADER } from "./index";
-import { policyWith, str, text, vaultFixture } from "./testing/fixtures";
-import { exchange, postRequest } from "./testing/http";
+import { EMPTY_HEAD } from "./index";
+import { policyWith, str, text } from "./testing/fixtures";
+import { exchange } from "./testing/http";
+import { proxiedVault } from "./testing/proxy";
 
 // Seed 004_38ec4e288fc63d5a.txt: "POST /v0/vault/pull {vault_id, op: read} → the objects,
 // decrypted, never a key" and row 8: a push under a read grant is refused by .kms.
 
 function setup(policy: Policy = policyWith("notes")) {
-  const f = vaultFixture();
-  let current = policy;
-  const proxy = createProxy({
-    policy: () => current,
-    fetch: () => Promise.reject(new Error("no upstream in these tests")),
-    clock: () => 0,
-    log: f.log,
-    ownHost: "10.0.2.2:3128",
-    handlers: f.handlers,
-  });
-  const call = (path: string, body: unknown, token?: string) =>
-    exchange(proxy, postRequest(path, body, token ? { [GRANT_HEADER]: token } : {}));
-  const grant = async (vaultId: string, op: "read" | "write") => {
-    const answer = await call("/v0/vault/grant", { vault_id: vaultId, op, command: `test ${op}` });
-    return (JSON.parse(answer.body) as { grant: string }).grant;
-  };
-  return { ...f, proxy, call, grant, setPolicy: (p: Policy) => (current = p) };
+  return proxiedVault({ policy });
 }
 
 const push = (vaultId: string, objects: Record<string, string>, base: { generation: number; manifest: string | null } = EMPTY_HEAD) => ({

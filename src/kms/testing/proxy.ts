@@ -9,7 +9,7 @@ import { exchange, postRequest } from "./http";
 /** A vault service behind a proxy, driven over HTTP as the guest's sgit drives it. */
 export function proxiedVault(options: FixtureOptions & { policy?: Policy } = {}) {
   const f = vaultFixture(options);
-  const policy = options.policy ?? policyWith("notes");
+  let policy = options.policy ?? policyWith("notes");
   const proxy = createProxy({
     policy: () => policy,
     fetch: () => Promise.reject(new Error("no upstream in these tests")),
@@ -24,7 +24,11 @@ export function proxiedVault(options: FixtureOptions & { policy?: Policy } = {})
     const answer = await call("/v0/vault/grant", { vault_id: vaultId, op, command: `test ${op}` });
     return (JSON.parse(answer.body) as { grant?: string }).grant;
   };
-  return { ...f, proxy, call, grant };
+  /** Swaps the policy the proxy decides with (a live edit in the page). */
+  const setPolicy = (next: Policy) => {
+    policy = next;
+  };
+  return { ...f, proxy, call, grant, setPolicy };
 }
 
 export type ProxiedVault = ReturnType<typeof proxiedVault>;

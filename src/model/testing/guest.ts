@@ -2,6 +2,7 @@ import { concatBytes, utf8 } from "../../bytes";
 import { createEventLog, type EventLog } from "../../log";
 import { Policy } from "../../policy";
 import { createProxy, type EgressProxy, type ProxyTimers, type UpstreamFetch, type UpstreamInit } from "../../proxy";
+import { exchangeOnce } from "../../proxy/testing/memory";
 import { createModelEndpoint, type ModelEndpoint } from "../endpoint";
 import type { VerbUsage } from "../prompt";
 import { STEP_SCHEMA, TEST_VERBS } from "./steps";
@@ -71,29 +72,7 @@ export function guestSide(options: {
     async post(transcript) {
       const body = utf8(transcript);
       const head = `POST /v0/model HTTP/1.1\r\nHost: ${OWN}\r\nUser-Agent: curl/8.5.0\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n`;
-      const up = new TransformStream<Uint8Array, Uint8Array>();
-      const down = new TransformStream<Uint8Array, Uint8Array>();
-      const done = proxy.handle({ readable: up.readable, writable: down.writable });
-      const writer = up.writable.getWriter();
-      await writer.write(concatBytes(utf8(head), body));
-      await writer.close();
-      let received: Uint8Array = new Uint8Array(0);
-      const reader = down.readable.getReader();
-      for (;;) {
-        const { value, done: end } = await reader.read();
-        if (end) break;
-        received = concatBytes(received, value);
-      }
-      await done;
-      const raw = new TextDecoder().decode(received);
-      const split = raw.indexOf("\r\n\r\n");
-      const [statusLine = "", ...lines] = raw.slice(0, split).split("\r\n");
-      const headers: Record<string, string> = {};
-      for (const line of lines) {
-        const at = line.indexOf(":");
-        headers[line.slice(0, at).toLowerCase()] = line.slice(at + 1).trim();
-      }
-      return { status: Number(statusLine.split(" ")[1]), headers, body: raw.slice(split + 4), raw };
+      return exchangeOnce(proxy, concatBytes(utf8(head), body));
     },
   };
 }

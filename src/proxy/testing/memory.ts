@@ -1,5 +1,5 @@
 import { type ByteStream, concatBytes, utf8 } from "../../bytes";
-import type { UpstreamFetch, UpstreamInit } from "../types";
+import type { EgressProxy, UpstreamFetch, UpstreamInit } from "../types";
 
 /**
  * Test helpers: an in-memory connection (what a TcpStream or a Node socket looks like to the
@@ -95,4 +95,30 @@ export function parseResponse(raw: string): { status: number; headers: Record<st
     headers[line.slice(0, colon).toLowerCase()] = line.slice(colon + 1).trim();
   }
   return { status: Number(statusLine.split(" ")[1]), headers, body: raw.slice(end + 4) };
+}
+
+/**
+ * One HTTP/1.1 exchange with the proxy over an in-memory connection: writes `request`, closes
+ * the guest's side, and reads everything the proxy answers until it closes.
+ */
+export async function exchangeOnce(
+  proxy: EgressProxy,
+  request: Uint8Array,
+): Promise<{ status: number; headers: Record<string, string>; body: string; raw: string }> {
+  const up = new TransformStream<Uint8Array, Uint8Array>();
+  const down = new TransformStream<Uint8Array, Uint8Array>();
+  const done = proxy.handle({ readable: up.readable, writable: down.writable });
+  const writer = up.writable.getWriter();
+  await writer.write(request);
+  await writer.close();
+  const chunks: Uint8Array[] = [];
+  const reader = down.readable.getReader();
+  for (;;) {
+    const { value, done: end } = await reader.read();
+    if (end) break;
+    chunks.push(value);
+  }
+  await done;
+  const raw = new TextDecoder().decode(concatBytes(...chunks));
+  return { ...parseResponse(raw), raw };
 }
