@@ -1,5 +1,6 @@
 import { expect, type Page, type Route, test } from "@playwright/test";
 import { openPlayground, type Playground, runInGuest } from "./support/guest";
+import { nextSeq, type RunResult as Result, stepLines } from "./support/runs";
 import { CORS, refuseUnplanned, routeZen } from "./support/upstreams";
 
 // Issue 9, optional part: a user-supplied model key turns the scripted agent into a
@@ -16,18 +17,6 @@ interface ModelCall {
   headers: Record<string, string>;
   body: { system?: string; messages?: { content: string }[] };
 }
-interface Line {
-  source: string;
-  fields: Record<string, string>;
-  text: string | null;
-}
-interface Result {
-  id: string;
-  outcome: "ok" | "failed";
-  stage: string;
-  lines: Line[];
-}
-
 let pg: Playground;
 const calls: ModelCall[] = [];
 /** The model's next answers, in order. */
@@ -64,9 +53,7 @@ test.afterAll(async () => {
   await pg?.context.close();
 });
 
-const nextSeq = (page: Page) => page.evaluate(() => window.__tab?.log.nextSeq ?? 0);
-const step = (result: Result, fields: Record<string, string>) =>
-  result.lines.filter((l) => Object.entries(fields).every(([k, v]) => l.fields[k] === v));
+const step = stepLines;
 interface ModelFeature {
   run(options: unknown): Promise<unknown>;
   armed(): unknown;

@@ -1,6 +1,7 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: preflight commands hold literal ${VAR} references (ADR 128).
 import { expect, type Page, test } from "@playwright/test";
 import { openPlayground, type Playground, runInGuest } from "./support/guest";
+import { consoleText, nextSeq, runAgent, stepLines } from "./support/runs";
 import { refuseUnplanned, routeZen } from "./support/upstreams";
 
 // Issue 9: the resolved harness reaches the real guest over the 9p share and its agent runs
@@ -10,21 +11,6 @@ test.describe.configure({ mode: "serial" });
 
 let pg: Playground;
 const SECRET = "ghp_Zq9XbT4mW2vR7kL1pN8sD3fH6jY0cA5eUiOo";
-
-interface Line {
-  source: string;
-  fields: Record<string, string>;
-  text: string | null;
-}
-interface Result {
-  id: string;
-  outcome: "ok" | "failed";
-  stage: string;
-  status: number;
-  lines: Line[];
-  delivered: { path: string; sha256: string }[];
-  preflight: string;
-}
 
 test.beforeAll(async ({ browser }) => {
   test.setTimeout(240_000);
@@ -36,18 +22,8 @@ test.afterAll(async () => {
   await pg?.context.close();
 });
 
-async function run(page: Page, options: Record<string, unknown>): Promise<Result> {
-  return page.evaluate(async (o) => {
-    const runner = window.__tab?.features.runner as { run(o: unknown): Promise<unknown> } | undefined;
-    if (!runner) throw new Error("no runner feature");
-    return (await runner.run(o)) as Result;
-  }, options) as Promise<Result>;
-}
-
-const step = (result: Result, fields: Record<string, string>) =>
-  result.lines.filter((l) => Object.entries(fields).every(([k, v]) => l.fields[k] === v));
-const consoleText = (page: Page) => page.evaluate(() => window.__tab?.guest?.console.text ?? "");
-const nextSeq = (page: Page) => page.evaluate(() => window.__tab?.log.nextSeq ?? 0);
+const run = runAgent;
+const step = stepLines;
 const treeHashes = async (page: Page, dir: string) =>
   (await runInGuest(page, `(cd ${dir} && find . -type f | sort | xargs sha256sum)`)).output;
 

@@ -99,7 +99,7 @@ test("a policy too large for the link travels by URL pinned with its sha256; oth
   await rpage.goto(link.replace("policy.json", "tampered.json"));
   await rpage.waitForFunction(() => window.__tab?.log.ofKind("note").some((e) => e.source === "share link"), null, { timeout: 60_000 });
   const note = await rpage.evaluate(() => window.__tab?.log.ofKind("note").find((e) => e.source === "share link")?.message ?? "");
-  expect(note).toContain("(hash-mismatch)");
+  expect(note).toContain("(hash-mismatch, by resolver)");
   expect(await rpage.evaluate(() => window.__tab!.policy.current().hosts.length)).toBeLessThan(10);
   await receiver.close();
 });

@@ -2,6 +2,7 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { type BrowserContext, expect, type Page, type Route, test } from "@playwright/test";
 import { waitForGuest } from "./support/guest";
+import { nextSeq, runAgent } from "./support/runs";
 
 // Issue 8, page side (seed 002_e97db203962b5ecb.txt): discovery over a registry, pinned
 // acquisition behind a handle, and the text only in a separate, explicitly opened view. The
@@ -202,11 +203,8 @@ test("seed 002, Part 2: the operator attaches the acquired skill; the agent in t
   // Two operator decisions in the panel: attach (ticked here), scripts for this pin (left off).
   await record.locator(`input[data-attach="${handle}"]`).check();
   await expect(record.locator("input[data-allow-scripts]")).not.toBeChecked();
-  const from = await page.evaluate(() => window.__tab?.log.nextSeq ?? 0);
-  const result = (await page.evaluate(async (handle) => {
-    const runner = window.__tab?.features.runner as { run(o: unknown): Promise<unknown> };
-    return runner.run({ preflight: null, steps: [`skill ${handle}`, `skill-script ${handle} extract.py`, "done ok"] });
-  }, handle)) as { outcome: string; skills: { handle: string; scripts: string }[]; lines: { fields: Record<string, string> }[] };
+  const from = await nextSeq(page);
+  const result = await runAgent(page, { preflight: null, steps: [`skill ${handle}`, `skill-script ${handle} extract.py`, "done ok"] });
   expect(result.outcome).toBe("ok");
   expect(result.skills).toEqual([expect.objectContaining({ handle, scripts: "held" })]);
   const agent = (verb: string) => result.lines.find((l) => l.fields.verb === verb)?.fields.outcome;

@@ -42,6 +42,11 @@ async function client(file: string, args: string[], input?: string): Promise<Out
   });
 }
 
+/** curl through the running proxy, trusting `ca` (default: the session CA the proxy wrote). */
+function curlViaProxy(args: string[], ca = caFile): Promise<Outcome> {
+  return client("/usr/bin/curl", ["-sS", "--max-time", "20", "--cacert", ca, "-x", proxyUrl, ...args]);
+}
+
 interface Response {
   status: number;
   headers: Record<string, string>;
@@ -162,17 +167,7 @@ describe("npx tab proxy terminates TLS inside CONNECT (issue 6, seed 004)", () =
   });
 
   it("serves an allowed https request through the tunnel to the local upstream, with SNI and Host checked", async () => {
-    const result = await client("/usr/bin/curl", [
-      "-sS",
-      "-i",
-      "--max-time",
-      "20",
-      "--cacert",
-      caFile,
-      "-x",
-      proxyUrl,
-      `https://localhost:${upstreamPort}/hello?x=1`,
-    ]);
+    const result = await curlViaProxy(["-i", `https://localhost:${upstreamPort}/hello?x=1`]);
     expect(result.code).toBe(0);
     const response = innerResponse(result.stdout);
     expect(response).toMatchObject({ status: 200, body: `hello over tls GET /hello?x=1 host=localhost:${upstreamPort}` });
@@ -189,19 +184,7 @@ describe("npx tab proxy terminates TLS inside CONNECT (issue 6, seed 004)", () =
   });
 
   it("refuses the handshake when SNI differs from the CONNECT host (curl --connect-to): sni-mismatch, alert unrecognized_name", async () => {
-    const result = await client("/usr/bin/curl", [
-      "-sS",
-      "-v",
-      "--max-time",
-      "20",
-      "--cacert",
-      caFile,
-      "-x",
-      proxyUrl,
-      "--connect-to",
-      "evil.example:443:api.github.com:443",
-      "https://evil.example/",
-    ]);
+    const result = await curlViaProxy(["-v", "--connect-to", "evil.example:443:api.github.com:443", "https://evil.example/"]);
     // What curl really sends: --connect-to rewrites the CONNECT target, while the TLS
     // ClientHello still names the URL's host. That is domain fronting, refused in the handshake.
     expect(result.stderr).toContain("> CONNECT api.github.com:443 HTTP/1.1");
@@ -226,19 +209,7 @@ describe("npx tab proxy terminates TLS inside CONNECT (issue 6, seed 004)", () =
   });
 
   it("answers 421 host-header-mismatch to a request whose Host differs from the tunnel's host", async () => {
-    const result = await client("/usr/bin/curl", [
-      "-sS",
-      "-i",
-      "--max-time",
-      "20",
-      "--cacert",
-      caFile,
-      "-x",
-      proxyUrl,
-      "-H",
-      "Host: other.example",
-      `https://localhost:${upstreamPort}/hello`,
-    ]);
+    const result = await curlViaProxy(["-i", "-H", "Host: other.example", `https://localhost:${upstreamPort}/hello`]);
     expect(result.code).toBe(0);
     const response = innerResponse(result.stdout);
     expect(response.status).toBe(421);
@@ -269,16 +240,7 @@ describe("npx tab proxy terminates TLS inside CONNECT (issue 6, seed 004)", () =
   });
 
   it("is not trusted by a client that trusts another CA only (here the upstream's own): the tunnel never relays upstream TLS", async () => {
-    const result = await client("/usr/bin/curl", [
-      "-sS",
-      "--max-time",
-      "20",
-      "--cacert",
-      join(dir, "upstream-cert.pem"),
-      "-x",
-      proxyUrl,
-      `https://localhost:${upstreamPort}/hello`,
-    ]);
+    const result = await curlViaProxy([`https://localhost:${upstreamPort}/hello`], join(dir, "upstream-cert.pem"));
     expect(result.code).toBe(60); // CURLE_PEER_FAILED_VERIFICATION
   });
 });

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { sha256Hex, utf8 } from "../bytes";
 import type { Verdict } from "../log";
 import { DEFAULT_PREFLIGHT_ENV, expandPreflight, isCredentialName, type Resolution, type ResolvedResource, redact } from "../resolver";
-import type { AttachedSkill } from "../skills";
+import { type AttachedSkill, scriptsGiven } from "../skills";
 
 /**
  * What the page delivers to the guest runner for one run (guest/runner/README.md): the
@@ -278,8 +278,9 @@ export async function buildRunPlan(request: RunRequest): Promise<PlanResult> {
         return { ok: false, reason: `skill script ${script.name} is not a plain name` };
       await add(`skills/${dirName}/scripts/${script.name}`, script.bytes, null);
     }
-    const scripts = skill.record.scripts.length === 0 ? "none" : skill.scripts.length > 0 ? "allowed" : "held";
-    skillLines.push(`${dirName} ${skill.activation.handle} ${skill.activation.pin} ${skill.activation.contextSha256} ${scripts}\n`);
+    skillLines.push(
+      `${dirName} ${skill.activation.handle} ${skill.activation.pin} ${skill.activation.contextSha256} ${scriptsGiven(skill)}\n`,
+    );
   }
   if (skillLines.length > 0) await add("plan/skills", utf8(skillLines.join("")), null);
 

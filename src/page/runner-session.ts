@@ -10,7 +10,7 @@ import {
   redact,
   resolveHarness,
 } from "../resolver";
-import { type AttachedSkill, attachSkill, type SkillBlobStore, type SkillHandleStore } from "../skills";
+import { type AttachedSkill, attachSkill, type SkillBlobStore, type SkillHandleStore, scriptsGiven } from "../skills";
 import type { ConsoleTurns } from "./console-turns";
 import { type Guest, PROMPT } from "./emulator/boot";
 import { writeShareFile } from "./guest-share";
@@ -225,7 +225,7 @@ export async function runAgent(deps: RunnerDeps, options: RunOptions = {}): Prom
           handle: k.activation.handle,
           pin: k.activation.pin,
           contextSha256: k.activation.contextSha256,
-          scripts: k.record.scripts.length === 0 ? "none" : k.scripts.length > 0 ? "allowed" : "held",
+          scripts: scriptsGiven(k),
         })),
       };
     } finally {

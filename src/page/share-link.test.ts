@@ -69,6 +69,6 @@ describe("a policy by reference is applied only when its bytes hash to the pin (
     ],
   ])("refuses %s", async (_, fetchFn, code) => {
     const ref = await policyReference("https://pub.example/p.json", text);
-    expect(await fetchPinnedPolicy(ref, fetchFn)).toMatchObject({ ok: false, code });
+    expect(await fetchPinnedPolicy(ref, fetchFn)).toMatchObject({ ok: false, verdict: { code } });
   });
 });

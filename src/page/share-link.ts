@@ -1,4 +1,6 @@
 import { fromBase64, sha256Hex, toBase64 } from "../bytes";
+import { refuse, type Verdict } from "../log";
+import { type FetchLike, fetchGuarded, parsePinnedUrl } from "../resolver";
 
 /** What a share link carries (issue 11): enough inputs to replay the same verdicts. */
 export interface ShareState {
@@ -19,7 +21,14 @@ const MAX_EXPECT = 1500;
 /** Above this many characters (deflated, base64url) a policy travels by reference instead. */
 export const MAX_INLINE_POLICY = 1500;
 
-const POLICY_REF = /^https:\/\/[^#\s]+#sha256=([0-9a-f]{64})$/;
+/** A policy is small; a published one larger than this is refused while it streams in. */
+const MAX_POLICY_BYTES = 1024 * 1024;
+
+/** A policy reference is an https URL pinned the way every harness URL is (ADR 38). */
+const isPolicyRef = (ref: string) => {
+  const pinned = parsePinnedUrl(ref);
+  return pinned.ok && pinned.url.startsWith("https://");
+};
 
 /** The deflated, base64url form a link carries inline (so the share button can measure it). */
 export async function packPolicy(policy: string): Promise<string> {
@@ -73,30 +82,26 @@ export async function readShareState(params: URLSearchParams): Promise<{ state: 
       return ok;
     });
   let policyRef: string | null = params.get("policy-ref");
-  if (policyRef !== null && !POLICY_REF.test(policyRef)) {
+  if (policyRef !== null && !isPolicyRef(policyRef)) {
     problems.push("the link's policy-ref is not an https URL pinned with #sha256=<64 hex>; the default policy stays");
     policyRef = null;
   }
   return { state: { harness: params.get("harness"), policy, policyRef, scenarios, expect: params.get("expect") }, problems };
 }
 
-export type FetchedPolicy =
-  | { ok: true; text: string }
-  | { ok: false; code: "hash-mismatch" | "fetch-failed" | "bad-status"; reason: string };
+export type FetchedPolicy = { ok: true; text: string } | { ok: false; verdict: Verdict };
 
-/** Fetches a pinned policy reference; fail-closed on any difference from the pin. */
-export async function fetchPinnedPolicy(ref: string, fetchFn: (url: string) => Promise<Response>): Promise<FetchedPolicy> {
-  const pin = POLICY_REF.exec(ref)?.[1];
-  if (!pin) return { ok: false, code: "fetch-failed", reason: "not a pinned https reference" };
-  let response: Response;
-  try {
-    response = await fetchFn(ref.split("#")[0]!);
-  } catch (error) {
-    return { ok: false, code: "fetch-failed", reason: `could not fetch the policy: ${(error as Error).message}` };
-  }
-  if (!response.ok) return { ok: false, code: "bad-status", reason: `the policy URL answered ${response.status}` };
-  const bytes = new Uint8Array(await response.arrayBuffer());
-  const got = await sha256Hex(bytes);
-  if (got !== pin) return { ok: false, code: "hash-mismatch", reason: `the policy's bytes hash to ${got}, the link pins ${pin}` };
-  return { ok: true, text: new TextDecoder().decode(bytes) };
+/**
+ * Fetches a pinned policy reference under the resolver's fetch rules (https only, no
+ * redirects, status 200, a size cap) and checks the pin; fail-closed on any difference.
+ */
+export async function fetchPinnedPolicy(ref: string, fetchFn: FetchLike): Promise<FetchedPolicy> {
+  const pinned = parsePinnedUrl(ref);
+  if (!pinned.ok) return { ok: false, verdict: pinned.verdict };
+  const fetched = await fetchGuarded(pinned.url, fetchFn, { maxBytes: MAX_POLICY_BYTES });
+  if (!fetched.ok) return { ok: false, verdict: fetched.verdict };
+  const got = await sha256Hex(fetched.bytes);
+  if (got !== pinned.pin)
+    return { ok: false, verdict: refuse("hash-mismatch", `the policy's bytes hash to ${got}, the link pins ${pinned.pin}`, "resolver") };
+  return { ok: true, text: new TextDecoder().decode(fetched.bytes) };
 }

@@ -28,6 +28,12 @@ export interface AttachedSkill {
   scriptsVerdict: Verdict;
 }
 
+/** What a run was given of a skill's scripts: it has none, they were allowed, or held host-side. */
+export function scriptsGiven(skill: Pick<AttachedSkill, "record" | "scripts">): "none" | "allowed" | "held" {
+  if (skill.record.scripts.length === 0) return "none";
+  return skill.scripts.length > 0 ? "allowed" : "held";
+}
+
 export type Attached = { ok: true; skill: AttachedSkill } | { ok: false; verdict: Verdict };
 
 /**

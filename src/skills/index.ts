@@ -5,7 +5,7 @@ export { acquireSkill } from "./acquire";
 export { acquireFromCommit, gitBlobSha1, RAW_GITHUB, rawUrl } from "./acquire-git";
 export { acquireFromWellKnown, KNOWN_INDEX_SCHEMAS } from "./acquire-well-known";
 export { type AcquireDeps, type Acquired, randomHandle } from "./admit";
-export { type Attached, type AttachedSkill, attachSkill, type RunScript } from "./attach";
+export { type Attached, type AttachedSkill, attachSkill, type RunScript, scriptsGiven } from "./attach";
 export type { SkillsFetch, SkillsFetchInit } from "./fetch";
 export { mayRunScripts, type OpenDeps, type Opened, type OpenPurpose, openSkillText, SkillText } from "./handle";
 export {

@@ -98,13 +98,13 @@ export function mount(ctx: FeatureContext): void {
     const { state, problems } = await readShareState(ctx.params);
     for (const message of problems) log.append({ kind: "note", level: "warning", source: "share link", message });
     if (state.policyRef) {
-      const fetched = await fetchPinnedPolicy(state.policyRef, (url) => fetch(url));
+      const fetched = await fetchPinnedPolicy(state.policyRef, (url, init) => fetch(url, init));
       if (!fetched.ok)
         log.append({
           kind: "note",
           level: "warning",
           source: "share link",
-          message: `the link's policy was not applied (${fetched.code}): ${fetched.reason}; the default policy stays`,
+          message: `the link's policy was not applied (${fetched.verdict.code}, by ${fetched.verdict.by}): ${fetched.verdict.reason}; the default policy stays`,
         });
       else state.policy = fetched.text;
     }
@@ -120,9 +120,10 @@ export function mount(ctx: FeatureContext): void {
     }
     if (state.scenarios.length === 0) return;
     await ctx.guest;
+    const runner = ctx.exposed("runner");
     for (const id of state.scenarios) {
       if (id !== AGENT_ACT) await ctx.scenarios.run(id);
-      else if (isRunner(ctx.exposed("runner"))) await (ctx.exposed("runner") as Runner).run().catch(() => undefined);
+      else if (isRunner(runner)) await runner.run().catch(() => undefined);
       else
         log.append({
           kind: "note",

@@ -1,0 +1,21 @@
+import type { Page } from "@playwright/test";
+import type { RunResult } from "../../src/page/runner-session";
+
+/** What `window.__tab.features.runner.run()` answers (src/page/runner-session.ts). */
+export type { RunResult };
+
+/** Runs an agent through the page's runner feature, exactly as the "Run agent" button does. */
+export async function runAgent(page: Page, options: Record<string, unknown>): Promise<RunResult> {
+  return page.evaluate(async (o) => {
+    const runner = window.__tab?.features.runner as { run(o: unknown): Promise<RunResult> } | undefined;
+    if (!runner) throw new Error("no runner feature");
+    return runner.run(o);
+  }, options);
+}
+
+/** The guest's step lines of a run whose fields match all of `fields`. */
+export const stepLines = (result: Pick<RunResult, "lines">, fields: Record<string, string>) =>
+  result.lines.filter((l) => Object.entries(fields).every(([k, v]) => l.fields[k] === v));
+
+export const nextSeq = (page: Page) => page.evaluate(() => window.__tab?.log.nextSeq ?? 0);
+export const consoleText = (page: Page) => page.evaluate(() => window.__tab?.guest?.console.text ?? "");
