@@ -1,5 +1,5 @@
 import { defineConfig, devices } from "@playwright/test";
-import { CHROMIUM_LAUNCH, useDebianChromium } from "./e2e/support/chromium";
+import { chromiumLaunchOptions } from "./e2e/support/browsers";
 
 const port = Number(process.env.TAB_E2E_PORT ?? 4399);
 // Separate output folders per port, so runs on different ports never clobber each other.
@@ -21,12 +21,19 @@ export default defineConfig({
   },
   projects: [
     {
-      name: useDebianChromium ? "debian-chromium" : "chromium",
+      name: "chromium",
+      testIgnore: /\.firefox\.spec\.ts$/,
       use: {
         ...devices["Desktop Chrome"],
         viewport: { width: 1280, height: 720 },
-        launchOptions: CHROMIUM_LAUNCH,
+        launchOptions: chromiumLaunchOptions(),
       },
+    },
+    {
+      // Debian's Firefox ESR over WebDriver BiDi, launched by the spec itself with
+      // puppeteer-core (e2e/support/firefox.ts says why): the page's second engine.
+      name: "firefox",
+      testMatch: /\.firefox\.spec\.ts$/,
     },
   ],
   webServer: {

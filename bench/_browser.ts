@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { type Browser, chromium } from "@playwright/test";
-import { CHROMIUM_LAUNCH } from "../e2e/support/chromium";
+import { chromiumLaunchOptions } from "../e2e/support/browsers";
 
 /** Shared by the browser benchmarks: a built page on a preview server, and Chromium. */
 export interface BenchPage {
@@ -24,7 +24,7 @@ export async function startBenchPage(port = 4498): Promise<BenchPage> {
       await new Promise((r) => setTimeout(r, 200));
     }
   }
-  const browser = await chromium.launch(CHROMIUM_LAUNCH);
+  const browser = await chromium.launch(chromiumLaunchOptions());
   return {
     browser,
     url,

@@ -24,6 +24,16 @@ export interface PageNetworkOptions {
 }
 
 /**
+ * The guest's headers as the page's fetch() sends them. User-Agent goes: the browser sends its
+ * own. Chromium ignores a User-Agent given to fetch(), but Firefox honours it, and it is not a
+ * CORS-safelisted header, so a guest's `curl/…` would make every request need a preflight the
+ * upstream must answer; dropped, a plain GET is a simple request in both engines.
+ */
+export function browserRequestHeaders(headers: [string, string][]): [string, string][] {
+  return headers.filter(([name]) => name.toLowerCase() !== "user-agent");
+}
+
+/**
  * The page as the guest's only network peer: v86's NIC → the TCP/IP peer at 10.0.2.2 →
  * the proxy on :3128 → (inside CONNECT) the TLS terminator → the browser's fetch().
  */
@@ -37,7 +47,7 @@ export function connectPageNetwork(options: PageNetworkOptions): PageNetwork {
     fetch: (url, init) =>
       globalThis.fetch(url, {
         method: init.method,
-        headers: init.headers,
+        headers: browserRequestHeaders(init.headers),
         body: init.body,
         redirect: init.redirect,
         credentials: "omit",

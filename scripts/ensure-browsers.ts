@@ -1,0 +1,87 @@
+/**
+ * `npm test` runs this before the end-to-end step: it finds the two browsers the suite drives
+ * (Chromium, and Firefox ESR over WebDriver BiDi) or installs them, and prints which it chose.
+ *
+ * Order for each engine: one already present (e2e/support/browsers.ts says where it looks);
+ * else, as root with apt, Debian's package (after `apt-get update` when apt has no package
+ * lists, or when the first try fails on stale ones); else, for Chromium only, Playwright's own
+ * download. If nothing works, one line names the command a person must run, and the exit is 1.
+ * CI (`.ci/run`) installs no browser itself, so it takes the same path as a newcomer.
+ */
+import { spawnSync } from "node:child_process";
+import { existsSync, readdirSync } from "node:fs";
+import { type FoundBrowser, findChromium, findFirefox } from "../e2e/support/browsers";
+
+interface Engine {
+  name: string;
+  find(): FoundBrowser | undefined;
+  debianPackage: string;
+  /** Playwright's own download, where one can stand in (not for Firefox: BiDi needs a stock build). */
+  playwrightInstall?: string[];
+  /** What a person must run when nothing here could install it. */
+  manual: string;
+}
+
+const ENGINES: Engine[] = [
+  {
+    name: "Chromium",
+    find: findChromium,
+    debianPackage: "chromium",
+    playwrightInstall: ["playwright", "install", "chromium"],
+    manual: "sudo apt-get install -y chromium   (or: npx playwright install chromium)",
+  },
+  {
+    name: "Firefox",
+    find: findFirefox,
+    debianPackage: "firefox-esr",
+    manual: "sudo apt-get install -y firefox-esr",
+  },
+];
+
+function run(command: string, args: string[]): boolean {
+  console.log(`ensure-browsers: ${command} ${args.join(" ")}`);
+  const result = spawnSync(command, args, {
+    stdio: ["ignore", "inherit", "inherit"],
+    env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" },
+  });
+  return result.status === 0;
+}
+
+const isRoot = process.getuid?.() === 0;
+const hasApt = existsSync("/usr/bin/apt-get");
+
+function aptListsEmpty(): boolean {
+  try {
+    return !readdirSync("/var/lib/apt/lists").some((f) => f.includes("_Packages"));
+  } catch {
+    return true;
+  }
+}
+
+/** One apt-get install for every missing package (two browsers cost one dependency resolution). */
+function aptInstall(packages: string[]): void {
+  if (!isRoot || !hasApt || packages.length === 0) return;
+  if (aptListsEmpty()) run("apt-get", ["update"]);
+  if (run("apt-get", ["install", "-y", ...packages])) return;
+  // A package list older than the mirror names files that are gone: refresh it once and retry.
+  run("apt-get", ["update"]);
+  run("apt-get", ["install", "-y", ...packages]);
+}
+
+const missing = ENGINES.filter((e) => e.find() === undefined);
+aptInstall(missing.map((e) => e.debianPackage));
+for (const engine of missing) {
+  if (engine.find() === undefined && engine.playwrightInstall) run("npx", engine.playwrightInstall);
+}
+
+let failed = 0;
+for (const engine of ENGINES) {
+  const found = engine.find();
+  if (found) {
+    console.log(`ensure-browsers: ${engine.name}: ${found.source}`);
+  } else {
+    failed++;
+    console.error(`ensure-browsers: no ${engine.name} found or installable here; run: ${engine.manual}`);
+  }
+}
+process.exitCode = failed > 0 ? 1 : 0;
