@@ -3,8 +3,8 @@
  * decide). Two questions live here, both pure:
  *  - `classifyHost`: is a URL or CONNECT host a name or an IP literal, in any spelling the
  *    WHATWG URL parser accepts (seed 004: "403 IP literals are refused")?
- *  - `addressCategory`: is a resolved address public, or loopback, private, link-local,
- *    CGNAT, documentation, IPv4-mapped…, which the Node host refuses (`private-address`)?
+ *  - `classifyAddress`: is a resolved address globally reachable, or loopback, private,
+ *    link-local, CGNAT, documentation…, which the Node host refuses (`private-address`)?
  */
 
 export type HostKind =
@@ -63,64 +63,139 @@ export type AddressCategory =
   | "documentation"
   | "benchmarking"
   | "multicast"
+  | "broadcast"
+  | "discard"
   | "reserved"
-  | "ipv4-mapped"
   | "translated"
   | "unique-local"
   | "invalid";
 
-type Range = readonly [prefix: number[], bits: number, category: AddressCategory];
+/**
+ * A row of the address table: a prefix, and either a category or `embedded-ipv4` (the address
+ * reaches the IPv4 address it carries, so that address's row decides).
+ */
+type Row = readonly [cidr: string, rule: AddressCategory | EmbeddedIPv4, entry: string];
+type EmbeddedIPv4 = { embeddedAt: number };
 
-// IPv4 special-purpose ranges (RFC 6890 and the IANA registry) that are never a public upstream.
-const V4_RANGES: readonly Range[] = [
-  [[0, 0, 0, 0], 8, "unspecified"],
-  [[10, 0, 0, 0], 8, "private"],
-  [[100, 64, 0, 0], 10, "cgnat"],
-  [[127, 0, 0, 0], 8, "loopback"],
-  [[169, 254, 0, 0], 16, "link-local"],
-  [[172, 16, 0, 0], 12, "private"],
-  [[192, 0, 0, 0], 24, "reserved"],
-  [[192, 0, 2, 0], 24, "documentation"],
-  [[192, 88, 99, 0], 24, "reserved"],
-  [[192, 168, 0, 0], 16, "private"],
-  [[198, 18, 0, 0], 15, "benchmarking"],
-  [[198, 51, 100, 0], 24, "documentation"],
-  [[203, 0, 113, 0], 24, "documentation"],
-  [[224, 0, 0, 0], 4, "multicast"],
-  [[240, 0, 0, 0], 4, "reserved"],
+// The IANA IPv4 Special-Purpose Address Registry, entry by entry (RFC 6890 and later). An entry
+// whose "Globally Reachable" is False or N/A is refused; the few that are True are listed as
+// `public` so that a more specific True entry inside a False block (192.0.0.9) is not refused
+// by the block. Multicast and limited broadcast are never an upstream either.
+const V4_ROWS: readonly Row[] = [
+  ["0.0.0.0/8", "unspecified", '"this network"'],
+  ["10.0.0.0/8", "private", "private-use"],
+  ["100.64.0.0/10", "cgnat", "shared address space"],
+  ["127.0.0.0/8", "loopback", "loopback"],
+  ["169.254.0.0/16", "link-local", "link local"],
+  ["172.16.0.0/12", "private", "private-use"],
+  ["192.0.0.0/24", "reserved", "IETF protocol assignments"],
+  ["192.0.0.0/29", "reserved", "IPv4 service continuity prefix (DS-Lite)"],
+  ["192.0.0.8/32", "reserved", "IPv4 dummy address"],
+  ["192.0.0.9/32", "public", "port control protocol anycast"],
+  ["192.0.0.10/32", "public", "traversal using relays around NAT anycast"],
+  ["192.0.0.170/32", "reserved", "NAT64/DNS64 discovery"],
+  ["192.0.0.171/32", "reserved", "NAT64/DNS64 discovery"],
+  ["192.0.2.0/24", "documentation", "documentation (TEST-NET-1)"],
+  ["192.31.196.0/24", "public", "AS112-v4"],
+  ["192.52.193.0/24", "public", "AMT"],
+  ["192.88.99.0/24", "reserved", "deprecated 6to4 relay anycast"],
+  ["192.168.0.0/16", "private", "private-use"],
+  ["192.175.48.0/24", "public", "direct delegation AS112 service"],
+  ["198.18.0.0/15", "benchmarking", "benchmarking"],
+  ["198.51.100.0/24", "documentation", "documentation (TEST-NET-2)"],
+  ["203.0.113.0/24", "documentation", "documentation (TEST-NET-3)"],
+  ["224.0.0.0/4", "multicast", "multicast"],
+  ["240.0.0.0/4", "reserved", "reserved"],
+  ["255.255.255.255/32", "broadcast", "limited broadcast"],
 ];
 
-// IPv6 ranges, as 16 bytes.
-const V6_RANGES: readonly Range[] = [
-  [[0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff], 96, "ipv4-mapped"],
-  [[0, 0x64, 0xff, 0x9b], 96, "translated"],
-  [[0, 0x64, 0xff, 0x9b, 0, 1], 48, "translated"],
-  [[1, 0, 0, 0, 0, 0, 0, 0], 64, "reserved"],
-  [[0x20, 0x01, 0x0d, 0xb8], 32, "documentation"],
-  [[0x20, 0x01, 0, 0], 23, "reserved"],
-  [[0x20, 0x02], 16, "translated"],
-  [[0x3f, 0xff], 20, "documentation"],
-  [[0xfc], 7, "unique-local"],
-  [[0xfe, 0x80], 10, "link-local"],
-  [[0xfe, 0xc0], 10, "reserved"],
-  [[0xff], 8, "multicast"],
+// The IANA IPv6 Special-Purpose Address Registry, entry by entry, inside the one block IANA
+// allocates as global unicast (2000::/3): everything outside it is unassigned or special and is
+// refused unless a row says otherwise. Prefixes that carry an IPv4 address are classified by it.
+const V6_ROWS: readonly Row[] = [
+  ["::/0", "reserved", "outside global unicast (2000::/3)"],
+  ["2000::/3", "public", "global unicast"],
+  ["::/128", "unspecified", "unspecified address"],
+  ["::1/128", "loopback", "loopback address"],
+  ["::ffff:0:0/96", { embeddedAt: 12 }, "IPv4-mapped address"],
+  // RFC 2765 SIIT: not in the registry, not routed; refused whatever it embeds.
+  ["::ffff:0:0:0/96", "translated", "IPv4-translated address"],
+  ["64:ff9b::/96", { embeddedAt: 12 }, "IPv4-IPv6 translation (NAT64)"],
+  ["64:ff9b:1::/48", "translated", "local-use IPv4/IPv6 translation"],
+  ["100::/64", "discard", "discard-only address block"],
+  ["100:0:0:1::/64", "reserved", "dummy IPv6 prefix"],
+  ["2001::/23", "reserved", "IETF protocol assignments"],
+  ["2001::/32", "reserved", "TEREDO"],
+  ["2001:1::1/128", "public", "port control protocol anycast"],
+  ["2001:1::2/128", "public", "traversal using relays around NAT anycast"],
+  ["2001:1::3/128", "public", "DNS-SD service registration protocol anycast"],
+  ["2001:2::/48", "benchmarking", "benchmarking"],
+  ["2001:3::/32", "public", "AMT"],
+  ["2001:4:112::/48", "public", "AS112-v6"],
+  ["2001:10::/28", "reserved", "deprecated ORCHID"],
+  ["2001:20::/28", "public", "ORCHIDv2"],
+  ["2001:30::/28", "public", "drone remote ID protocol entity tags"],
+  ["2001:db8::/32", "documentation", "documentation"],
+  ["2002::/16", { embeddedAt: 2 }, "6to4"],
+  ["2620:4f:8000::/48", "public", "direct delegation AS112 service"],
+  ["3fff::/20", "documentation", "documentation"],
+  ["5f00::/16", "reserved", "segment routing (SRv6) SIDs"],
+  ["fc00::/7", "unique-local", "unique-local"],
+  ["fe80::/10", "link-local", "link-local unicast"],
+  ["fec0::/10", "reserved", "deprecated site-local"],
+  ["ff00::/8", "multicast", "multicast"],
 ];
+
+interface Range {
+  bytes: Uint8Array;
+  bits: number;
+  cidr: string;
+  rule: AddressCategory | EmbeddedIPv4;
+  entry: string;
+}
+
+/** Longest prefix first, so the most specific registry entry decides. */
+function compile(rows: readonly Row[], parse: (text: string) => Uint8Array | null): readonly Range[] {
+  return rows
+    .map(([cidr, rule, entry]) => {
+      const [text = "", bits = ""] = cidr.split("/");
+      const bytes = parse(text);
+      if (!bytes) throw new Error(`address table: ${cidr} is not an address prefix`);
+      return { bytes, bits: Number(bits), cidr, rule, entry };
+    })
+    .sort((a, b) => b.bits - a.bits);
+}
+
+const V4_RANGES = compile(V4_ROWS, (text) => parseIPv4Dotted(text));
+const V6_RANGES = compile(V6_ROWS, (text) => parseIPv6(text));
+
+/** What an address is, and the registry entry that says so (for reasons people read). */
+export interface AddressClass {
+  category: AddressCategory;
+  /** `127.0.0.0/8 loopback`, or for an embedded IPv4 `::ffff:0:0/96 IPv4-mapped address → …`. */
+  entry: string;
+}
 
 /**
- * The category of a resolved address (what `dns.lookup` returns: dotted IPv4 or textual
- * IPv6, optionally bracketed). Anything but `public` is refused by the Node host.
+ * The class of a resolved address (what `dns.lookup` returns: dotted IPv4 or textual IPv6,
+ * optionally bracketed). Anything but `public` is refused by the Node host (`private-address`).
  */
-export function addressCategory(address: string): AddressCategory {
+export function classifyAddress(address: string): AddressClass {
   const text = address.startsWith("[") && address.endsWith("]") ? address.slice(1, -1) : address;
   const v4 = parseIPv4Dotted(text);
-  if (v4) return matchRanges(v4, V4_RANGES);
+  if (v4) return lookupRange(v4, V4_RANGES);
   const v6 = parseIPv6(text);
-  if (!v6) return "invalid";
-  if (v6.every((b) => b === 0)) return "unspecified";
-  if (v6.slice(0, 15).every((b) => b === 0) && v6[15] === 1) return "loopback";
-  // IPv4-compatible (deprecated ::a.b.c.d): treat as the embedded address would be treated.
-  if (v6.slice(0, 12).every((b) => b === 0)) return "reserved";
-  return matchRanges(v6, V6_RANGES);
+  if (!v6) return { category: "invalid", entry: "not an IP address" };
+  const range = V6_RANGES.find((r) => inPrefix(v6, r.bytes, r.bits));
+  if (!range) return { category: "reserved", entry: "no registry entry" };
+  if (typeof range.rule === "string") return { category: range.rule, entry: `${range.cidr} ${range.entry}` };
+  const inner = lookupRange(v6.slice(range.rule.embeddedAt, range.rule.embeddedAt + 4), V4_RANGES);
+  return { category: inner.category, entry: `${range.cidr} ${range.entry} → ${inner.entry}` };
+}
+
+/** The category alone (see `classifyAddress`). */
+export function addressCategory(address: string): AddressCategory {
+  return classifyAddress(address).category;
 }
 
 /** True when the address may be connected to as an upstream (not private in any sense). */
@@ -128,12 +203,13 @@ export function isPublicAddress(address: string): boolean {
   return addressCategory(address) === "public";
 }
 
-function matchRanges(bytes: Uint8Array, ranges: readonly Range[]): AddressCategory {
-  for (const [prefix, bits, category] of ranges) if (inPrefix(bytes, prefix, bits)) return category;
-  return "public";
+function lookupRange(bytes: Uint8Array, ranges: readonly Range[]): AddressClass {
+  const range = ranges.find((r) => inPrefix(bytes, r.bytes, r.bits));
+  if (!range || typeof range.rule !== "string") return { category: "public", entry: "no special-purpose entry" };
+  return { category: range.rule, entry: `${range.cidr} ${range.entry}` };
 }
 
-function inPrefix(bytes: Uint8Array, prefix: readonly number[], bits: number): boolean {
+function inPrefix(bytes: Uint8Array, prefix: Uint8Array, bits: number): boolean {
   for (let i = 0; i * 8 < bits; i++) {
     const take = Math.min(8, bits - i * 8);
     const mask = (0xff << (8 - take)) & 0xff;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_POLICY, decide, evaluate, type Policy, Policy as PolicySchema } from "./index";
+import { DEFAULT_POLICY, decide, evaluate, normalisePath, type Policy, Policy as PolicySchema } from "./index";
 
 // Seed 004_38ec4e288fc63d5a.txt: the host, endpoint and port allowlists; no IP literals.
 const policy: Policy = PolicySchema.parse({
@@ -117,6 +117,62 @@ describe("decide: paths are normalised and ambiguous paths never match a prefix"
 
   it("an encoded slash stays encoded and does not open a prefix", () => {
     expect(decide(policy, get("https://api.github.com/repos%2Fx")).code).toBe("endpoint-not-allowed");
+  });
+});
+
+// Issue 16, item 5: a server that decodes %2F, strips `;parameters` or trims trailing dots and
+// spaces must never be handed a path that climbs out of the prefix the policy checked.
+describe("decide: a path a server could read as leaving its prefix never matches", () => {
+  it.each([
+    ["encoded slashes around dot-dot (the default policy's /repos/ prefix)", "/repos/..%2F..%2Fuser/keys", "encoded slash"],
+    ["a lowercase encoded slash", "/repos/x%2f..%2fuser", "encoded slash"],
+    ["an encoded dot-dot-slash is refused, not rewritten into ..%2F", "/repos/%2e%2e%2fuser/keys", "encoded slash"],
+    ["a dot-dot with a ;parameter (Tomcat, Jetty)", "/repos/..;/admin", "dot-segment"],
+    ["a dot-dot with a named ;parameter", "/repos/..;jsessionid=1/admin", "dot-segment"],
+    ["a dot-dot with an encoded semicolon", "/repos/..%3B/admin", "dot-segment"],
+    ["a single dot with a ;parameter", "/repos/.;x/admin", "dot-segment"],
+    ["a dot-dot with a trailing encoded space (Windows)", "/repos/..%20/admin", "dot-segment"],
+    ["a dot-dot with a trailing dot (Windows)", "/repos/.../admin", "dot-segment"],
+    ["an encoded NUL that truncates the path in C servers", "/repos/x%00/../admin", "control"],
+    ["an overlong UTF-8 dot-dot", "/repos/%C0%AE%C0%AE/admin", "UTF-8"],
+    ["an overlong UTF-8 slash", "/repos/x%C0%AF..%C0%AFadmin", "UTF-8"],
+    ["a lone byte escape that is not UTF-8", "/repos/%FF", "UTF-8"],
+  ])("%s is refused with endpoint-not-allowed", (_name, path, why) => {
+    const verdict = decide(DEFAULT_POLICY, get(`https://api.github.com${path}`));
+    expect(verdict.code).toBe("endpoint-not-allowed");
+    expect(verdict.reason).toContain(why);
+  });
+
+  it("refuses such a path even on a host that allows every path", () => {
+    expect(decide(DEFAULT_POLICY, get("https://raw.githubusercontent.com/a/..%2F..%2Fb")).code).toBe("endpoint-not-allowed");
+    expect(decide(DEFAULT_POLICY, get("https://raw.githubusercontent.com/a/..;/b")).code).toBe("endpoint-not-allowed");
+  });
+});
+
+describe("decide: the URL fetched is exactly the URL the policy checked", () => {
+  it.each([
+    ["a plain path", "/repos/torvalds/linux", "/repos/torvalds/linux", ""],
+    ["a ;parameter outside a dot-segment is kept", "/repos/a;b=c/x", "/repos/a;b=c/x", ""],
+    ["an encoded unreserved character is decoded", "/rep%6Fs/x", "/repos/x", ""],
+    ["an encoded UTF-8 name keeps its escapes, uppercased", "/repos/caf%c3%a9", "/repos/caf%C3%A9", ""],
+    ["characters a browser would encode are encoded", '/repos/a"b<c>d^e`f{g}', "/repos/a%22b%3Cc%3Ed%5Ee%60f%7Bg%7D", ""],
+    ["a query is sent as a browser sends it", "/repos/x?q='é'<>", "/repos/x", "?q=%27%C3%A9%27%3C%3E"],
+    ["an empty segment is kept", "/repos//x", "/repos//x", ""],
+  ])("%s", (_name, input, path, query) => {
+    const { verdict, target } = evaluate(DEFAULT_POLICY, get(`https://api.github.com${input}`));
+    expect(verdict.code).toBe("served");
+    expect(target).toMatchObject({ path, query, url: `https://api.github.com${path}${query}` });
+    // What a browser's fetch() and the Node host's new URL() send is what was checked.
+    const sent = new URL(target?.url ?? "");
+    expect(sent.pathname + sent.search).toBe(path + query);
+    // Checking the checked path again changes nothing: no rewrite can make it more dangerous.
+    expect(normalisePath(path)).toEqual({ ok: true, path });
+  });
+
+  it("compares a rule's prefix in the same form as the path", () => {
+    const quoted = PolicySchema.parse({ version: 1, hosts: [{ host: "a.example", endpoints: [{ methods: ["GET"], paths: ['/a"b/'] }] }] });
+    expect(decide(quoted, get('https://a.example/a"b/x')).code).toBe("served");
+    expect(decide(quoted, get("https://a.example/a%22b/x")).code).toBe("served");
   });
 });
 

@@ -22,7 +22,7 @@ export interface Target {
   /** Normalised name: lowercase, punycode, no trailing dot. */
   host: string;
   port: number;
-  /** The normalised path (no query). */
+  /** The canonical path (no query): the one the policy checked and the one fetched (README "Paths"). */
   path: string;
   /** The query including `?`, or "". */
   query: string;
@@ -112,7 +112,7 @@ function evaluateUrl(policy: Policy, method: string, url: string): Decision {
 
   const queryStart = pathAndMore.indexOf("?");
   const rawPath = queryStart === -1 ? pathAndMore : pathAndMore.slice(0, queryStart);
-  const query = queryStart === -1 ? "" : pathAndMore.slice(queryStart);
+  const query = queryStart === -1 ? "" : canonicalQuery(pathAndMore.slice(queryStart));
   const path = normalisePath(rawPath === "" ? "/" : rawPath);
   const target: Target = {
     scheme: fetchScheme,
@@ -184,7 +184,8 @@ function portAllowed(policy: Policy, rule: HostRule, port: number): boolean {
 
 function endpointMatches(rule: EndpointRule, method: string, path: string): boolean {
   if (!rule.methods.includes("*") && !rule.methods.includes(method)) return false;
-  return rule.paths.some((prefix) => pathHasPrefix(path, prefix));
+  // The prefix is compared in the path's own form, so `/a"b/` still matches `/a%22b/x`.
+  return rule.paths.some((prefix) => pathHasPrefix(path, canonicalEscapes(prefix)));
 }
 
 /** `/repos/` matches what starts with it; `/zen` matches `/zen` and `/zen/…`, not `/zenith`. */
@@ -194,26 +195,76 @@ export function pathHasPrefix(path: string, prefix: string): boolean {
 }
 
 const UNRESERVED = /[A-Za-z0-9\-._~]/;
+// What the WHATWG URL parser percent-encodes in a path (its path percent-encode set, less space,
+// `#` and `?`, which cannot reach a path here). Encoded by us first, the path we checked is the
+// one `fetch()` and `new URL()` send, byte for byte.
+const WHATWG_PATH_ENCODES = /["<>^`{}]/g;
 
 export type NormalisedPath = { ok: true; path: string } | { ok: false; reason: string };
 
 /**
- * The one form a path is matched in (README "Paths"): percent-encoded unreserved characters
- * are decoded, other escapes are uppercased. Anything a server might read differently from
- * us never matches: backslashes, dot-segments (also as `%2e`), `%25` (double encoding),
- * malformed escapes.
+ * The one form a path is matched in and sent upstream in (README "Paths"): percent-encoded
+ * unreserved characters are decoded, other escapes are uppercased, and what a browser would
+ * encode is encoded. Anything a server might read differently from us never matches:
+ * backslashes, encoded slashes, dot-segments in any spelling a server may decode or strip into
+ * one (`%2e`, `..;x`, `..%3B`, `.. `), `%25` (double encoding), encoded control characters,
+ * escapes that are not UTF-8 (overlong `%C0%AF`), malformed escapes.
  */
 export function normalisePath(raw: string): NormalisedPath {
   if (!raw.startsWith("/")) return { ok: false, reason: "does not start with /" };
   if (/\\|%5c/i.test(raw)) return { ok: false, reason: "contains a backslash" };
+  // A server that decodes %2F before splitting sees segments we never checked (`..%2F..%2Fx`).
+  if (/%2f/i.test(raw)) return { ok: false, reason: "contains an encoded slash (%2F)" };
   if (/%25/.test(raw)) return { ok: false, reason: "contains %25 (double percent-encoding)" };
   if (/%(?![0-9A-Fa-f]{2})/.test(raw)) return { ok: false, reason: "contains a malformed percent escape" };
   if (/[^\x21-\x7e]/.test(raw)) return { ok: false, reason: "contains a character that must be percent-encoded" };
-  const path = raw.replace(/%([0-9A-Fa-f]{2})/g, (encoded, hex: string) => {
-    const char = String.fromCharCode(Number.parseInt(hex, 16));
-    return UNRESERVED.test(char) ? char : encoded.toUpperCase();
-  });
-  if (path.split("/").some((segment) => segment === "." || segment === ".."))
-    return { ok: false, reason: "contains a dot-segment (. or ..)" };
+  if (/%(?:[01][0-9A-Fa-f]|7f)/i.test(raw)) return { ok: false, reason: "contains an encoded control character" };
+  if (percentDecode(raw) === null) return { ok: false, reason: "does not percent-decode to UTF-8" };
+  const path = canonicalEscapes(raw);
+  if (path.split("/").some(readsAsDotSegment))
+    return { ok: false, reason: "contains a dot-segment (. or .., also as %2e, with ;parameters or trailing spaces)" };
   return { ok: true, path };
+}
+
+/** Decodes unreserved escapes, uppercases the rest, encodes what WHATWG would (idempotent). */
+function canonicalEscapes(text: string): string {
+  return text
+    .replace(/%([0-9A-Fa-f]{2})/g, (encoded, hex: string) => {
+      const char = String.fromCharCode(Number.parseInt(hex, 16));
+      return UNRESERVED.test(char) ? char : encoded.toUpperCase();
+    })
+    .replace(WHATWG_PATH_ENCODES, (char) => `%${char.charCodeAt(0).toString(16).toUpperCase()}`);
+}
+
+/**
+ * True when some server may treat the segment as `.` or `..`: after decoding every escape,
+ * dropping `;parameters` (Tomcat, Jetty: `..;x`) and trailing dots and spaces (Windows, IIS).
+ */
+function readsAsDotSegment(segment: string): boolean {
+  const decoded = percentDecode(segment) ?? segment;
+  const bare = decoded.split(";", 1)[0] ?? "";
+  return bare.includes(".") && /^[. ]+$/.test(bare);
+}
+
+/** Every escape decoded as UTF-8, or null when the bytes are not UTF-8. */
+function percentDecode(text: string): string | null {
+  const bytes: number[] = [];
+  for (let i = 0; i < text.length; i++) {
+    if (text[i] === "%") {
+      bytes.push(Number.parseInt(text.slice(i + 1, i + 3), 16));
+      i += 2;
+    } else bytes.push(text.charCodeAt(i));
+  }
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(Uint8Array.from(bytes));
+  } catch {
+    return null;
+  }
+}
+
+/** A query as a browser sends it: what WHATWG encodes in a special URL's query (UTF-8), encoded. */
+function canonicalQuery(query: string): string {
+  return query.replace(/["'<>]|[^\x00-\x7f]+/g, (text) =>
+    Array.from(new TextEncoder().encode(text), (byte) => `%${byte.toString(16).toUpperCase().padStart(2, "0")}`).join(""),
+  );
 }

@@ -1,4 +1,14 @@
-export { type AddressCategory, addressCategory, classifyHost, type HostKind, isPublicAddress, parseIPv4Dotted, parseIPv6 } from "./address";
+export {
+  type AddressCategory,
+  type AddressClass,
+  addressCategory,
+  classifyAddress,
+  classifyHost,
+  type HostKind,
+  isPublicAddress,
+  parseIPv4Dotted,
+  parseIPv6,
+} from "./address";
 export {
   type Decision,
   decide,

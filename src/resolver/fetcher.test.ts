@@ -42,6 +42,21 @@ describe("ADR 38 SSRF rules for every fetch (000_07afaa5a5b2c4dce.txt, security 
     expect(out).toMatchObject({ ok: false, transient: true, verdict: { code: "fetch-failed" } });
   });
 
+  it("a host guard's refusal is the outcome with its own code, not a transient failure", async () => {
+    const refusal = Object.assign(new Error("x.example resolved to 127.0.0.1 (loopback)"), {
+      name: "FetchRefused",
+      verdict: { allowed: false, code: "private-address", reason: "x.example resolved to 127.0.0.1 (loopback)", by: "net" },
+    });
+    const out = await fetchGuarded("https://x.example/a", () => Promise.reject(refusal), limits);
+    expect(out).toEqual({ ok: false, transient: false, verdict: refusal.verdict });
+  });
+
+  it("a rejection that only looks like a guard's refusal is a network failure", async () => {
+    const fake = Object.assign(new Error("nope"), { name: "FetchRefused", verdict: { code: "not-a-code" } });
+    const out = await fetchGuarded("https://x.example/a", () => Promise.reject(fake), limits);
+    expect(out).toMatchObject({ ok: false, transient: true, verdict: { code: "fetch-failed" } });
+  });
+
   it("a browser's opaque redirect (redirect: manual) is refused", async () => {
     const opaque = Object.assign(new Response(null, { status: 200 }), {});
     Object.defineProperty(opaque, "type", { value: "opaqueredirect" });

@@ -1,9 +1,23 @@
+import { z } from "zod";
 import { concatBytes } from "../bytes";
-import { refuse, type Verdict } from "../log";
+import { refuse, Verdict } from "../log";
 import { checkRemoteUrl } from "./address";
 
-/** The fetch the resolver is given (globalThis.fetch, Node's fetch, or a recording). */
+/**
+ * The fetch the resolver is given (the browser's fetch, the Node host's guarded fetch, or a
+ * recording). A host's guard may reject with an error named `FetchRefused` carrying a
+ * `verdict` (`private-address`, `port-not-allowed`, `redirect-other-host`…): that verdict is
+ * the outcome, not a network failure worth a stale-cache fallback.
+ */
 export type FetchLike = (url: string, init: RequestInit) => Promise<Response>;
+
+const GuardRefusal = z.object({ name: z.literal("FetchRefused"), verdict: Verdict });
+
+/** The verdict of a host guard's refusal, or null for any other rejection. */
+function guardRefusal(error: unknown): Verdict | null {
+  const parsed = error instanceof Error ? GuardRefusal.safeParse(error) : null;
+  return parsed?.success ? parsed.data.verdict : null;
+}
 
 export type FetchOutcome =
   | { ok: true; bytes: Uint8Array }
@@ -29,6 +43,8 @@ export async function fetchGuarded(url: string, fetch: FetchLike, limits: FetchL
     if (limits.timeoutMs !== undefined) init.signal = AbortSignal.timeout(limits.timeoutMs);
     response = await fetch(url, init);
   } catch (error) {
+    const refused = guardRefusal(error);
+    if (refused) return { ok: false, verdict: refused, transient: false };
     return { ok: false, verdict: refuse("fetch-failed", `fetching ${url} failed: ${describeError(error)}`, "resolver"), transient: true };
   }
   if (response.type === "opaqueredirect" || (response.status >= 300 && response.status < 400)) {

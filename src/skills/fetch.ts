@@ -1,11 +1,16 @@
-import { refuse, type Verdict } from "../log";
+import { z } from "zod";
+import { refuse, Verdict } from "../log";
 
 /**
- * The egress skills use, injected (the page passes the browser's fetch, the CLI Node's or a
- * recorded one). Only GET, never with credentials, never following redirects: a pinned address
- * that redirects is no longer the address we pinned.
+ * The egress skills use, injected (the page passes the browser's fetch, the CLI its guarded
+ * fetch, a test a recorded one). Only GET, never with credentials, never following redirects: a
+ * pinned address that redirects is no longer the address we pinned. A host's guard may reject
+ * with an error named `FetchRefused` carrying a `verdict` (`private-address`,
+ * `port-not-allowed`…): that verdict is the outcome, reported as is.
  */
 export type SkillsFetch = (url: string, init: SkillsFetchInit) => Promise<Response>;
+
+const GuardRefusal = z.object({ name: z.literal("FetchRefused"), verdict: Verdict });
 
 export interface SkillsFetchInit {
   method: "GET";
@@ -30,6 +35,8 @@ export async function fetchCapped(fetch: SkillsFetch, url: string, cap: number, 
   try {
     response = await fetch(url, { method: "GET", headers, redirect: "manual", credentials: "omit" });
   } catch (error) {
+    const refused = error instanceof Error ? GuardRefusal.safeParse(error) : null;
+    if (refused?.success) return { ok: false, verdict: refused.data.verdict };
     return { ok: false, verdict: refuse("fetch-failed", `GET ${url} failed: ${errorMessage(error)}`, "skills") };
   }
   if (response.status !== 200) {

@@ -20,6 +20,7 @@ import {
   resolveHarness,
 } from "../../resolver";
 import { createFsLocalFiles } from "../../resolver/fs-local-files.node.js";
+import { createGuardedFetch, portsListedIn } from "../guarded-fetch";
 import type { Command } from "../main";
 
 const USAGE = "npx tab resolve HARNESS [--org-config FILE] [--offline] [--cache DIR] [--lock] [--warm] [--fixtures DIR] [--base DIR]";
@@ -129,7 +130,8 @@ exit status: 0 when nothing was refused (lint errors alone do not fail), 1 when 
       ? undefined
       : values.fixtures !== undefined
         ? createFixtureFetch(local, resolvePath(values.fixtures))
-        : (url, init) => globalThis.fetch(url, init);
+        : // The one guarded fetch: names only, public addresses only, 443 or a port the org lists.
+          createGuardedFetch({ ports: portsListedIn(orgConfig?.allowed_remote_resources ?? []) }).fetch;
     const log = createEventLog();
     const cas = createCas({ store: createDirStore(values.cache ?? defaultCacheDir()), log });
     const resolution = await resolveHarness({

@@ -3,6 +3,7 @@ import { acquireSkill, DEFAULT_REGISTRY, DEFAULT_SEARCH_LIMIT, type SkillsFetch,
 // ".js" because tsx reads a bare "x.node" as a file with the extension ".node"; it maps .js to .ts.
 import { createDirStores, DEFAULT_SKILLS_CACHE } from "../../skills/dir-store.node.js";
 import { createFixtureFetch } from "../../skills/testing/fixture-fetch.node.js";
+import { createGuardedFetch } from "../guarded-fetch";
 import type { Command } from "../main";
 
 /**
@@ -74,7 +75,8 @@ function makeLog(options: Options): EventLog {
 
 function makeFetch(options: Options): SkillsFetch {
   const fixtures = options.flags.get("--fixtures");
-  return fixtures ? createFixtureFetch(fixtures) : (url, init) => fetch(url, init);
+  // The one guarded fetch: names only, public addresses only, port 443, no redirects followed.
+  return fixtures ? createFixtureFetch(fixtures) : createGuardedFetch().fetch;
 }
 
 async function search(options: Options): Promise<number> {
