@@ -1,3 +1,5 @@
+export { type Bounded, boundEvent, DEFAULT_LOG_LIMITS, type LogLimits } from "./bound";
+export { displayText, escapeJsonText } from "./display";
 export type { EventKind, EventOf } from "./event";
 export { LogEvent, NewEvent } from "./event";
 export * from "./events/common";
@@ -10,6 +12,14 @@ export * from "./events/skills";
 export * from "./events/tls";
 export * from "./events/tour";
 export * from "./events/wire";
-export { type ParsedJsonLines, parseJsonLines, toJsonLines } from "./jsonl";
+export {
+  JSON_LINES_CHUNK_BYTES,
+  logJsonLines,
+  logJsonLinesStream,
+  type ParsedJsonLines,
+  parseJsonLines,
+  toJsonLine,
+  toJsonLines,
+} from "./jsonl";
 export { type Clock, createEventLog, type EventLog, type EventLogOptions, type Listener } from "./log";
 export { allow, DECIDERS, Decider, refuse, VERDICT_CODES, Verdict, VerdictCode } from "./verdict";

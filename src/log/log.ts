@@ -1,3 +1,4 @@
+import { boundEvent, DEFAULT_LOG_LIMITS, type LogLimits } from "./bound";
 import type { EventKind, EventOf, LogEvent, NewEvent } from "./event";
 
 /** A clock in milliseconds since the Unix epoch; injected so tests and replays are exact. */
@@ -14,46 +15,71 @@ export interface EventLog {
   events(): readonly LogEvent[];
   /** Events of one kind still held, oldest first. */
   ofKind<K extends EventKind>(kind: K): EventOf<K>[];
-  /** How many older events the ring has dropped to stay within its capacity. */
+  /** How many older events the ring has dropped to stay within its capacity and its bytes. */
   readonly dropped: number;
   /** The `seq` the next event will get (also: how many events were ever appended). */
   readonly nextSeq: number;
   readonly capacity: number;
+  /** The size of the events held (see LogLimits), never more than `limits.maxBytes` for long. */
+  readonly bytes: number;
+  readonly limits: Readonly<LogLimits>;
 }
 
-export interface EventLogOptions {
-  /** How many events are held at most; older ones are dropped and counted. */
-  capacity?: number;
+export interface EventLogOptions extends Partial<LogLimits> {
   clock?: Clock;
 }
 
+function checkLimits(limits: LogLimits): void {
+  for (const [name, value] of Object.entries(limits))
+    if (!Number.isInteger(value) || value < 1) throw new RangeError(`${name} must be a positive integer, got ${value}`);
+  if (limits.maxEventBytes > limits.maxBytes)
+    throw new RangeError(`maxEventBytes (${limits.maxEventBytes}) must not exceed maxBytes (${limits.maxBytes})`);
+}
+
 /**
- * The one event log. Bounded memory: a ring of `capacity` events, with a count of what it
- * dropped so every view can say "N older events dropped" instead of silently forgetting.
+ * The one event log. Bounded memory: a ring of at most `capacity` events and `maxBytes` of
+ * them, each event cut to `maxEventBytes` on the way in (long strings end with a marker, the
+ * event is flagged `truncated`), the oldest dropped first and counted, so every view can say
+ * "N older events dropped" instead of silently forgetting.
  * A listener that throws is isolated: it never stops the append or the other listeners.
  */
 export function createEventLog(options: EventLogOptions = {}): EventLog {
-  const capacity = options.capacity ?? 20_000;
-  if (!Number.isInteger(capacity) || capacity < 1) throw new RangeError(`capacity must be a positive integer, got ${capacity}`);
+  const limits: LogLimits = {
+    capacity: options.capacity ?? DEFAULT_LOG_LIMITS.capacity,
+    maxBytes: options.maxBytes ?? DEFAULT_LOG_LIMITS.maxBytes,
+    maxEventBytes: options.maxEventBytes ?? Math.min(DEFAULT_LOG_LIMITS.maxEventBytes, options.maxBytes ?? Number.POSITIVE_INFINITY),
+    maxStringLength: options.maxStringLength ?? DEFAULT_LOG_LIMITS.maxStringLength,
+  };
+  checkLimits(limits);
+  const { capacity, maxBytes } = limits;
   const clock = options.clock ?? Date.now;
-  const ring: (LogEvent | undefined)[] = new Array(capacity);
+  const ring: (LogEvent | undefined)[] = [];
+  const sizes: number[] = [];
   const listeners = new Set<Listener>();
   let start = 0; // index of the oldest held event
   let size = 0;
+  let bytes = 0;
   let seq = 0;
   let dropped = 0;
 
+  const dropOldest = (): void => {
+    ring[start] = undefined;
+    bytes -= sizes[start]!;
+    start = (start + 1) % capacity;
+    size--;
+    dropped++;
+  };
+
   return {
     append(event) {
-      const stamped = { ...event, seq: seq++, time: clock() } as LogEvent;
-      if (size < capacity) {
-        ring[(start + size) % capacity] = stamped;
-        size++;
-      } else {
-        ring[start] = stamped;
-        start = (start + 1) % capacity;
-        dropped++;
-      }
+      const bounded = boundEvent(event, limits);
+      const stamped = { ...bounded.value, seq: seq++, time: clock(), ...(bounded.truncated ? { truncated: true } : {}) } as LogEvent;
+      while (size > 0 && (size === capacity || bytes + bounded.size > maxBytes)) dropOldest();
+      const at = (start + size) % capacity;
+      ring[at] = stamped;
+      sizes[at] = bounded.size;
+      bytes += bounded.size;
+      size++;
       for (const listener of listeners) {
         try {
           listener(stamped);
@@ -84,6 +110,10 @@ export function createEventLog(options: EventLogOptions = {}): EventLog {
     get nextSeq() {
       return seq;
     },
+    get bytes() {
+      return bytes;
+    },
     capacity,
+    limits,
   };
 }

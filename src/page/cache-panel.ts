@@ -1,5 +1,5 @@
 import type { CacheEntry, Cas } from "../cas";
-import type { EventLog } from "../log";
+import { displayText, type EventLog } from "../log";
 import { formatBytes, formatTime, h, replaceChildren } from "./dom";
 
 /**
@@ -36,7 +36,7 @@ export function createCacheView(cas: Cas, log: EventLog): HTMLElement {
       { attrs: { "data-sha256": e.sha256 } },
       h("td", { class: "hash", title: e.sha256 }, `${e.sha256.slice(0, 16)}…`),
       h("td", {}, formatBytes(e.size)),
-      h("td", { class: "hash" }, e.urls.length > 0 ? e.urls.join("\n") : "(no URL)"),
+      h("td", { class: "hash" }, e.urls.length > 0 ? e.urls.map(displayText).join("\n") : "(no URL)"),
       h("td", { class: "time" }, e.lastUsed === null ? "" : formatTime(e.lastUsed)),
     );
 

@@ -1,4 +1,4 @@
-import type { EventLog, EventOf, LogEvent } from "../log";
+import { displayText, type EventLog, type EventOf, type LogEvent } from "../log";
 import { formatBytes, h, replaceChildren } from "./dom";
 
 type Step = EventOf<"resolver.step">;
@@ -75,18 +75,18 @@ export function createResolverTree(log: EventLog): ResolverTreeView {
     const label = h(
       "div",
       {
-        title: e.warning ? `${e.reason}\nwarning: ${e.warning}` : e.reason,
+        title: e.warning ? `${displayText(e.reason)}\nwarning: ${displayText(e.warning)}` : displayText(e.reason),
         attrs: { style: "font-size: 12px; font-family: ui-monospace, monospace" },
       },
       h("span", { attrs: { style: `color: ${TONE_COLOR[tone]}` } }, `${e.allowed ? "✓" : "✗"} ${e.code}`),
       ` ${e.resource ?? e.refKind} ${e.field} `,
-      h("span", { attrs: { style: "color: var(--muted)" } }, e.ref),
+      h("span", { attrs: { style: "color: var(--muted)" } }, displayText(e.ref)),
       ` · cache ${e.cache}`,
       pin ? ` · ${pin.slice(0, 12)}…` : "",
       e.bytes > 0 ? ` · ${formatBytes(e.bytes)}` : "",
       e.files !== undefined ? ` · ${e.files} files` : "",
-      e.allowed ? "" : h("div", { attrs: { style: "color: var(--refused); padding-left: 1.5em" } }, e.reason),
-      e.warning ? h("div", { attrs: { style: "color: var(--warn); padding-left: 1.5em" } }, `warning: ${e.warning}`) : "",
+      e.allowed ? "" : h("div", { attrs: { style: "color: var(--refused); padding-left: 1.5em" } }, displayText(e.reason)),
+      e.warning ? h("div", { attrs: { style: "color: var(--warn); padding-left: 1.5em" } }, `warning: ${displayText(e.warning)}`) : "",
     );
     node.label.replaceWith(label);
     node.label = label;
@@ -107,7 +107,7 @@ export function createResolverTree(log: EventLog): ResolverTreeView {
     progress.value = e.phase === "done" || e.phase === "failed" ? 1 : e.total > 0 ? e.done / e.total : 0;
     element.dataset.phase = e.phase;
     element.dataset.run = e.run;
-    status.textContent = `${e.phase} · ${e.harness} · ${e.done}/${e.total}${e.message ? ` · ${e.message}` : ""}`;
+    status.textContent = displayText(`${e.phase} · ${e.harness} · ${e.done}/${e.total}${e.message ? ` · ${e.message}` : ""}`);
   };
 
   const onLint = (e: Lint) => {

@@ -1,3 +1,4 @@
+import { displayText } from "../log";
 import { formatTime, h } from "./dom";
 import { layoutTimeline, type MarkGlyph, TIMELINE_GEOMETRY, type TimelineLayout } from "./timeline-layout";
 import { countsText, describeMarks, emptyCounts, summaryText, type TimelineCounts, type TimelineMark } from "./timeline-model";
@@ -78,7 +79,7 @@ export function createTimelineView(options: { onSelect(mark: TimelineMark): void
   });
 
   const glyphElement = (glyph: MarkGlyph, layout: TimelineLayout): SVGGElement => {
-    const text = describeMarks(glyph.marks, formatTime);
+    const text = displayText(describeMarks(glyph.marks, formatTime));
     const newest = glyph.marks[glyph.marks.length - 1]!;
     const band = layout.lanes.find((b) => b.lane === glyph.lane)!;
     const half = TIMELINE_GEOMETRY.bucketPx / 2;

@@ -1,6 +1,6 @@
 import { X509Certificate as NodeX509 } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { caPem, createSessionCa, loadSessionCa } from "./index";
+import { caPem, createSessionCa, DEFAULT_MAX_LEAVES, loadSessionCa } from "./index";
 
 const HOUR = 3_600_000;
 const T0 = Date.UTC(2026, 0, 15, 12, 0, 0);
@@ -70,5 +70,29 @@ describe("the per-session CA (issue 6: the page terminates the guest's TLS with 
     const one = await createSessionCa();
     const other = await createSessionCa();
     await expect(loadSessionCa({ keys: other.keys, certPem: one.certPem })).rejects.toThrow(/does not match/);
+  });
+
+  it("keeps at most maxLeaves leaves: the least recently used is dropped and minted again when asked for", async () => {
+    const ca = await createSessionCa({ now: () => T0, maxLeaves: 3 });
+    const a = await ca.leafFor("a.example");
+    const b = await ca.leafFor("b.example");
+    await ca.leafFor("c.example");
+    expect((await ca.leafFor("a.example")).fingerprint).toBe(a.fingerprint); // a is now the most recent
+    await ca.leafFor("d.example"); // drops b, the least recently used
+    expect((await ca.leafFor("a.example")).fingerprint).toBe(a.fingerprint);
+    expect((await ca.leafFor("b.example")).fingerprint).not.toBe(b.fingerprint);
+  });
+
+  it(`a wildcard rule's stream of new hosts keeps at most ${DEFAULT_MAX_LEAVES} leaves by default`, async () => {
+    const ca = await createSessionCa({ now: () => T0 });
+    const first = await ca.leafFor("h0.example");
+    for (let i = 1; i <= DEFAULT_MAX_LEAVES; i++) await ca.leafFor(`h${i}.example`);
+    const last = await ca.leafFor(`h${DEFAULT_MAX_LEAVES}.example`);
+    expect((await ca.leafFor(`h${DEFAULT_MAX_LEAVES}.example`)).fingerprint).toBe(last.fingerprint);
+    expect((await ca.leafFor("h0.example")).fingerprint).not.toBe(first.fingerprint); // 257 hosts: the first was dropped
+  });
+
+  it("refuses a nonsensical maxLeaves with a clear error", async () => {
+    await expect(createSessionCa({ maxLeaves: 0 })).rejects.toThrow(/maxLeaves must be a positive integer/);
   });
 });

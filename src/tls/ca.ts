@@ -42,7 +42,7 @@ export interface SessionCa {
   /** The key pair, for a host that persists the CA (IndexedDB stores a non-extractable CryptoKey). */
   readonly keys: CryptoKeyPair;
   readonly notAfter: Date;
-  /** The leaf for `host` (SAN = host, serverAuth), minted on first use and cached until near expiry. */
+  /** The leaf for `host` (SAN = host, serverAuth), minted on first use and cached (LRU, maxLeaves) until near expiry. */
   leafFor(host: string): Promise<LeafCertificate>;
 }
 
@@ -56,7 +56,16 @@ export interface SessionCaOptions {
   backdateMs?: number;
   /** The CA's common name. */
   commonName?: string;
+  /** How many leaves are kept, least recently used dropped first; default DEFAULT_MAX_LEAVES. */
+  maxLeaves?: number;
 }
+
+/**
+ * Leaves kept at once. A wildcard rule lets the guest CONNECT to any number of names, and
+ * each leaf (key pair, DER, promise) costs memory: past this many, the least recently used
+ * is dropped and minted again if asked for.
+ */
+export const DEFAULT_MAX_LEAVES = 256;
 
 function randomSerial(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(16));
@@ -107,7 +116,19 @@ async function sessionCaFrom(cert: X509Certificate, keys: CryptoKeyPair, options
   const leafValidityMs = options.leafValidityMs ?? 24 * HOUR;
   const backdateMs = options.backdateMs ?? HOUR;
   const authorityKeyId = await AuthorityKeyIdentifierExtension.create(keys.publicKey, false, crypto);
+  const maxLeaves = options.maxLeaves ?? DEFAULT_MAX_LEAVES;
+  if (!Number.isInteger(maxLeaves) || maxLeaves < 1) throw new RangeError(`maxLeaves must be a positive integer, got ${maxLeaves}`);
+  // A Map iterates in insertion order: re-inserting on use keeps the least recently used first.
   const leaves = new Map<string, Promise<LeafCertificate>>();
+  const remember = (host: string, leaf: Promise<LeafCertificate>): void => {
+    leaves.delete(host);
+    leaves.set(host, leaf);
+    while (leaves.size > maxLeaves) {
+      const oldest = leaves.keys().next();
+      if (oldest.done) break;
+      leaves.delete(oldest.value);
+    }
+  };
 
   async function mint(host: string): Promise<LeafCertificate> {
     const at = now();
@@ -158,12 +179,16 @@ async function sessionCaFrom(cert: X509Certificate, keys: CryptoKeyPair, options
       if (!isCertifiableHost(host)) throw new RangeError(`${JSON.stringify(requested)} is not a DNS name a certificate can carry`);
       const cached = leaves.get(host);
       if (cached) {
+        remember(host, cached);
         const leaf = await cached;
         if (now() < leaf.notAfter.getTime() - HOUR) return leaf;
       }
       const minted = mint(host);
-      leaves.set(host, minted);
-      minted.catch(() => leaves.delete(host));
+      remember(host, minted);
+      // Forget a failed mint, but only if it is still the one cached (not a newer one).
+      minted.catch(() => {
+        if (leaves.get(host) === minted) leaves.delete(host);
+      });
       return minted;
     },
   };

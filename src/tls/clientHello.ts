@@ -27,6 +27,13 @@ export interface ClientHello {
 
 const rest = (r: ByteReader): Uint8Array => r.take(r.remaining);
 
+/** Bytes as a string, one code unit per byte (latin-1); no spread, so no argument-count limit. */
+function ascii(bytes: Uint8Array): string {
+  let out = "";
+  for (const byte of bytes) out += String.fromCharCode(byte);
+  return out;
+}
+
 function u16List(r: ByteReader, lengthWidth: 1 | 2, what: string): number[] {
   const list = r.prefixed(lengthWidth, what);
   if (list.remaining % 2 !== 0) throw protocolError("decode_error", `${what} has an odd length`);
@@ -47,7 +54,7 @@ function parseServerName(r: ByteReader): string {
     if (hostName !== null) throw protocolError("illegal_parameter", "server_name carries two host names");
     if (name.length === 0) throw protocolError("decode_error", "server_name has an empty host name");
     if (name.some((b) => b < 0x21 || b > 0x7e)) throw protocolError("illegal_parameter", "server_name is not printable ASCII");
-    hostName = String.fromCharCode(...name);
+    hostName = ascii(name);
   }
   if (hostName === null) throw protocolError("illegal_parameter", "server_name has no host_name entry");
   return hostName;
@@ -56,11 +63,13 @@ function parseServerName(r: ByteReader): string {
 function parseKeyShares(r: ByteReader): KeyShareEntry[] {
   const list = r.prefixed(2, "client_shares");
   const out: KeyShareEntry[] = [];
+  const groups = new Set<number>(); // a Set, not a scan: thousands of tiny shares fit in 64 KiB
   while (list.remaining > 0) {
     const group = list.u16("key share group");
     const keyExchange = rest(list.prefixed(2, "key_exchange"));
     if (keyExchange.length === 0) throw protocolError("decode_error", "an empty key_exchange");
-    if (out.some((e) => e.group === group)) throw protocolError("illegal_parameter", `two key shares for group 0x${group.toString(16)}`);
+    if (groups.has(group)) throw protocolError("illegal_parameter", `two key shares for group 0x${group.toString(16)}`);
+    groups.add(group);
     out.push({ group, keyExchange });
   }
   return out;
@@ -72,7 +81,7 @@ function parseAlpn(r: ByteReader): string[] {
   while (list.remaining > 0) {
     const name = rest(list.prefixed(1, "protocol name"));
     if (name.length === 0) throw protocolError("decode_error", "an empty ALPN protocol name");
-    out.push(String.fromCharCode(...name));
+    out.push(ascii(name));
   }
   if (out.length === 0) throw protocolError("decode_error", "ALPN with no protocols");
   return out;
@@ -98,12 +107,14 @@ function parseBody(body: Uint8Array): ClientHello {
   // A ClientHello without extensions is TLS 1.2 or older; supported_versions is then missing.
   const extensions = r.remaining > 0 ? r.prefixed(2, "extensions") : new ByteReader(new Uint8Array(0));
   if (r.remaining > 0) throw protocolError("decode_error", "bytes after the ClientHello extensions");
+  // A Set, not a scan of the list: 16,000 empty extensions fit in one 64 KiB ClientHello.
+  const seen = new Set<number>();
   while (extensions.remaining > 0) {
     const type = extensions.u16("extension type");
     const data = extensions.prefixed(2, "extension data");
-    if (hello.extensionTypes.includes(type)) throw protocolError("illegal_parameter", `extension ${type} appears twice`);
-    if (hello.extensionTypes.includes(ExtensionType.preSharedKey))
-      throw protocolError("illegal_parameter", "pre_shared_key is not the last extension");
+    if (seen.has(type)) throw protocolError("illegal_parameter", `extension ${type} appears twice`);
+    if (seen.has(ExtensionType.preSharedKey)) throw protocolError("illegal_parameter", "pre_shared_key is not the last extension");
+    seen.add(type);
     hello.extensionTypes.push(type);
     switch (type) {
       case ExtensionType.serverName:

@@ -25,6 +25,8 @@ import type { RecordLayer } from "./recordLayer";
 export const CIPHER_NAME = "TLS_AES_128_GCM_SHA256";
 export const GROUP_NAME = "x25519";
 const ALPN_HTTP1 = "http/1.1";
+/** Finished.verify_data is Hash.length bytes: 32 for SHA-256 (RFC 8446 §4.4.4). */
+const FINISHED_LENGTH = 32;
 
 /** What the handshake has learnt so far; read by the terminator to log a failure in context. */
 export interface HandshakeProgress {
@@ -96,8 +98,8 @@ export function checkClientHello(hello: ClientHello, connectHost: string): strin
   if (hello.supportedGroups === null || hello.keyShares === null)
     throw protocolError("missing_extension", "the ClientHello lacks supported_groups or key_share");
   if (!hello.supportedGroups.includes(GROUP_X25519)) throw protocolError("handshake_failure", "the client does not support x25519");
-  const groups = hello.supportedGroups;
-  if (hello.keyShares.some((share) => !groups.includes(share.group)))
+  const groups = new Set(hello.supportedGroups); // a Set: shares × groups could be 10^8 comparisons
+  if (hello.keyShares.some((share) => !groups.has(share.group)))
     throw protocolError("illegal_parameter", "a key share for a group not in supported_groups");
   return hello.serverName;
 }
@@ -123,7 +125,15 @@ async function x25519(clientShare: Uint8Array): Promise<{ publicKey: Uint8Array;
  * {EncryptedExtensions, Certificate, CertificateVerify, Finished} → client {Finished}.
  */
 export async function serverHandshake({ layer, connectHost, leafFor, progress }: HandshakeParams): Promise<Established> {
-  const assembler = new HandshakeAssembler();
+  // Each message is judged by its header as soon as that is in: the client sends exactly
+  // ClientHello (twice after an HRR), then Finished, so anything else is refused before its
+  // body is collected.
+  let want: { type: number; name: string } = { type: HandshakeType.clientHello, name: "the first ClientHello" };
+  const assembler = new HandshakeAssembler((type, length) => {
+    if (type !== want.type) throw protocolError("unexpected_message", `expected ${want.name}, got handshake type ${type}`);
+    if (type === HandshakeType.finished && length !== FINISHED_LENGTH)
+      throw protocolError("decode_error", `a Finished of ${length} bytes (SHA-256 verify_data is ${FINISHED_LENGTH})`);
+  });
   let helloSeen = false;
   let ccsSent = false;
 
@@ -149,6 +159,7 @@ export async function serverHandshake({ layer, connectHost, leafFor, progress }:
   }
 
   async function readClientHello(which: string): Promise<{ message: HandshakeMessage; hello: ClientHello }> {
+    want = { type: HandshakeType.clientHello, name: `the ${which} ClientHello` };
     const message = await nextMessage();
     if (message.type !== HandshakeType.clientHello)
       throw protocolError("unexpected_message", `expected the ${which} ClientHello, got handshake type ${message.type}`);
@@ -232,6 +243,7 @@ export async function serverHandshake({ layer, connectHost, leafFor, progress }:
   const application = await deriveApplicationSecrets(secrets.handshakeSecret, serverFinishedHash);
   await layer.setWriteCipher(await RecordCipher.create(await deriveTrafficKeys(application.serverApplicationTrafficSecret)));
 
+  want = { type: HandshakeType.finished, name: "the client Finished" };
   const finished = await nextMessage();
   if (finished.type !== HandshakeType.finished)
     throw protocolError("unexpected_message", `expected the client Finished, got handshake type ${finished.type}`);

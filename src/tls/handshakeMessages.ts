@@ -31,29 +31,81 @@ export function frameHandshake(type: number, body: Uint8Array): Uint8Array {
 }
 
 /**
+ * Judges a handshake message by its header, before its body is waited for: throws to refuse
+ * (a type not expected now, a length no such message can have), so a hostile header never
+ * makes the reader collect up to MAX_HANDSHAKE_MESSAGE bytes first.
+ */
+export type HandshakeHeaderCheck = (type: number, length: number) => void;
+
+/**
  * Reassembles handshake messages from record contents: a message may span records (and
- * so TCP segments), and a record may carry several messages.
+ * so TCP segments), and a record may carry several messages. The fragments of a message are
+ * kept as they came and concatenated once, when it is complete: a message sent a byte per
+ * record costs work linear in its size, not quadratic.
  */
 export class HandshakeAssembler {
-  private buffered: Uint8Array = new Uint8Array(0);
+  private fragments: Uint8Array[] = [];
+  /** Bytes held, over all fragments. */
+  private held = 0;
+  /** The header of the message being collected, once its 4 bytes are in and were checked. */
+  private header: { type: number; length: number } | null = null;
+  /** Bytes copied into messages so far: about the bytes pushed, never more than twice. */
+  copied = 0;
+
+  constructor(private readonly check?: HandshakeHeaderCheck) {}
 
   push(content: Uint8Array): void {
-    this.buffered = this.buffered.length === 0 ? content : concatBytes(this.buffered, content);
+    if (content.length === 0) return;
+    this.fragments.push(content);
+    this.held += content.length;
   }
 
   /** Bytes of an incomplete message still held (must be 0 when keys change, §5.1). */
   get pending(): number {
-    return this.buffered.length;
+    return this.held;
+  }
+
+  /** The next `n` held bytes as one array (a copy, so later reuse of a record buffer cannot change it). */
+  private take(n: number): Uint8Array {
+    const out = new Uint8Array(n);
+    this.copied += n;
+    let filled = 0;
+    let used = 0; // whole fragments consumed: dropped once, at the end, not shifted one by one
+    while (filled < n) {
+      const fragment = this.fragments[used]!;
+      const part = Math.min(n - filled, fragment.length);
+      out.set(part === fragment.length ? fragment : fragment.subarray(0, part), filled);
+      filled += part;
+      if (part === fragment.length) used++;
+      else this.fragments[used] = fragment.subarray(part);
+    }
+    this.fragments = used === this.fragments.length ? [] : this.fragments.slice(used);
+    this.held -= n;
+    return out;
+  }
+
+  /** The 4-byte header at the front: at most four fragments are looked at. */
+  private peekHeader(): { type: number; length: number } {
+    const bytes: number[] = [];
+    for (let f = 0; bytes.length < 4; f++) {
+      const fragment = this.fragments[f]!;
+      for (let i = 0; i < fragment.length && bytes.length < 4; i++) bytes.push(fragment[i]!);
+    }
+    return { type: bytes[0]!, length: (bytes[1]! << 16) | (bytes[2]! << 8) | bytes[3]! };
   }
 
   next(): HandshakeMessage | null {
-    if (this.buffered.length < 4) return null;
-    const b = this.buffered;
-    const length = (b[1]! << 16) | (b[2]! << 8) | b[3]!;
-    if (length > MAX_HANDSHAKE_MESSAGE) throw protocolError("decode_error", `handshake message of ${length} bytes is too large`);
-    if (b.length < 4 + length) return null;
-    const raw = b.slice(0, 4 + length);
-    this.buffered = b.subarray(4 + length);
+    if (this.header === null) {
+      if (this.held < 4) return null;
+      const header = this.peekHeader();
+      if (header.length > MAX_HANDSHAKE_MESSAGE)
+        throw protocolError("decode_error", `handshake message of ${header.length} bytes is too large`);
+      this.check?.(header.type, header.length);
+      this.header = header;
+    }
+    if (this.held < 4 + this.header.length) return null;
+    const raw = this.take(4 + this.header.length);
+    this.header = null;
     return { type: raw[0]!, body: raw.subarray(4), raw };
   }
 }

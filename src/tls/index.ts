@@ -1,4 +1,12 @@
-export { caPem, createSessionCa, type LeafCertificate, loadSessionCa, type SessionCa, type SessionCaOptions } from "./ca";
+export {
+  caPem,
+  createSessionCa,
+  DEFAULT_MAX_LEAVES,
+  type LeafCertificate,
+  loadSessionCa,
+  type SessionCa,
+  type SessionCaOptions,
+} from "./ca";
 export { AlertDescription, type AlertName, alertLabel } from "./constants";
 export { TlsFailure } from "./failure";
 export { normalizeHost } from "./host";
@@ -11,3 +19,4 @@ export {
   type TunnelOpenTarget,
   tlsTunnelHook,
 } from "./terminator";
+export { DEFAULT_KEY_UPDATE_LIMIT, type KeyUpdateLimit } from "./tunnel";

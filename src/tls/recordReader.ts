@@ -26,54 +26,117 @@ interface QueuedRecord {
   opening: Promise<Opened> | null;
 }
 
-/** Received bytes as the chunks they came in; a record is copied only when it spans chunks. */
-class ChunkQueue {
+const EMPTY = new Uint8Array(0);
+
+/**
+ * A first-in first-out queue whose shift is O(1): one chunk can hold thousands of tiny
+ * records, and Array.prototype.shift on a large array moves every element each time.
+ */
+class Fifo<T> {
+  private items: (T | undefined)[] = [];
+  private head = 0;
+
+  get length(): number {
+    return this.items.length - this.head;
+  }
+
+  at(index: number): T | undefined {
+    return this.items[this.head + index];
+  }
+
+  push(item: T): void {
+    this.items.push(item);
+  }
+
+  shift(): T | undefined {
+    if (this.head >= this.items.length) return undefined;
+    const item = this.items[this.head];
+    this.items[this.head++] = undefined;
+    if (this.head === this.items.length) {
+      this.items = [];
+      this.head = 0;
+    } else if (this.head >= 1024 && this.head * 2 >= this.items.length) {
+      this.items = this.items.slice(this.head);
+      this.head = 0;
+    }
+    return item;
+  }
+
+  clear(): void {
+    this.items = [];
+    this.head = 0;
+  }
+}
+
+/**
+ * Received bytes as the chunks they came in; a record is copied only when it spans chunks.
+ * Consumed chunks are skipped by an index and compacted now and then, never shifted one by
+ * one, so a record arriving a byte per chunk costs work linear in its size.
+ */
+export class ChunkQueue {
   private chunks: Uint8Array[] = [];
+  /** Index of the first chunk not yet consumed. */
+  private head = 0;
+  /** Bytes of `chunks[head]` already consumed. */
   private offset = 0;
   length = 0;
+  /** Bytes copied so far (records spanning chunks): at most the bytes taken. */
+  copied = 0;
 
   push(chunk: Uint8Array): void {
+    if (chunk.length === 0) return;
     this.chunks.push(chunk);
     this.length += chunk.length;
   }
 
   byteAt(index: number): number {
     let i = index + this.offset;
-    for (const chunk of this.chunks) {
+    for (let c = this.head; c < this.chunks.length; c++) {
+      const chunk = this.chunks[c]!;
       if (i < chunk.length) return chunk[i]!;
       i -= chunk.length;
     }
     throw new RangeError("byteAt past the end");
   }
 
-  /** The next `n` bytes: a view when they sit in one chunk, else one copy. */
+  /** The next `n` bytes: a view when they sit in one chunk, else one copy. Zero bytes are an empty view. */
   take(n: number): Uint8Array {
-    const first = this.chunks[0]!;
+    if (n > this.length) throw new RangeError(`take(${n}) with ${this.length} bytes held`);
+    if (n === 0) return new Uint8Array(0);
+    const first = this.chunks[this.head]!;
     let out: Uint8Array;
     if (first.length - this.offset >= n) {
       out = first.subarray(this.offset, this.offset + n);
       this.offset += n;
     } else {
       out = new Uint8Array(n);
+      this.copied += n;
       let filled = 0;
       while (filled < n) {
-        const chunk = this.chunks[0]!;
+        const chunk = this.chunks[this.head]!;
         const part = Math.min(n - filled, chunk.length - this.offset);
         out.set(chunk.subarray(this.offset, this.offset + part), filled);
         filled += part;
         this.offset += part;
-        if (this.offset === chunk.length) {
-          this.chunks.shift();
-          this.offset = 0;
-        }
+        if (this.offset === chunk.length) this.advance();
       }
     }
-    if (this.chunks.length > 0 && this.offset === this.chunks[0]!.length) {
-      this.chunks.shift();
-      this.offset = 0;
-    }
+    if (this.head < this.chunks.length && this.offset === this.chunks[this.head]!.length) this.advance();
     this.length -= n;
     return out;
+  }
+
+  private advance(): void {
+    this.chunks[this.head] = EMPTY; // let the consumed chunk go
+    this.head++;
+    this.offset = 0;
+    if (this.head === this.chunks.length) {
+      this.chunks = [];
+      this.head = 0;
+    } else if (this.head >= 1024 && this.head * 2 >= this.chunks.length) {
+      this.chunks = this.chunks.slice(this.head);
+      this.head = 0;
+    }
   }
 }
 
@@ -89,7 +152,7 @@ class ChunkQueue {
  */
 export class RecordReader {
   private readonly input = new ChunkQueue();
-  private readonly queue: QueuedRecord[] = [];
+  private readonly queue = new Fifo<QueuedRecord>();
   private current: RecordCipher | null = null;
   /** An error to raise once the records before it are consumed (a bad header, a read error). */
   private failure: unknown = null;
@@ -106,7 +169,10 @@ export class RecordReader {
   /** Switches the read key at the current record boundary; read-ahead openings are redone. */
   set cipher(next: RecordCipher | null) {
     this.current = next;
-    for (const queued of this.queue) {
+    // Openings are only ever started within the first READ_AHEAD_RECORDS, and records only
+    // move forward, so no record further back has one to undo.
+    for (let i = 0; i < Math.min(this.queue.length, READ_AHEAD_RECORDS); i++) {
+      const queued = this.queue.at(i)!;
       queued.cipher = null;
       queued.opening = null; // settles unobserved: an Opened never rejects
     }
@@ -116,7 +182,7 @@ export class RecordReader {
   /** The next record, unprotected if a read cipher is set; null at the end of the raw stream. */
   async read(): Promise<PlainRecord | null> {
     for (;;) {
-      const head = this.queue[0];
+      const head = this.queue.at(0);
       if (head) {
         if (this.current === null || head.record.type !== ContentType.applicationData) {
           this.queue.shift();
@@ -127,7 +193,7 @@ export class RecordReader {
         const { cipher, opening } = head;
         if (opening === null) throw new TypeError("the next protected record was not being opened");
         const opened = await opening;
-        if (this.queue[0] !== head) continue; // dropped by cancel() meanwhile
+        if (this.queue.at(0) !== head) continue; // dropped by cancel() meanwhile
         if (head.cipher !== cipher || cipher !== this.current) continue; // the key changed meanwhile: reopened
         this.queue.shift();
         this.fill();
@@ -148,7 +214,7 @@ export class RecordReader {
   /** Stops reading the raw stream; never throws. */
   async cancel(reason: unknown): Promise<void> {
     this.ended = true;
-    this.queue.length = 0;
+    this.queue.clear();
     await this.reader.cancel(reason).catch(() => undefined);
   }
 
@@ -163,6 +229,10 @@ export class RecordReader {
       record.fragment.length > MAX_PLAINTEXT
     )
       throw protocolError("record_overflow", `plaintext record of ${record.fragment.length} bytes exceeds 2^14`);
+    // Zero-length records: application_data may be empty (RFC 8446 §5.1); a handshake or
+    // change_cipher_spec record may not; an alert of no bytes is a malformed alert.
+    if (record.fragment.length === 0 && record.type === ContentType.alert)
+      throw protocolError("decode_error", "a zero-length alert record");
     if (record.fragment.length === 0 && record.type !== ContentType.applicationData)
       throw protocolError("unexpected_message", "a zero-length record of a type that forbids it");
     return { type: record.type, content: record.fragment, protected: false };
@@ -175,7 +245,7 @@ export class RecordReader {
     // A chunk of many tiny records is parsed at once; only the first few are opened ahead.
     const ahead = Math.min(this.queue.length, READ_AHEAD_RECORDS);
     for (let i = 0; i < ahead; i++) {
-      const queued = this.queue[i]!;
+      const queued = this.queue.at(i)!;
       if (queued.opening || queued.record.type !== ContentType.applicationData) continue;
       queued.cipher = cipher;
       queued.opening = cipher.openInner(queued.record).then(

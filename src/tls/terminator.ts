@@ -5,7 +5,7 @@ import { AlertDescription, alertLabel } from "./constants";
 import { asFailure, TlsFailure } from "./failure";
 import { CIPHER_NAME, type Established, GROUP_NAME, type HandshakeProgress, serverHandshake } from "./handshake";
 import { RecordLayer } from "./recordLayer";
-import { openTunnel } from "./tunnel";
+import { type KeyUpdateLimit, openTunnel } from "./tunnel";
 
 /** Injected timers (the page's, Node's, or a test's fake), so the handshake timeout is testable. */
 export interface Timers {
@@ -27,6 +27,8 @@ export interface TlsTerminatorOptions {
   timers?: Timers;
   /** How long a client may take to complete the handshake; default 10 s. */
   handshakeTimeoutMs?: number;
+  /** How many KeyUpdates a client may send per so many records; default 8 per 1024 (DEFAULT_KEY_UPDATE_LIMIT). */
+  keyUpdates?: KeyUpdateLimit;
 }
 
 export interface TlsTerminator {
@@ -134,20 +136,25 @@ export function createTlsTerminator(options: TlsTerminatorOptions): TlsTerminato
         if (event.kind === "proxy.decision" && event.tlsSession === connect.id) requests++;
       });
       session("established", true);
-      return openTunnel(layer, established, {
-        keyUpdated: () => {
-          keyUpdates++;
+      return openTunnel(
+        layer,
+        established,
+        {
+          keyUpdated: () => {
+            keyUpdates++;
+          },
+          failed: (failure) => {
+            unsubscribe();
+            verdict(failure, failure.alert !== null);
+            session("failed", true);
+          },
+          closed: () => {
+            unsubscribe();
+            session("closed", true);
+          },
         },
-        failed: (failure) => {
-          unsubscribe();
-          verdict(failure, failure.alert !== null);
-          session("failed", true);
-        },
-        closed: () => {
-          unsubscribe();
-          session("closed", true);
-        },
-      });
+        options.keyUpdates ? { keyUpdates: options.keyUpdates } : {},
+      );
     },
   };
 }

@@ -19,15 +19,62 @@ export interface TunnelHooks {
 const ALERT_USER_CANCELED = 90;
 
 /**
+ * How often a client may rotate its keys: at most `updates` KeyUpdates within any `records`
+ * consecutive records it sent. Each KeyUpdate costs a key derivation and a key import (and,
+ * when it asks for ours, a rekey and a record back), so an unbounded stream of them would
+ * make a few bytes cost far more than the same bytes of data (RFC 8446 §4.6.3 sets no limit;
+ * this one is far above what a client rotating by data volume needs).
+ */
+export interface KeyUpdateLimit {
+  updates: number;
+  records: number;
+}
+
+export const DEFAULT_KEY_UPDATE_LIMIT: Readonly<KeyUpdateLimit> = { updates: 8, records: 1024 };
+
+/** Counts a client's records and KeyUpdates; refuses the KeyUpdate that would exceed the limit. */
+export class KeyUpdateBudget {
+  private received = 0;
+  /** The record numbers of the latest KeyUpdates, oldest first, at most `updates` of them. */
+  private readonly recent: number[] = [];
+
+  constructor(private readonly limit: KeyUpdateLimit) {}
+
+  /** One more record received from the client. */
+  countRecord(): void {
+    this.received++;
+  }
+
+  /** The client's record just counted was a KeyUpdate: throws unexpected_message past the limit. */
+  spend(): void {
+    const { updates, records } = this.limit;
+    if (this.recent.length >= updates && this.received - this.recent[0]! < records)
+      throw protocolError("unexpected_message", `more than ${updates} KeyUpdates within ${records} records`);
+    this.recent.push(this.received);
+    if (this.recent.length > updates) this.recent.shift();
+  }
+}
+
+export interface TunnelOptions {
+  keyUpdates?: KeyUpdateLimit;
+}
+
+/**
  * The plaintext side of an established session. Reads are served from a bounded read-ahead
  * of records (backpressure still reaches the guest's TCP window); writes are coalesced and
  * sealed into records of at most 2^14 bytes and resolve once the record layer holds less
  * than one record of them (see RecordWriter), so sealing overlaps the writer's next chunk.
  */
-export function openTunnel(layer: RecordLayer, established: Established, hooks: TunnelHooks): ByteStream {
+export function openTunnel(layer: RecordLayer, established: Established, hooks: TunnelHooks, options: TunnelOptions = {}): ByteStream {
   let clientSecret = established.clientApplicationTrafficSecret;
   let serverSecret = established.serverApplicationTrafficSecret;
-  const assembler = new HandshakeAssembler();
+  // After the handshake a client may send only KeyUpdate (no tickets, no post-handshake
+  // auth were offered): anything else is refused by its header, before its body is collected.
+  const assembler = new HandshakeAssembler((type, length) => {
+    if (type !== HandshakeType.keyUpdate) throw protocolError("unexpected_message", `handshake type ${type} after the handshake`);
+    if (length !== 1) throw protocolError("decode_error", "a KeyUpdate body is one byte");
+  });
+  const keyUpdates = new KeyUpdateBudget(options.keyUpdates ?? DEFAULT_KEY_UPDATE_LIMIT);
   let readDone = false;
   let writeDone = false;
   let ended = false;
@@ -63,6 +110,7 @@ export function openTunnel(layer: RecordLayer, established: Established, hooks: 
     const request = message.body[0]!;
     if (request > 1) throw protocolError("illegal_parameter", `KeyUpdate request_update ${request}`);
     if (assembler.pending > 0) throw protocolError("unexpected_message", "a KeyUpdate not at a record boundary");
+    keyUpdates.spend();
     clientSecret = await nextTrafficSecret(clientSecret);
     layer.readCipher = await RecordCipher.create(await deriveTrafficKeys(clientSecret));
     if (request === 1) {
@@ -93,12 +141,14 @@ export function openTunnel(layer: RecordLayer, established: Established, hooks: 
             return;
           }
           if (!record.protected) throw protocolError("unexpected_message", "an unprotected record after the handshake");
+          keyUpdates.countRecord();
           if (record.type === ContentType.applicationData) {
             if (record.content.length === 0) continue;
             controller.enqueue(record.content);
             return;
           }
           if (record.type === ContentType.handshake) {
+            if (record.content.length === 0) throw protocolError("unexpected_message", "an empty handshake record");
             assembler.push(record.content);
             for (let message = assembler.next(); message; message = assembler.next()) await onPostHandshake(message);
             continue;

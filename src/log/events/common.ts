@@ -7,6 +7,8 @@ export const Stamp = z.object({
   seq: z.number().int().nonnegative(),
   /** Milliseconds since the Unix epoch, from the log's injected clock. */
   time: z.number(),
+  /** Set when the log cut this event to fit its bounds; each cut is marked in place ("…[N more characters]"). */
+  truncated: z.literal(true).optional(),
 });
 
 /** A verdict as it appears inside events: the same four fields as `Verdict`. */

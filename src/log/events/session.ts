@@ -16,4 +16,15 @@ export const NoteEvent = z.object({
   message: z.string(),
 });
 
-export const sessionEvents = [ScenarioEvent, NoteEvent] as const;
+/**
+ * The first line of a JSON lines export of a log that has dropped older events (its bounds,
+ * src/log/bound.ts): how many, so a reader knows the export does not start at the beginning.
+ * Never appended: the export writes it, with the `seq` of the newest dropped event.
+ */
+export const LogDropped = z.object({
+  kind: z.literal("log.dropped"),
+  dropped: z.number().int().nonnegative(),
+  message: z.string(),
+});
+
+export const sessionEvents = [ScenarioEvent, NoteEvent, LogDropped] as const;

@@ -1,4 +1,4 @@
-import type { EventKind, EventLog, LogEvent } from "../../log";
+import { displayText, type EventKind, type EventLog, type LogEvent } from "../../log";
 import { formatTime, h, replaceChildren } from "../dom";
 
 export type Tone = "ok" | "refused" | "info" | "warn";
@@ -92,7 +92,7 @@ export function createEventPanel(spec: EventPanelSpec, log: EventLog): EventPane
       "tr",
       { class: `tone-${row.tone}`, attrs: { tabindex: "0", "data-kind": event.kind, "data-seq": String(event.seq) } },
       h("td", { class: "time" }, formatTime(event.time)),
-      ...row.cells.map((c) => h("td", {}, c)),
+      ...row.cells.map((c) => h("td", {}, displayText(c))),
     );
     if (row.details && row.details.length > 0) {
       const details = row.details;
@@ -103,7 +103,7 @@ export function createEventPanel(spec: EventPanelSpec, log: EventLog): EventPane
           tr.setAttribute("aria-expanded", "false");
           return;
         }
-        const dl = h("dl", {}, ...details.flatMap(([k, v]) => [h("dt", {}, k), h("dd", {}, v)]));
+        const dl = h("dl", {}, ...details.flatMap(([k, v]) => [h("dt", {}, displayText(k)), h("dd", {}, displayText(v))]));
         tr.after(h("tr", { class: "details" }, h("td", { attrs: { colspan: String(spec.columns.length + 1) } }, dl)));
         tr.setAttribute("aria-expanded", "true");
       };

@@ -15,6 +15,8 @@ export interface ClientHelloSpec {
   alpn?: string[] | null;
   sessionId?: Uint8Array;
   compression?: number[];
+  /** More extensions, written after the others as given (e.g. padding to make a large ClientHello). */
+  extra?: { type: number; data: Uint8Array }[];
 }
 
 function extension(w: ByteWriter, type: number, fill: () => void): void {
@@ -94,6 +96,7 @@ export function buildClientHello(spec: ClientHelloSpec = {}): Uint8Array {
       }
       end();
     });
+  for (const { type, data } of spec.extra ?? []) extension(w, type, () => w.bytes(data));
   endExtensions();
   return frameHandshake(HandshakeType.clientHello, w.finish());
 }
