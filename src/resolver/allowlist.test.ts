@@ -41,6 +41,11 @@ describe("ADR 38 allowlists: a URL passes when an org or harness entry covers it
     ["a tab inside the path (parsers strip it)", "https://github.com/fullsend-ai/lib\trary/x"],
     ["an IP literal", "https://140.82.112.3/fullsend-ai/library/x"],
     ["a scheme-relative lookalike", "https:github.com/fullsend-ai/library/x"],
+    ["a dot-dot segment with a path parameter (..;/)", "https://github.com/fullsend-ai/library/..;/other/x"],
+    ["a dot-dot segment with a named parameter (..;x)", "https://github.com/fullsend-ai/library/..;x/other/x"],
+    ["an escaped semicolon after dot-dot (..%3B)", "https://github.com/fullsend-ai/library/..%3B/other/x"],
+    ["a dot-dot segment followed by an escaped space (..%20)", "https://github.com/fullsend-ai/library/..%20/other/x"],
+    ["three dots, which some servers trim to two", "https://github.com/fullsend-ai/library/.../other/x"],
   ])("never matches: %s", (_, url) => {
     expect(passes(url)).toMatchObject({ allowed: false, code: "not-allowlisted" });
   });

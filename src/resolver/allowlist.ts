@@ -87,6 +87,10 @@ export function matchKey(raw: string): MatchKeyResult {
   const path = removeDotSegments(normalizeEscapes(url.pathname));
   const decoded = decodeFully(url.pathname);
   if (decoded === null) return { ok: false, reason: "the path does not percent-decode to UTF-8" };
+  // Servers that strip path parameters (`..;x` → `..`) or trim dots and spaces read these
+  // segments as "." or "..", so a prefix check after our dot removal would not be theirs.
+  if (decoded.split("/").some((segment) => /^\.+(;|\s|$)/.test(segment) && !/^\.{1,2}$/.test(segment)))
+    return { ok: false, reason: "a dot-segment with parameters, spaces or extra dots never matches an allowlist entry" };
   return { ok: true, key: { host: url.hostname, port, path, decodedPath: removeDotSegments(decoded) } };
 }
 

@@ -2,8 +2,12 @@ import type { ContentKind } from "./content";
 import type { DirectoryKind } from "./obtain";
 import type { Harness } from "./schema";
 
-/** Where a layer's relative references resolve: a local `.fullsend` base or a URL directory. */
-export type Origin = { kind: "local"; base: string } | { kind: "remote"; base: string };
+/**
+ * Where relative references resolve: a local `.fullsend` base, a URL directory (a harness or
+ * base fetched by URL), or a remote skill's own directory URL (`https://github.com/O/R/tree/REF/PATH`,
+ * whose relative dependencies are siblings under the same pinned tree).
+ */
+export type Origin = { kind: "local"; base: string } | { kind: "remote"; base: string } | { kind: "tree"; base: string };
 
 /** How ADR 38 treats a field: declarative (may be a URL) or executable/config (local only). */
 export interface FieldSpec {
@@ -43,17 +47,36 @@ export function specForDependency(ref: string): FieldSpec {
   return DECLARATIVE_FILE("bytes");
 }
 
+/** The name a skill reference is de-duplicated by: the last segment of its path, pin and slashes removed. */
+export function skillBasename(ref: string): string {
+  const bare = ref.split("#")[0]!.replace(/\/+$/, "");
+  return bare.slice(bare.lastIndexOf("/") + 1);
+}
+
 /**
  * Merges `base:` layers (ADR 38 exception, ADR-0045): a child's top-level field replaces
- * its base's, `validation_loop` merges one level deep, and each value remembers the layer
- * it came from so its relative references resolve against that layer's origin.
+ * its base's, except `skills`, which are concatenated (base first) and de-duplicated by
+ * basename with the child's entry taking the base's place; `validation_loop` merges one level
+ * deep; each value remembers the layer it came from so its relative references resolve
+ * against that layer's origin (`skills[i]` per entry).
  */
 export function mergeLayers(layers: readonly Layer[]): { merged: Record<string, unknown>; origins: Map<string, Origin> } {
   const merged: Record<string, unknown> = {};
   const origins = new Map<string, Origin>();
+  const skills: { ref: string; origin: Origin }[] = [];
   for (const layer of [...layers].reverse()) {
     for (const [key, value] of Object.entries(layer.doc)) {
       if (key === "base" || value === undefined) continue;
+      if (key === "skills" && Array.isArray(value)) {
+        for (const ref of value as string[]) {
+          const at = skills.findIndex((s) => skillBasename(s.ref) === skillBasename(ref));
+          if (at >= 0) skills[at] = { ref, origin: layer.origin };
+          else skills.push({ ref, origin: layer.origin });
+        }
+        merged.skills = skills.map((s) => s.ref);
+        origins.set("skills", layer.origin);
+        continue;
+      }
       if (key === "validation_loop" && typeof value === "object" && value !== null) {
         const into = (merged.validation_loop ?? {}) as Record<string, unknown>;
         for (const [sub, subValue] of Object.entries(value)) {
@@ -71,6 +94,7 @@ export function mergeLayers(layers: readonly Layer[]): { merged: Record<string, 
       origins.set(key, layer.origin);
     }
   }
+  for (const [i, s] of skills.entries()) origins.set(`skills[${i}]`, s.origin);
   return { merged, origins };
 }
 
@@ -89,7 +113,7 @@ export function fieldRefs(merged: Harness, origins: Map<string, Origin>, fallbac
       field: `skills[${i}]`,
       ref,
       spec: { executable: false, shape: "directory", content: "bytes", directory: "skill" },
-      origin: origin("skills"),
+      origin: origins.get(`skills[${i}]`) ?? origin("skills"),
       path: ["skills", i],
     });
   }
@@ -122,6 +146,16 @@ export function fieldRefs(merged: Harness, origins: Map<string, Origin>, fallbac
       origin: origin("validation_loop.schema"),
       path: ["validation_loop", "schema"],
     });
+  for (const [i, server] of (merged.api_servers ?? []).entries()) {
+    if (server.script === undefined) continue;
+    out.push({
+      field: `api_servers[${i}].script`,
+      ref: server.script,
+      spec: LOCAL_ONLY("bytes"),
+      origin: origin("api_servers"),
+      path: ["api_servers", i, "script"],
+    });
+  }
   for (const [i, entry] of (merged.host_files ?? []).entries()) {
     out.push({
       field: `host_files[${i}].src`,

@@ -1,11 +1,12 @@
 import { decodeUtf8Strict, type Sha256, sha256Hex, utf8 } from "../bytes";
 import type { Cas } from "../cas";
-import { allow, refuse, type Verdict } from "../log";
+import { allow, refuse, type Verdict, type VerdictCode } from "../log";
 import { type ContentKind, checkContent } from "./content";
 import { type FetchLike, fetchGuarded } from "./fetcher";
 import { GithubTree, gitBlobSha1, parseGithubTreeUrl, rawFileUrl, selectTreeFiles, treesApiUrl } from "./github";
 import type { LocalFiles } from "./local-files";
 import { joinPath } from "./paths";
+import { checkSkillText, judgeSkillFiles } from "./skill-files";
 import { isManifestPath, parseTreeManifest, type TreeFile, treeHash, treeManifest } from "./tree-hash";
 import type { ResolveLimits } from "./types";
 
@@ -48,29 +49,48 @@ const refused = (verdict: Verdict, extra: Partial<Obtained> = {}): Obtained => (
   ...extra,
 });
 
-/** ADR 38 gates for a directory: a skill has SKILL.md with frontmatter; a plugin a plugin.json. */
-export function checkDirectory(
-  kind: DirectoryKind,
-  files: Map<string, Uint8Array>,
-): { ok: true; value: unknown } | { ok: false; reason: string } {
+export type DirectoryCheck = { ok: true; value: unknown } | { ok: false; code: VerdictCode; reason: string };
+
+/**
+ * The gates for a directory: a skill has SKILL.md with frontmatter and follows the skill
+ * file rules and text rules (skill-files.ts); a plugin holds a plugin.json object. Run on
+ * every directory served, fetched, cached or local.
+ */
+export function checkDirectory(kind: DirectoryKind, files: Map<string, Uint8Array>): DirectoryCheck {
+  const unparsable = (reason: string): DirectoryCheck => ({ ok: false, code: "unparsable", reason });
   if (kind === "skill") {
-    const skill = files.get("SKILL.md");
-    if (!skill) return { ok: false, reason: "a skill directory must hold SKILL.md at its root" };
-    const fm = checkContent(skill, "markdown");
-    if (!fm.ok) return { ok: false, reason: `SKILL.md: ${fm.reason}` };
+    const rules = judgeSkillFiles([...files].map(([path, bytes]) => ({ path, size: bytes.length })));
+    if (rules) return { ok: false, code: rules.code, reason: rules.reason };
+    const text = checkSkillText(files);
+    if (text) return { ok: false, code: text.code, reason: text.reason };
+    const fm = checkContent(files.get("SKILL.md")!, "markdown");
+    if (!fm.ok) return unparsable(`SKILL.md: ${fm.reason}`);
     const deps = (fm.value as { data: Record<string, unknown> }).data.dependencies;
     if (deps !== undefined && !(Array.isArray(deps) && deps.every((d) => typeof d === "string"))) {
-      return { ok: false, reason: "SKILL.md frontmatter dependencies must be a list of references" };
+      return unparsable("SKILL.md frontmatter dependencies must be a list of references");
     }
     return fm;
   }
   const manifest = files.get(".claude-plugin/plugin.json") ?? files.get("plugin.json");
-  if (!manifest) return { ok: false, reason: "a plugin directory must hold plugin.json or .claude-plugin/plugin.json" };
+  if (!manifest) return unparsable("a plugin directory must hold plugin.json or .claude-plugin/plugin.json");
   const json = checkContent(manifest, "json");
-  if (!json.ok) return { ok: false, reason: `plugin.json: ${json.reason}` };
+  if (!json.ok) return unparsable(`plugin.json: ${json.reason}`);
   if (typeof json.value !== "object" || json.value === null || Array.isArray(json.value))
-    return { ok: false, reason: "plugin.json is not a JSON object" };
+    return unparsable("plugin.json is not a JSON object");
   return json;
+}
+
+/**
+ * The pins a resource may be served under, preferred first (a run prefers the lock
+ * file's entries). A pinned reference whose lock entry differs is tried under the
+ * lock's hash first, then its own; bytes matching neither are `hash-mismatch`. An unpinned
+ * one is looked up under the lock's hash but, fetched, accepted whatever it hashes to (with a
+ * stale-lock warning when that differs). `verify` is null for an unpinned reference.
+ */
+export function pinsOf(pin: string | null, lockSha: string | null): { keys: string[]; verify: string[] | null } {
+  if (pin === null) return { keys: lockSha === null ? [] : [lockSha], verify: null };
+  const keys = lockSha !== null && lockSha !== pin ? [lockSha, pin] : [pin];
+  return { keys, verify: keys };
 }
 
 /** A cached directory: the manifest under the tree hash, then every file re-verified. */
@@ -113,7 +133,7 @@ export async function obtainRemoteFile(
   lockSha: string | null,
   kind: ContentKind,
 ): Promise<Obtained> {
-  const key = pin ?? lockSha;
+  const { keys, verify } = pinsOf(pin, lockSha);
   let warning: string | undefined;
   const served = (bytes: Uint8Array, sha256: string, cache: Obtained["cache"], extra: Partial<Obtained> = {}): Obtained => {
     const parsed = checkContent(bytes, kind);
@@ -130,7 +150,7 @@ export async function obtainRemoteFile(
     if (warning !== undefined) out.warning = warning;
     return out;
   };
-  if (key !== null) {
+  for (const key of keys) {
     const cached = await readCachedFile(ctx.cas, key);
     if (cached instanceof Uint8Array) return served(cached, key, "hit");
     if (cached !== null) warning = `${cached.corrupt.reason}; fetching again`;
@@ -159,12 +179,19 @@ export async function obtainRemoteFile(
     return refused(fetched.verdict, { cache: "miss" });
   }
   const sha256 = await sha256Hex(fetched.bytes, ctx.digest);
-  if (pin !== null && sha256 !== pin) {
-    return refused(refuse("hash-mismatch", `${url} hashes to ${sha256}, but its pin is ${pin}`, "resolver"), {
-      sha256,
-      cache: "miss",
-      bytes: fetched.bytes.length,
-    });
+  if (verify !== null && !verify.includes(sha256)) {
+    return refused(
+      refuse(
+        "hash-mismatch",
+        `${url} hashes to ${sha256}, but its pin is ${verify.join(" (or ")}${verify.length > 1 ? ")" : ""}`,
+        "resolver",
+      ),
+      {
+        sha256,
+        cache: "miss",
+        bytes: fetched.bytes.length,
+      },
+    );
   }
   const result = served(fetched.bytes, sha256, "miss", { fetchedAt: ctx.clock() });
   if (!result.verdict.allowed) return result;
@@ -185,7 +212,7 @@ export async function obtainRemoteDirectory(
   lockSha: string | null,
   kind: DirectoryKind,
 ): Promise<Obtained> {
-  const key = pin ?? lockSha;
+  const { keys, verify } = pinsOf(pin, lockSha);
   let warning: string | undefined;
   const served = (
     files: TreeFile[],
@@ -195,7 +222,7 @@ export async function obtainRemoteDirectory(
     fetchedAt?: number,
   ): Obtained => {
     const gate = checkDirectory(kind, fileBytes);
-    if (!gate.ok) return refused(refuse("unparsable", `${url}: ${gate.reason}`, "resolver"), { sha256, cache });
+    if (!gate.ok) return refused(refuse(gate.code, `${url}: ${gate.reason}`, "resolver"), { sha256, cache });
     const out: Obtained = {
       verdict: allow(`${cache === "miss" ? "fetched" : "cached"} and verified (${files.length} files)`, "resolver"),
       sha256,
@@ -209,20 +236,28 @@ export async function obtainRemoteDirectory(
     if (warning !== undefined) out.warning = warning;
     return out;
   };
-  if (key !== null) {
+  for (const key of keys) {
     const cached = await readCachedDirectory(ctx.cas, key);
     if (cached && "files" in cached) return served(cached.files, cached.fileBytes, key, "hit");
     if (cached) warning = `${cached.corrupt.reason}; fetching again`;
   }
+  /** An unpinned directory from the URL index (offline, or the network failed transiently). */
+  const fromIndex = async (why: string): Promise<Obtained | null> => {
+    if (pin !== null) return null;
+    const record = await ctx.cas.lookupUrl(url);
+    const cached = record ? await readCachedDirectory(ctx.cas, record.sha256) : null;
+    if (!record || !cached || !("files" in cached)) return null;
+    warning = why;
+    return served(cached.files, cached.fileBytes, record.sha256, "stale", record.fetchedAt);
+  };
+  /** A failed fetch: a transient one falls back to the stale directory, any other failure fails. */
+  const failed = async (outcome: { verdict: Verdict; transient: boolean }): Promise<Obtained> => {
+    const stale = outcome.transient ? await fromIndex(`stale cache used: ${outcome.verdict.reason}`) : null;
+    return stale ?? refused(outcome.verdict, { cache: "miss" });
+  };
   if (ctx.offline || ctx.fetch === null) {
-    if (pin === null) {
-      const record = await ctx.cas.lookupUrl(url);
-      const cached = record ? await readCachedDirectory(ctx.cas, record.sha256) : null;
-      if (record && cached && "files" in cached) {
-        warning = "offline: served from the URL index (unpinned)";
-        return served(cached.files, cached.fileBytes, record.sha256, "stale", record.fetchedAt);
-      }
-    }
+    const stale = await fromIndex("offline: served from the URL index (unpinned)");
+    if (stale) return stale;
     ctx.onOfflineMiss(url);
     return refused(refuse("offline-miss", `${url} is not in the cache and the network is off`, "resolver"), { cache: "miss" });
   }
@@ -240,7 +275,7 @@ export async function obtainRemoteDirectory(
   const limits = { maxBytes: ctx.limits.maxFileBytes, timeoutMs: ctx.limits.timeoutMs };
   const listingUrl = treesApiUrl(tree);
   const listing = await fetchGuarded(listingUrl, fetch, limits);
-  if (!listing.ok) return refused(listing.verdict, { cache: "miss" });
+  if (!listing.ok) return failed(listing);
   let json: unknown;
   try {
     json = JSON.parse(decodeUtf8Strict(listing.bytes) ?? "");
@@ -254,6 +289,10 @@ export async function obtainRemoteDirectory(
     maxTotalBytes: ctx.limits.maxDirectoryBytes,
   });
   if (!selection.ok) return refused(refuse(selection.code, `${url}: ${selection.reason}`, "resolver"), { cache: "miss" });
+  if (kind === "skill") {
+    const rules = judgeSkillFiles(selection.files.map((f) => ({ path: f.path, size: f.size })));
+    if (rules) return refused({ ...rules, reason: `${url}: ${rules.reason}` }, { cache: "miss" });
+  }
   const files: TreeFile[] = [];
   const fileBytes = new Map<string, Uint8Array>();
   for (const entry of selection.files) {
@@ -263,7 +302,7 @@ export async function obtainRemoteDirectory(
       });
     const fileUrl = rawFileUrl(tree, entry.path);
     const got = await fetchGuarded(fileUrl, fetch, { ...limits, maxBytes: Math.min(ctx.limits.maxFileBytes, entry.size) });
-    if (!got.ok) return refused(got.verdict, { cache: "miss" });
+    if (!got.ok) return failed(got);
     if ((await gitBlobSha1(got.bytes)) !== entry.blobSha) {
       return refused(refuse("hash-mismatch", `${fileUrl} does not match git blob ${entry.blobSha} from the listing`, "resolver"), {
         cache: "miss",
@@ -274,12 +313,19 @@ export async function obtainRemoteDirectory(
   }
   const manifest = utf8(treeManifest(files));
   const sha256 = await treeHash(files, ctx.digest);
-  if (pin !== null && sha256 !== pin) {
-    return refused(refuse("hash-mismatch", `${url} has tree hash ${sha256}, but its pin is ${pin}`, "resolver"), {
-      sha256,
-      cache: "miss",
-      bytes: totalBytes(fileBytes),
-    });
+  if (verify !== null && !verify.includes(sha256)) {
+    return refused(
+      refuse(
+        "hash-mismatch",
+        `${url} has tree hash ${sha256}, but its pin is ${verify.join(" (or ")}${verify.length > 1 ? ")" : ""}`,
+        "resolver",
+      ),
+      {
+        sha256,
+        cache: "miss",
+        bytes: totalBytes(fileBytes),
+      },
+    );
   }
   const result = served(files, fileBytes, sha256, "miss", ctx.clock());
   if (!result.verdict.allowed) return result;
@@ -290,13 +336,19 @@ export async function obtainRemoteDirectory(
   return result;
 }
 
-/** Walks a local directory: regular files only, capped in count and size. */
+/**
+ * Walks a local directory: regular files only, capped in count and size. A `.git` directory
+ * (at any depth) is left out of the tree and named in `skipped`, so a pin taken in a working
+ * copy equals the pin of the same tree fetched from its forge; a directory with no files
+ * left cannot be pinned.
+ */
 export async function walkLocalDirectory(
   local: LocalFiles,
   dir: string,
   limits: ResolveLimits,
-): Promise<{ ok: true; fileBytes: Map<string, Uint8Array> } | { ok: false; verdict: Verdict }> {
+): Promise<{ ok: true; fileBytes: Map<string, Uint8Array>; skipped: string[] } | { ok: false; verdict: Verdict }> {
   const fileBytes = new Map<string, Uint8Array>();
+  const skipped: string[] = [];
   let total = 0;
   const top = await local.list(dir);
   if (top === null) return { ok: false, verdict: refuse("fetch-failed", `no such local directory ${dir}`, "resolver") };
@@ -311,6 +363,10 @@ export async function walkLocalDirectory(
         return { ok: false, verdict: refuse("payload-path-refused", `${path} is a symlink; symlinks are refused`, "resolver") };
       if (entry.kind === "other")
         return { ok: false, verdict: refuse("payload-path-refused", `${path} is not a regular file`, "resolver") };
+      if (entry.kind === "directory" && entry.name === ".git") {
+        skipped.push(`${path}/`);
+        continue;
+      }
       if (entry.kind === "directory") {
         const children = await local.list(joinPath(dir, path));
         if (children !== null) pending.push({ rel: path, entries: children });
@@ -326,7 +382,16 @@ export async function walkLocalDirectory(
         return { ok: false, verdict: refuse("too-large", `${dir} holds more than ${limits.maxDirectoryBytes} bytes`, "resolver") };
     }
   }
-  return { ok: true, fileBytes };
+  if (fileBytes.size === 0)
+    return {
+      ok: false,
+      verdict: refuse(
+        "unparsable",
+        `${dir} holds no files${skipped.length ? " besides .git/" : ""}; an empty directory cannot be pinned`,
+        "resolver",
+      ),
+    };
+  return { ok: true, fileBytes, skipped };
 }
 
 /** The pin a reference to this local file or directory must carry (`npx tab pin`). */

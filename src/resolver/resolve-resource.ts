@@ -1,9 +1,10 @@
 import { sha256Hex, utf8 } from "../bytes";
 import { allow, refuse, type Verdict } from "../log";
-import { checkRemoteUrl } from "./address";
+import { checkPort, checkRemoteUrl } from "./address";
 import { type AllowlistEntry, checkAllowlisted } from "./allowlist";
 import { type ContentKind, checkContent } from "./content";
 import type { Origin } from "./fields";
+import { parseGithubTreeUrl } from "./github";
 import { checkDirectory, type ObtainContext, type Obtained, obtainRemoteDirectory, obtainRemoteFile, walkLocalDirectory } from "./obtain";
 import { isWithin, joinPath, normalizePath } from "./paths";
 import { parsePinnedUrl, refForm } from "./reference";
@@ -18,9 +19,20 @@ export interface Outcome {
   obtained: Obtained | null;
   /** The URL or path that identifies it on a chain (cycles); null when refused before one was known. */
   identity: string | null;
-  /** A local origin for a local resource's own relative references. */
+  /** Where its own relative references resolve: a local base, or a remote skill's directory URL. */
   origin: Origin | null;
+  /** True when this is a second reference to a node already resolved (a diamond): no new node. */
+  shared?: boolean;
 }
+
+/**
+ * What one reference will be, decided without any I/O: a URL to fetch, a path to read, or a
+ * refusal. `resolveHarness` plans every field of the harness before the first request.
+ */
+export type Plan =
+  | { kind: "remote"; url: string; pin: string | null }
+  | { kind: "local"; path: string; origin: Origin }
+  | { kind: "refused"; verdict: Verdict; extra: Partial<ResolvedResource> };
 
 /** The allowlists in force: the org's, and the entries each loaded layer added (ADR 38). */
 export interface Allowlists {
@@ -83,19 +95,17 @@ export class ResourceResolver {
   }
 
   private async remote(step: Step, started: number, url: string, pin: string | null): Promise<Outcome> {
-    const { allowlists, walk, lockPins, obtain, record } = this.ctx;
+    const { walk, lockPins, obtain, record } = this.ctx;
     const fail = (verdict: Verdict): Outcome =>
       this.outcome(step, started, verdict, { url, pin }, { obtained: null, identity: url, origin: null });
-    const bad = checkRemoteUrl(url);
-    if (bad) return fail(bad);
-    const listed = checkAllowlisted(url, allowlists.org, allowlists.harness);
-    if (!listed.allowed) return fail(listed);
     const beyond = walk.admitRemote(step, url, pin);
     if (beyond) return fail(beyond);
+    const seen = this.shared(step, url);
+    if (seen) return seen;
     const lockSha = lockPins.get(url) ?? null;
     let lockWarning: string | undefined;
     if (pin !== null && lockSha !== null && lockSha !== pin) {
-      lockWarning = `lock.yaml is stale: it pins ${lockSha}, the harness pins ${pin}`;
+      lockWarning = `lock.yaml is stale: it pins ${lockSha}, the harness pins ${pin}; the lock's entry is preferred — run lock again`;
       record.lint({ field: step.field, severity: "warning", code: "lock-stale", message: lockWarning });
     }
     const obtained =
@@ -106,7 +116,29 @@ export class ResourceResolver {
     if (lockWarning !== undefined && extra.warning === undefined) extra.warning = lockWarning;
     if (obtained.warning?.startsWith("lock.yaml is stale"))
       record.lint({ field: step.field, severity: "warning", code: "lock-stale", message: obtained.warning });
-    return this.outcome(step, started, obtained.verdict, { url, pin, ...extra }, { obtained, identity: url, origin: null });
+    const origin: Origin | null = step.spec.shape === "directory" ? { kind: "tree", base: url } : null;
+    return this.remember(this.outcome(step, started, obtained.verdict, { url, pin, ...extra }, { obtained, identity: url, origin }));
+  }
+
+  /**
+   * Dependencies already resolved, by URL or path: a dependency reached twice (a diamond: two
+   * skills depending on one) is one node, resolved once. A harness field naming the same URL
+   * keeps its own node, so each field still shows (and locks) what it names.
+   */
+  private readonly resolved = new Map<string, Outcome>();
+
+  private remember(outcome: Outcome): Outcome {
+    const dependency = outcome.res.field.includes(".dependencies[");
+    if (dependency && outcome.identity !== null && outcome.res.verdict.allowed && !this.resolved.has(outcome.identity))
+      this.resolved.set(outcome.identity, outcome);
+    return outcome;
+  }
+
+  /** A dependency whose URL or path already is a node: that node, resolved once, not a new one. */
+  private shared(step: Step, identity: string): Outcome | null {
+    if (!step.field.includes(".dependencies[")) return null;
+    const earlier = this.resolved.get(identity);
+    return earlier ? { ...earlier, shared: true } : null;
   }
 
   /** A local file or directory (the harness itself, or a path under a local base). */
@@ -118,12 +150,14 @@ export class ResourceResolver {
     if (!local) return fail(refuse("fetch-failed", "no local files were given to read this path from", "resolver"));
     const beyond = this.ctx.walk.admitLocal(step, path);
     if (beyond) return fail(beyond);
+    const seen = this.shared(step, path);
+    if (seen) return seen;
     let obtained: Obtained;
     if (step.spec.shape === "directory") {
       const walked = await walkLocalDirectory(local, path, this.ctx.obtain.limits);
       if (!walked.ok) return fail(walked.verdict);
       const gate = checkDirectory(step.spec.directory ?? "skill", walked.fileBytes);
-      if (!gate.ok) return fail(refuse("unparsable", `${path}: ${gate.reason}`, "resolver"));
+      if (!gate.ok) return fail(refuse(gate.code, `${path}: ${gate.reason}`, "resolver"));
       const files: TreeFile[] = [];
       let bytes = 0;
       for (const [p, b] of walked.fileBytes) {
@@ -139,6 +173,7 @@ export class ResourceResolver {
         files,
         fileBytes: walked.fileBytes,
         value: gate.value,
+        ...(walked.skipped.length > 0 ? { warning: `left out of the tree: ${walked.skipped.join(", ")}` } : {}),
       };
     } else {
       const bytes = await local.read(path);
@@ -160,20 +195,37 @@ export class ResourceResolver {
       };
     }
     const extra = { path, ...this.fromObtained(obtained), location: path };
-    return this.outcome(step, started, obtained.verdict, extra, { obtained, identity: path, origin });
+    return this.remember(this.outcome(step, started, obtained.verdict, extra, { obtained, identity: path, origin }));
   }
 
-  /** One reference in any of ADR 38's three forms, under its field's rules. */
-  async resolve(step: Step): Promise<Outcome> {
+  /** One reference in any of the three forms (absolute, relative, pinned URL) under its field's rules: planned, then obtained. */
+  resolve(step: Step): Promise<Outcome> {
     const started = now();
+    return this.execute(step, started, this.plan(step));
+  }
+
+  /** Obtains what `plan` decided (or records its refusal) as one node. */
+  async execute(step: Step, started: number, plan: Plan): Promise<Outcome> {
+    if (plan.kind === "refused")
+      return this.outcome(step, started, plan.verdict, plan.extra, { obtained: null, identity: null, origin: null });
+    if (plan.kind === "remote") return this.remote(step, started, plan.url, plan.pin);
+    return this.local(step, started, plan.path, plan.origin);
+  }
+
+  /**
+   * Every rule that needs no I/O, for one reference: executable fields local only, the pin
+   * present and well-formed, https spelled exactly, no IP literal or userinfo, the port rule,
+   * the allowlists, directories as forge directory URLs inside a repository, relative paths
+   * inside their base.
+   */
+  plan(step: Step): Plan {
     const form = refForm(step.ref);
-    const fail = (verdict: Verdict, extra: Partial<ResolvedResource> = {}): Outcome =>
-      this.outcome(step, started, verdict, extra, { obtained: null, identity: null, origin: null });
-    const outside = (reason: string, extra: Partial<ResolvedResource> = {}): Outcome =>
-      fail(refuse("path-outside-base", reason, "resolver"), extra);
+    const refused = (verdict: Verdict, extra: Partial<ResolvedResource> = {}): Plan => ({ kind: "refused", verdict, extra });
+    const outside = (reason: string, extra: Partial<ResolvedResource> = {}): Plan =>
+      refused(refuse("path-outside-base", reason, "resolver"), extra);
     if (form === "url") {
       if (step.spec.executable) {
-        return fail(
+        return refused(
           refuse(
             "executable-url",
             `${step.field} must be a local path: scripts and configuration are never fetched from a URL (ADR 38, Option C)`,
@@ -182,8 +234,8 @@ export class ResourceResolver {
         );
       }
       const pinned = parsePinnedUrl(step.ref);
-      if (!pinned.ok) return fail(pinned.verdict, { url: pinned.url });
-      return this.remote(step, started, pinned.url, pinned.pin);
+      if (!pinned.ok) return refused(pinned.verdict, { url: pinned.url });
+      return this.planRemote(step, pinned.url, pinned.pin);
     }
     if (/[\\\u0000]/.test(step.ref)) return outside(`${step.field}: a backslash or NUL in a path is refused`);
     const origin = step.origin;
@@ -192,8 +244,9 @@ export class ResourceResolver {
       const path = form === "absolute" ? normalizePath(step.ref) : joinPath(base, step.ref);
       if (form === "relative" && !isWithin(base, path))
         return outside(`${step.ref} resolves to ${path}, outside the .fullsend base ${base}`, { path });
-      return this.local(step, started, path, origin ?? { kind: "local", base });
+      return { kind: "local", path, origin: origin ?? { kind: "local", base } };
     }
+    if (origin.kind === "tree") return this.planSibling(step, origin.base);
     // A relative reference inside a URL-sourced harness or base: same origin, under its base URL.
     if (form === "absolute")
       return outside(`${step.ref} is an absolute path in a harness fetched from ${origin.base}; it would read this host's files`);
@@ -204,12 +257,72 @@ export class ResourceResolver {
     if (step.spec.shape === "directory") {
       const tree = treeUrlOfRaw(url);
       if (tree === null)
-        return fail(
+        return refused(
           refuse("invalid-harness", `${url} is a directory under a non-forge URL base; HTTP has no directory listing (ADR 38)`, "resolver"),
           { url },
         );
       url = tree;
     }
-    return this.remote(step, started, url, null);
+    return this.planRemote(step, url, null);
+  }
+
+  /**
+   * A relative dependency of a remote skill (`b#sha256=…`): resolved against the skill's own
+   * directory URL, so a sibling under the same pinned tree, pinned like any URL, then through
+   * the same allowlist. Nothing may leave `https://github.com/O/R/tree/REF/`.
+   */
+  private planSibling(step: Step, skillUrl: string): Plan {
+    const refused = (verdict: Verdict, extra: Partial<ResolvedResource> = {}): Plan => ({ kind: "refused", verdict, extra });
+    const outside = (reason: string, extra: Partial<ResolvedResource> = {}): Plan =>
+      refused(refuse("path-outside-base", reason, "resolver"), extra);
+    const tree = parseGithubTreeUrl(skillUrl);
+    if (tree === null) return refused(refuse("invalid-harness", `${skillUrl} is not a forge directory URL`, "resolver"));
+    if (refForm(step.ref) === "absolute")
+      return outside(`${step.ref} is an absolute path in a skill fetched from ${skillUrl}; it would read this host's files`);
+    const pinned = parsePinnedUrl(step.ref);
+    if (!pinned.ok) return refused(pinned.verdict);
+    if (/[%?#\\]/.test(pinned.url))
+      return outside(`${pinned.url}: escapes, queries and fragments are refused in relative references of a remote skill`);
+    const root = `https://github.com/${tree.owner}/${tree.repo}/tree/${tree.ref}/`;
+    const url = new URL(pinned.url, skillUrl.replace(/\/+$/, "")).href.replace(/\/+$/, "");
+    if (!url.startsWith(root) || url.length === root.length)
+      return outside(`${step.ref} resolves to ${url}, outside the skill's tree ${root}`, { url });
+    if (step.spec.shape === "directory") return this.planRemote(step, url, pinned.pin);
+    const file = url.slice(root.length);
+    return this.planRemote(step, `https://raw.githubusercontent.com/${tree.owner}/${tree.repo}/${tree.ref}/${file}`, pinned.pin);
+  }
+
+  /** The URL rules that need no I/O, in the order a reader would check them. */
+  private planRemote(step: Step, url: string, pin: string | null): Plan {
+    const { allowlists, lockPins } = this.ctx;
+    const refused = (verdict: Verdict): Plan => ({ kind: "refused", verdict, extra: { url, pin } });
+    const bad = checkRemoteUrl(url);
+    if (bad) return refused(bad);
+    const port = checkPort(url, (host, p) => allowlists.org.some((e) => e.key.host === host && e.key.port === p));
+    if (port) return refused(port);
+    const listed = checkAllowlisted(url, allowlists.org, allowlists.harness);
+    if (!listed.allowed) {
+      if (lockPins.has(url))
+        return refused(
+          refuse("not-allowlisted", `${url} is locked in lock.yaml but no longer in allowed_remote_resources — run lock again`, "resolver"),
+        );
+      return refused(listed);
+    }
+    if (step.spec.shape === "directory") {
+      const tree = parseGithubTreeUrl(url);
+      if (tree === null)
+        return refused(
+          refuse(
+            "invalid-harness",
+            `${url} is not a https://github.com/OWNER/REPO/tree/REF/PATH directory URL; HTTP has no directory listing`,
+            "resolver",
+          ),
+        );
+      if (tree.path === "" && (step.spec.directory ?? "skill") === "skill")
+        return refused(
+          refuse("invalid-harness", `${url} names the repository root; a skill URL must point to a directory inside the repo`, "resolver"),
+        );
+    }
+    return { kind: "remote", url, pin };
   }
 }

@@ -159,7 +159,7 @@ describe("ADR 38 transitive closure: visited set, depth 10, breadth 50, one pin 
     expect(r.resources.filter((x) => x.depth <= 10 && x.depth >= 1).every((x) => x.verdict.allowed)).toBe(true);
   });
 
-  it("more than 50 remote resources in one harness is breadth-exceeded", async () => {
+  it("a resource listing more than 50 dependencies is breadth-exceeded, before any of them is fetched", async () => {
     const routes: Record<string, Route> = {};
     const deps: string[] = [];
     for (let i = 0; i < 51; i++) {
@@ -168,15 +168,36 @@ describe("ADR 38 transitive closure: visited set, depth 10, breadth 50, one pin 
       deps.push(`${RAW}/p/${i}.yaml#sha256=${await pinOf(body)}`);
     }
     const repo = await githubRepo("org", "lib", C, { "skills/many/SKILL.md": skill(deps) });
-    const { run } = setup(
+    const { run, fetch } = setup(
       `skills:\n  - ${repo.treeUrl("skills/many")}#sha256=${await repo.dirPin("skills/many")}\n`,
       {},
       { ...routes, ...repo.routes },
     );
     const r = await run();
     const refused = r.resources.filter((x) => !x.verdict.allowed);
-    expect(refused.map((x) => x.verdict.code)).toEqual(["breadth-exceeded", "breadth-exceeded"]);
-    expect(r.resources.filter((x) => x.url !== null && x.verdict.allowed)).toHaveLength(50);
+    expect(refused.map((x) => [x.field, x.verdict.code])).toEqual([["skills[0].dependencies[50]", "breadth-exceeded"]]);
+    expect(fetch.calls.filter((u) => u.includes("/p/"))).toEqual([]);
+  });
+
+  it("the per-harness total of distinct remote URLs is breadth-exceeded past its limit", async () => {
+    const routes: Record<string, Route> = {};
+    const deps: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      const body = `n: ${i}\n`;
+      routes[`${RAW}/p/${i}.yaml`] = body;
+      deps.push(`${RAW}/p/${i}.yaml#sha256=${await pinOf(body)}`);
+    }
+    const repo = await githubRepo("org", "lib", C, { "skills/few/SKILL.md": skill(deps) });
+    const { run } = setup(
+      `skills:\n  - ${repo.treeUrl("skills/few")}#sha256=${await repo.dirPin("skills/few")}\n`,
+      {},
+      { ...routes, ...repo.routes },
+    );
+    const r = await run({ limits: { maxRemoteResources: 3 } });
+    expect(r.resources.filter((x) => !x.verdict.allowed).map((x) => [x.field, x.verdict.code])).toEqual([
+      ["skills[0].dependencies[2]", "breadth-exceeded"],
+      ["skills[0].dependencies[3]", "breadth-exceeded"],
+    ]);
   });
 
   it("the same URL pinned with two different hashes is hash-mismatch, saying so", async () => {
@@ -244,17 +265,24 @@ describe("a harness given by URL (the page's ?harness=URL#sha256=…)", () => {
   const harness = "agent: agents/a.md\npolicy: ../../../../evil.yaml\nskills:\n  - /etc/passwd\n";
   const routes = async () => ({ [`${RAW}/harness/h.yaml`]: harness, [`${RAW}/agents/a.md`]: AGENT });
 
-  it("resolves relative references against the directory holding harness/, and keeps path-outside-base for URLs", async () => {
-    const { run } = setup("", {}, await routes());
-    const r = await run({ harness: `${RAW}/harness/h.yaml#sha256=${await pinOf(harness)}`, local: undefined });
+  it("resolves relative references against the directory holding harness/", async () => {
+    const { run } = setup("", {}, { [`${RAW}/harness/ok.yaml`]: "agent: agents/a.md\n", [`${RAW}/agents/a.md`]: AGENT });
+    const r = await run({ harness: `${RAW}/harness/ok.yaml#sha256=${await pinOf("agent: agents/a.md\n")}`, local: undefined });
     expect(byField(r, "agent")).toMatchObject({ url: `${RAW}/agents/a.md`, verdict: { allowed: true } });
+  });
+
+  it("keeps path-outside-base for references climbing out of it or naming host paths, and then fetches nothing it names", async () => {
+    const { run, fetch } = setup("", {}, await routes());
+    const r = await run({ harness: `${RAW}/harness/h.yaml#sha256=${await pinOf(harness)}`, local: undefined });
     expect(byField(r, "policy")?.verdict.code).toBe("path-outside-base");
     expect(byField(r, "skills[0]")?.verdict.code).toBe("path-outside-base");
+    expect(fetch.calls).toEqual([`${RAW}/harness/h.yaml`]);
   });
 
   it("falls back to the stale cache entry on a transient network error, with a warning", async () => {
-    const { run, fetch } = setup("", {}, await routes());
-    const ref = `${RAW}/harness/h.yaml#sha256=${await pinOf(harness)}`;
+    const ok = "agent: agents/a.md\n";
+    const { run, fetch } = setup("", {}, { [`${RAW}/harness/ok.yaml`]: ok, [`${RAW}/agents/a.md`]: AGENT });
+    const ref = `${RAW}/harness/ok.yaml#sha256=${await pinOf(ok)}`;
     await run({ harness: ref });
     fetch.routes[`${RAW}/agents/a.md`] = "network-error";
     const again = byField(await run({ harness: ref }), "agent");

@@ -1,4 +1,4 @@
-import { allow, refuse } from "../log";
+import { allow, refuse, type Verdict } from "../log";
 import type { AllowlistEntry } from "./allowlist";
 import { parseAllowlistEntry } from "./allowlist";
 import { type FieldRef, fieldRefs, mergeLayers, setAt, specForDependency } from "./fields";
@@ -7,7 +7,6 @@ import { lockedPins } from "./lock";
 import type { ObtainContext } from "./obtain";
 import { basename } from "./paths";
 import { lintPreflight } from "./preflight";
-import { refForm } from "./reference";
 import { type Allowlists, type Outcome, ResourceResolver } from "./resolve-resource";
 import { now, RunRecord, type Step } from "./run-record";
 import type { Harness } from "./schema";
@@ -88,10 +87,10 @@ export async function resolveHarness(options: ResolveOptions): Promise<Resolutio
     for (const d of lintPreflight(f, command)) record.lint(d);
   }
 
+  // The whole harness is validated before its first request: every field planned (no I/O),
+  // and one refusal anywhere means nothing it names is fetched.
   const refs: FieldRef[] = fieldRefs(harness, origins, root.layer.origin);
-  record.expect(refs.length);
-  const output = structuredClone(merged);
-  for (const ref of refs) {
+  const planned = refs.map((ref) => {
     const step: Step = {
       field: ref.field,
       ref: ref.ref,
@@ -101,7 +100,20 @@ export async function resolveHarness(options: ResolveOptions): Promise<Resolutio
       parent: rootId,
       chain: [root.outcome.identity ?? options.harness],
     };
-    const outcome = await resources.resolve(step);
+    return { ref, step, started: now(), plan: resources.plan(step) };
+  });
+  const runtime = runtimeFetchRefusals(harness, rootId);
+  const refusedPlans = planned.filter((p) => p.plan.kind === "refused");
+  if (runtime.length > 0 || refusedPlans.length > 0) {
+    record.expect(runtime.length + refusedPlans.length);
+    for (const r of runtime) record.record(r.step, now(), r.verdict, {});
+    for (const p of refusedPlans) await resources.execute(p.step, p.started, p.plan);
+    return record.result(null, warm);
+  }
+  record.expect(refs.length);
+  const output = structuredClone(merged);
+  for (const { ref, step, started, plan } of planned) {
+    const outcome = await resources.execute(step, started, plan);
     if (outcome.res.verdict.allowed) {
       setAt(output, ref.path, outcome.res.location);
       await closure(outcome, step);
@@ -109,30 +121,74 @@ export async function resolveHarness(options: ResolveOptions): Promise<Resolutio
   }
   return record.result(warm ? null : output, warm);
 
-  /** The transitive closure of a skill: its SKILL.md frontmatter `dependencies:`. */
+  /**
+   * The transitive closure of a skill: its SKILL.md frontmatter `dependencies:`. A remote
+   * skill's relative dependencies are siblings under its pinned tree; a local skill's resolve
+   * against the base. A dependency already resolved elsewhere (a diamond) is that one node.
+   */
   async function closure(outcome: Outcome, step: Step): Promise<void> {
     const value = outcome.obtained?.value as { data?: { dependencies?: unknown } } | undefined;
     const deps = value?.data?.dependencies;
     if (step.spec.directory !== "skill" || !Array.isArray(deps) || outcome.identity === null) return;
-    record.expect(deps.length);
-    for (const [j, dep] of (deps as string[]).entries()) {
-      const field = `${step.field}.dependencies[${j}]`;
-      const next: Step = {
-        field,
+    const steps = (deps as string[]).map(
+      (dep, j): Step => ({
+        field: `${step.field}.dependencies[${j}]`,
         ref: dep,
         spec: specForDependency(dep),
         origin: outcome.origin,
         depth: step.depth + 1,
         parent: outcome.res.id,
-        chain: [...step.chain, outcome.identity],
-      };
-      if (outcome.origin === null && refForm(dep) !== "url") {
-        const reason = `${field}: a skill fetched from a URL may only depend on pinned URLs, not ${dep}`;
-        record.record(next, now(), refuse("invalid-harness", reason, "resolver"), {});
+        chain: [...step.chain, outcome.identity!],
+      }),
+    );
+    const tooMany = walk.admitDependencies(step.field, steps.length);
+    if (tooMany) {
+      record.expect(1);
+      record.record(steps[limits.maxDependencies]!, now(), tooMany, {});
+      return;
+    }
+    record.expect(steps.length);
+    for (const next of steps) {
+      const child = await resources.resolve(next);
+      if (child.shared) {
+        record.expect(-1);
         continue;
       }
-      const child = await resources.resolve(next);
       if (child.res.verdict.allowed) await closure(child, next);
     }
   }
+}
+
+/**
+ * `allow_runtime_fetch` and `max_runtime_fetches` of the merged harness (the feature itself
+ * is separate): run-time fetching needs at least one `allowed_remote_resources` entry to
+ * fetch under, and `max_runtime_fetches` is 1–1000 (the schema) and only meaningful with it.
+ */
+function runtimeFetchRefusals(harness: Harness, rootId: number): { step: Step; verdict: Verdict }[] {
+  const out: { step: Step; verdict: Verdict }[] = [];
+  const stepOf = (field: string, value: unknown): Step => ({
+    field,
+    ref: String(value),
+    spec: HARNESS_SPEC,
+    origin: null,
+    depth: 1,
+    parent: rootId,
+    chain: [],
+    resource: "allowlist",
+  });
+  if (harness.allow_runtime_fetch === true && (harness.allowed_remote_resources ?? []).length === 0)
+    out.push({
+      step: stepOf("allow_runtime_fetch", true),
+      verdict: refuse(
+        "invalid-harness",
+        "allow_runtime_fetch needs at least one allowed_remote_resources entry to fetch under",
+        "resolver",
+      ),
+    });
+  if (harness.max_runtime_fetches !== undefined && harness.allow_runtime_fetch !== true)
+    out.push({
+      step: stepOf("max_runtime_fetches", harness.max_runtime_fetches),
+      verdict: refuse("invalid-harness", "max_runtime_fetches is only allowed together with allow_runtime_fetch: true", "resolver"),
+    });
+  return out;
 }

@@ -24,8 +24,18 @@ export const Harness = z.looseObject({
       preflight_check: z.string().optional(),
     })
     .optional(),
+  /** Servers the runner starts beside the agent: each `script` is executable, so local only. */
+  api_servers: z.array(z.looseObject({ script: Ref.optional() })).optional(),
   base: Ref.optional(),
   allowed_remote_resources: z.array(z.string()).optional(),
+  /** Run-time fetches by the agent (the feature itself is separate): only validated here. */
+  allow_runtime_fetch: z.boolean().optional(),
+  max_runtime_fetches: z
+    .number()
+    .int("must be a whole number")
+    .min(1, "must be between 1 and 1000")
+    .max(1000, "must be between 1 and 1000")
+    .optional(),
 });
 export type Harness = z.infer<typeof Harness>;
 

@@ -12,6 +12,9 @@ import type { TreeFile } from "./tree-hash";
 export interface ResolveLimits {
   maxDepth: number;
   maxBaseDepth: number;
+  /** Breadth as the reference counts it: the dependencies one resource may list. */
+  maxDependencies: number;
+  /** A per-harness total of distinct remote URLs besides the harness (this resolver's addition). */
   maxRemoteResources: number;
   maxFileBytes: number;
   maxDirectoryFiles: number;
@@ -22,7 +25,8 @@ export interface ResolveLimits {
 export const DEFAULT_LIMITS: ResolveLimits = {
   maxDepth: 10,
   maxBaseDepth: 5,
-  maxRemoteResources: 50,
+  maxDependencies: 50,
+  maxRemoteResources: 500,
   maxFileBytes: 5 * 1024 * 1024,
   maxDirectoryFiles: 200,
   maxDirectoryBytes: 20 * 1024 * 1024,

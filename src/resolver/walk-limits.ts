@@ -5,8 +5,9 @@ import type { ResolveLimits } from "./types";
 /**
  * The bounds of one run's walk (ADR 38): no resource is its own ancestor (`cycle`), one pin
  * per URL (`hash-mismatch`), the closure no deeper than `maxDepth` and the `base:` chain no
- * deeper than `maxBaseDepth` (`depth-exceeded`), at most `maxRemoteResources` distinct remote
- * URLs besides the harness (`breadth-exceeded`). Each check returns the refusal, or null.
+ * deeper than `maxBaseDepth` (`depth-exceeded`), at most `maxDependencies` dependencies listed by
+ * one resource and at most `maxRemoteResources` distinct remote URLs in the whole harness
+ * besides the harness itself (`breadth-exceeded`). Each check returns the refusal, or null.
  */
 export class WalkLimits {
   private readonly pinsByUrl = new Map<string, string>();
@@ -31,6 +32,17 @@ export class WalkLimits {
     if (this.remoteSeen.size > this.limits.maxRemoteResources)
       return refuse("breadth-exceeded", `more than ${this.limits.maxRemoteResources} remote resources in one harness`, "resolver");
     return null;
+  }
+
+  /** The dependency list of one resource, judged on its length before any of it is fetched. */
+  admitDependencies(field: string, count: number): Verdict | null {
+    return count > this.limits.maxDependencies
+      ? refuse(
+          "breadth-exceeded",
+          `${field} lists ${count} dependencies; one resource may list at most ${this.limits.maxDependencies}`,
+          "resolver",
+        )
+      : null;
   }
 
   /** A local path about to be read. */

@@ -4,7 +4,7 @@
 export { acquireSkill } from "./acquire";
 export { acquireFromCommit, gitBlobSha1, RAW_GITHUB, rawUrl } from "./acquire-git";
 export { acquireFromWellKnown, KNOWN_INDEX_SCHEMAS } from "./acquire-well-known";
-export { type AcquireDeps, type Acquired, randomHandle } from "./admit";
+export { type AcquireDeps, type Acquired, checkText, randomHandle } from "./admit";
 export { type Attached, type AttachedSkill, attachSkill, type RunScript, scriptsGiven } from "./attach";
 export type { SkillsFetch, SkillsFetchInit } from "./fetch";
 export { mayRunScripts, type OpenDeps, type Opened, type OpenPurpose, openSkillText, SkillText } from "./handle";
@@ -40,4 +40,4 @@ export {
   SkillHandleRecord,
   type SkillHandleStore,
 } from "./store";
-export { candidateRoots, judgeListing, MAX_FILE_BYTES, MAX_SCRIPTS, SCRIPT_NAME_PATTERN, TreeListing } from "./tree";
+export { candidateRoots, judgeListing, judgeSubtree, MAX_FILE_BYTES, MAX_SCRIPTS, SCRIPT_NAME_PATTERN, TreeListing } from "./tree";

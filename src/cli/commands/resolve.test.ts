@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
+import { copyFile, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
@@ -98,6 +98,71 @@ describe("npx tab resolve (issue 7 CLI, ADR 38)", () => {
 
   it("a usage error exits 64", async () => {
     expect((await tab("resolve")).code).toBe(64);
+  });
+});
+
+describe("npx tab resolve shows each rule the resolver shares with the reference (issue 20), from recordings", () => {
+  const raw = async () => `https://raw.githubusercontent.com/example-org/agent-library/${(await buildSample()).commit}`;
+  const policy = async () => `${await raw()}/policies/rust-sandbox.yaml#sha256=${(await buildSample()).pins.policy}`;
+  /** A .fullsend with the sample org config and one harness, resolved against the sample's recordings. */
+  async function resolveYaml(yaml: string, ...flags: string[]) {
+    const dir = await mkdtemp(join(tmpdir(), "tab-cli-rules-"));
+    await mkdir(join(dir, "harness"));
+    await copyFile(join(SAMPLES, ".fullsend/config.yaml"), join(dir, "config.yaml"));
+    await writeFile(join(dir, "harness/h.yaml"), yaml);
+    const out = await tab("resolve", join(dir, "harness/h.yaml"), "--fixtures", FIXTURES, "--cache", cache, ...flags);
+    await rm(dir, { recursive: true, force: true });
+    return out;
+  }
+
+  it.each([
+    [
+      "a URL in api_servers[i].script is executable-url, before the policy listed first is fetched",
+      async () => `policy: ${await policy()}\napi_servers:\n  - script: ${await raw()}/s.sh#sha256=${"0".repeat(64)}\n`,
+      "api_servers[0].script",
+      "executable-url",
+    ],
+    [
+      "an upper-case HTTPS:// is not-https",
+      async () => `policy: ${(await policy()).replace("https://", "HTTPS://")}\n`,
+      "policy",
+      "not-https",
+    ],
+    [
+      "an explicit port the org config does not list is port-not-allowed",
+      async () => `policy: ${(await policy()).replace("raw.githubusercontent.com", "raw.githubusercontent.com:8443")}\n`,
+      "policy",
+      "port-not-allowed",
+    ],
+    [
+      "a skill URL naming the repository root is refused",
+      async () =>
+        `skills:\n  - https://github.com/example-org/agent-library/tree/${(await buildSample()).commit}#sha256=${"0".repeat(64)}\n`,
+      "skills[0]",
+      "invalid-harness",
+    ],
+    [
+      "allow_runtime_fetch without an allowed_remote_resources entry is refused",
+      async () => `policy: ${await policy()}\nallow_runtime_fetch: true\n`,
+      "allow_runtime_fetch",
+      "invalid-harness",
+    ],
+  ])("%s", async (_, yaml, field, code) => {
+    const out = await resolveYaml(await yaml());
+    expect(out.code).toBe(1);
+    expect(out.lines.find((l) => l.field === field)).toMatchObject({ verdict: "refused", code });
+    expect(out.lines.find((l) => l.field === "policy" && l.verdict === "allowed")).toBeUndefined();
+  });
+
+  it.each([
+    ["--max-depth 1 refuses the sample skill's dependency", ["--max-depth", "1"], 1],
+    ["--max-depth 2 resolves it", ["--max-depth", "2"], 0],
+    ["--max-depth 0 is a usage error", ["--max-depth", "0"], 64],
+    ["--max-depth x is a usage error", ["--max-depth", "x"], 64],
+  ])("%s", async (_, flags, code) => {
+    const out = await tab("resolve", join(SAMPLES, ".fullsend/harness/demo.yaml"), "--fixtures", FIXTURES, "--cache", cache, ...flags);
+    expect(out.code).toBe(code);
+    if (code === 1) expect(out.lines.find((l) => l.field === "skills[1].dependencies[0]")?.code).toBe("depth-exceeded");
   });
 });
 

@@ -9,6 +9,7 @@ import {
   baseOfHarnessPath,
   buildLockFile,
   createFixtureFetch,
+  DEFAULT_LIMITS,
   type FetchLike,
   type LockFile,
   parseLockFile,
@@ -23,7 +24,8 @@ import { createFsLocalFiles } from "../../resolver/fs-local-files.node.js";
 import { createGuardedFetch, portsListedIn } from "../guarded-fetch";
 import type { Command } from "../main";
 
-const USAGE = "npx tab resolve HARNESS [--org-config FILE] [--offline] [--cache DIR] [--lock] [--warm] [--fixtures DIR] [--base DIR]";
+const USAGE =
+  "npx tab resolve HARNESS [--org-config FILE] [--offline] [--cache DIR] [--lock] [--warm] [--fixtures DIR] [--base DIR] [--max-depth N]";
 
 /** One JSON line per resource and per lint diagnostic (the CLI's stable output). */
 export function outputLines(resolution: Resolution): string[] {
@@ -61,10 +63,12 @@ export const command: Command = {
   --org-config FILE  the org config.yaml holding allowed_remote_resources (default: BASE/config.yaml if present)
   --offline          no network at all; every resource missing from the cache is listed
   --cache DIR        the content-addressed cache (default: ~/.cache/linux-in-a-tab/cas)
-  --lock             write BASE/lock.yaml from this resolution (BASE/lock.yaml is always read if present)
+  --lock             write BASE/lock.yaml from a fresh resolution (otherwise BASE/lock.yaml, if present, is
+                     read and its pins are preferred, with a lock-stale warning where it differs)
   --warm             fetch everything the harness needs into the cache, then stop
   --fixtures DIR     answer fetches from recordings (layout: src/resolver/README.md)
   --base DIR         the .fullsend base for relative references (default: the directory holding harness/)
+  --max-depth N      how many levels of dependencies below the harness are resolved (default ${DEFAULT_LIMITS.maxDepth})
 
 exit status: 0 when nothing was refused (lint errors alone do not fail), 1 when something was, 64 on usage errors`,
   async run(args) {
@@ -81,6 +85,7 @@ exit status: 0 when nothing was refused (lint errors alone do not fail), 1 when 
           warm: { type: "boolean" },
           fixtures: { type: "string" },
           base: { type: "string" },
+          "max-depth": { type: "string" },
         },
       });
     try {
@@ -93,6 +98,14 @@ exit status: 0 when nothing was refused (lint errors alone do not fail), 1 when 
     if (positionals.length !== 1) {
       process.stderr.write(`tab resolve: expected one HARNESS\nusage: ${USAGE}\n`);
       return 64;
+    }
+    let maxDepth: number | undefined;
+    if (values["max-depth"] !== undefined) {
+      maxDepth = Number(values["max-depth"]);
+      if (!/^\d+$/.test(values["max-depth"]) || maxDepth < 1 || maxDepth > 100) {
+        process.stderr.write(`tab resolve: --max-depth must be a whole number from 1 to 100\nusage: ${USAGE}\n`);
+        return 64;
+      }
     }
     const ref = positionals[0]!;
     const isUrl = refForm(ref) === "url";
@@ -141,7 +154,9 @@ exit status: 0 when nothing was refused (lint errors alone do not fail), 1 when 
       log,
       orgConfig,
       base,
-      lock,
+      // Locking resolves afresh: preferring the old lock's pins would write them back unchanged.
+      lock: values.lock ? null : lock,
+      ...(maxDepth !== undefined ? { limits: { maxDepth } } : {}),
       offline: values.offline === true,
       warm: values.warm === true,
       ...(fetch ? { fetch } : {}),

@@ -77,7 +77,7 @@ export async function establishedTunnel(options: { keyUpdates?: KeyUpdateLimit }
   );
   const raw = drain(pipe.client.readable);
   const writer = pipe.client.writable.getWriter();
-  let secret = CLIENT_SECRET;
+  let secret: Uint8Array = CLIENT_SECRET;
   let cipher = await RecordCipher.create(await deriveTrafficKeys(secret));
 
   const client = {
