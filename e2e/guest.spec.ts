@@ -79,6 +79,11 @@ test("a reload restores the saved state and the restored guest answers a command
   await waitForGuest(page);
   const phases = await page.evaluate(() => window.__tab?.log.ofKind("boot.progress").map((e) => e.phase));
   expect(phases).toContain("snapshot-restore");
+  // A restored terminal shows a fresh prompt and nothing else.
+  const screen = await page.evaluate(() =>
+    [...document.querySelectorAll("#terminal .xterm-rows > div")].map((r) => (r.textContent ?? "").trimEnd()).filter((l) => l !== ""),
+  );
+  expect(screen).toEqual(["guest:~#"]);
   const { output } = await runInGuest(page, "echo restored-$((1+1))");
   expect(output).toContain("restored-2");
 });

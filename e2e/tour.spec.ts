@@ -1,5 +1,5 @@
 import { expect, type Page, test } from "@playwright/test";
-import { BOOT_TIMEOUT_MS, openPlayground, type Playground, waitForGuest } from "./support/guest";
+import { BOOT_TIMEOUT_MS, commandCount, commandEnd, openPlayground, type Playground, typeAndWait, waitForGuest } from "./support/guest";
 import { refuseUnplanned, routeZen } from "./support/upstreams";
 
 // Issue 11, the guided training tour: the trainee types each step's command into the real
@@ -18,26 +18,9 @@ test.afterAll(async () => {
   await pg?.context.close();
 });
 
-const PROMPT_SOURCE = "guest:[^\\n#]*# ";
-
-/** Waits until the guest prints its prompt after `mark` + the echoed command. */
-async function waitForPrompt(page: Page, mark: number, command: string): Promise<void> {
-  await page.evaluate(
-    async ({ mark, length, prompt }) => {
-      await window.__tab?.guest?.console.waitFor(new RegExp(prompt), mark + length);
-    },
-    { mark, length: command.length, prompt: PROMPT_SOURCE },
-  );
-}
-
-const consoleMark = (page: Page) => page.evaluate(() => window.__tab?.guest?.console.mark ?? 0);
-
-/** Types a command into the terminal the way a user does: focus it, then press the keys. */
+/** Types a command into the terminal the way a user does and waits for the shell to report its end. */
 async function typeInTerminal(page: Page, command: string): Promise<void> {
-  const mark = await consoleMark(page);
-  await page.locator("#terminal").click();
-  await page.keyboard.type(`${command}\n`);
-  await waitForPrompt(page, mark, command);
+  await typeAndWait(page, command);
 }
 
 const card = (page: Page) => page.getByTestId("tour-card");
@@ -102,10 +85,10 @@ test("step 3: without llrun the SYN leaves and the wire refuses it (not the less
   // "Type it for me" types the hint's command into the guest console.
   const command = "llrun --ro / --rw /tmp --connect 3128 -- tcpconnect 93.184.216.34 443";
   await expect(page.getByTestId("tour-command")).toHaveText(command);
-  const mark = await consoleMark(page);
+  const typed = await commandCount(page);
   await page.getByTestId("tour-type").click();
   await expect(card(page)).toHaveAttribute("data-step", "dns", { timeout: 90_000 });
-  await waitForPrompt(page, mark, command);
+  expect((await commandEnd(page, typed)).by).toBe("page");
   await expect(page.getByTestId("tour-explained")).toContainText("EACCES (errno 13)");
   await expect(page.getByTestId("tour-explained")).toContainText("Seed 004, row 6");
 });

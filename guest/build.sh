@@ -3,6 +3,8 @@
 #
 #   guest/build.sh                 build everything (idempotent; reuses guest/.cache)
 #   guest/build.sh --kernel-only   stop after the kernel
+#   guest/build.sh --reuse-kernel  take the committed vendor/guest/bzImage instead of compiling
+#                                  (only after checking it was built from the same inputs)
 #   APT_REFRESH=1 guest/build.sh   re-read the trixie package lists (newer package versions)
 #   JOBS=4 guest/build.sh          parallel kernel build (default: nproc)
 #
@@ -22,10 +24,12 @@ KVER_PKG=linux-source-6.12
 # Fixed timestamp for kernel and cpio so that identical inputs give identical bytes.
 export SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-1764633600}   # 2025-12-02T00:00:00Z
 KERNEL_ONLY=0
+REUSE_KERNEL=0
 for a in "$@"; do
   case "$a" in
     --kernel-only) KERNEL_ONLY=1 ;;
-    -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
+    --reuse-kernel) REUSE_KERNEL=1 ;;
+    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
     *) echo "build.sh: unknown argument: $a" >&2; exit 64 ;;
   esac
 done
@@ -102,9 +106,11 @@ build_kernel() {
   deb=$(fetch_deb "$name" "$ver")
   echo "$name $ver" >> "$PKGLOG"
   stamp_want=$( { echo "$ver"; cat "$HERE/kernel.fragment"; sed -n '/^# -- kernel recipe --/,/^# -- end kernel recipe --/p' "$0"; } | sha256sum | cut -c1-64)
+  KSTAMP=$stamp_want
   if [ -f "$KOBJ/arch/x86/boot/bzImage" ] && [ "$(cat "$WORK/kernel/stamp" 2>/dev/null)" = "$stamp_want" ]; then
     log "kernel: up to date ($ver)"; return
   fi
+  if [ "$REUSE_KERNEL" = 1 ]; then reuse_kernel "$ver" "$deb" "$stamp_want"; return; fi
   # -- kernel recipe --
   if [ "$(cat "$WORK/kernel/src.version" 2>/dev/null)" != "$ver" ]; then
     log "kernel: unpacking $KVER_PKG $ver"
@@ -127,6 +133,30 @@ build_kernel() {
     { tail -n 40 "$WORK/kernel/build.log" >&2; die "kernel build failed (log: $WORK/kernel/build.log)"; }
   # -- end kernel recipe --
   echo "$stamp_want" > "$WORK/kernel/stamp"
+}
+# --reuse-kernel: the kernel's inputs did not change, so the committed bzImage is what a
+# compile would give (KBUILD_BUILD_* and SOURCE_DATE_EPOCH are fixed). Checked, not assumed:
+# the same linux-source version, the committed .config (from BUILD-INFO) still carries every
+# fragment line, the bzImage matches manifest.json, and the kernel stamp (recorded since this
+# option exists) is the same. Only usr/gen_init_cpio.c is unpacked from the source (for the cpio).
+reuse_kernel() {
+  local ver=$1 deb=$2 stamp_want=$3 info=$OUT/BUILD-INFO recorded
+  [ -f "$info" ] && [ -f "$OUT/bzImage" ] || die "--reuse-kernel: no committed $OUT/bzImage and BUILD-INFO"
+  grep -qxF "$KVER_PKG $ver" "$info" || die "--reuse-kernel: the committed kernel is not from $KVER_PKG $ver; build it"
+  recorded=$(sed -n 's/^kernel stamp: //p' "$info")
+  [ -z "$recorded" ] || [ "$recorded" = "$stamp_want" ] ||
+    die "--reuse-kernel: kernel.fragment or the kernel recipe changed since the committed build; build it"
+  [ "$(sha256sum < "$OUT/bzImage" | cut -c1-64)" = "$(sed -n 's/.*"kernel":.*"sha256": "\([0-9a-f]*\)".*/\1/p' "$OUT/manifest.json")" ] ||
+    die "--reuse-kernel: $OUT/bzImage does not match manifest.json"
+  rm -rf "$WORK/kernel"; mkdir -p "$WORK/kernel/deb" "$KSRC/usr" "$KOBJ/arch/x86/boot"
+  sed -n '/^== kernel .config$/,$p' "$info" | tail -n +2 > "$KOBJ/.config"
+  check_kconfig "$KOBJ/.config"
+  cp "$OUT/bzImage" "$KOBJ/arch/x86/boot/bzImage"
+  log "kernel: reusing the committed bzImage ($ver); extracting usr/gen_init_cpio.c"
+  dpkg-deb --fsys-tarfile "$deb" | tar -xO "./usr/src/$KVER_PKG.tar.xz" |
+    tar -xJ -O --wildcards '*/usr/gen_init_cpio.c' > "$KSRC/usr/gen_init_cpio.c"
+  [ -s "$KSRC/usr/gen_init_cpio.c" ] || die "--reuse-kernel: usr/gen_init_cpio.c not found in $deb"
+  KERNEL_REUSED=yes
 }
 # Every line of the fragment must be in the final .config, exactly.
 check_kconfig() {
@@ -308,7 +338,7 @@ write_manifest() {
   "vga_bios": "vgabios.bin",
   "cmdline": "console=ttyS0 quiet tsc=reliable random.trust_cpu=on",
   "memory_size": 134217728,
-  "ready_line": "TAB-GUEST-READY",
+  "ready": "the first OSC 133;B mark (the end of the first prompt; guest/README.md, shell integration)",
   "prompt": "guest:~# ",
   "proxy": "http://10.0.2.2:3128",
   "guest_ip": "10.0.2.15",
@@ -320,7 +350,8 @@ JSON
 write_build_info() {
   echo "Linux in a tab: guest image build record"
   echo "build date (UTC): $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-  echo "build time: $(( $(date +%s) - T0 )) s (this run of guest/build.sh; kernel compiled in this run: ${KERNEL_BUILT:-no})"
+  echo "build time: $(( $(date +%s) - T0 )) s (this run of guest/build.sh; kernel compiled in this run: ${KERNEL_BUILT:-no}${KERNEL_REUSED:+, the committed bzImage reused after checking its inputs})"
+  echo "kernel stamp: $KSTAMP"
   echo "host: $(. /etc/os-release; echo "$PRETTY_NAME") $(uname -m)"
   echo "gcc: $(gcc --version | head -n1)"
   echo "binutils: $(ld --version | head -n1)"
@@ -351,7 +382,7 @@ apt_setup
 : > "$PKGLOG"; : > "$WORK/unpacked.pkgs"
 KSTAMP_BEFORE=$(cat "$WORK/kernel/stamp" 2>/dev/null || true)
 build_kernel
-[ "$(cat "$WORK/kernel/stamp")" = "$KSTAMP_BEFORE" ] || KERNEL_BUILT=yes
+[ -n "${KERNEL_REUSED:-}" ] || [ "$(cat "$WORK/kernel/stamp")" = "$KSTAMP_BEFORE" ] || KERNEL_BUILT=yes
 [ "$KERNEL_ONLY" = 1 ] && { log "kernel only: $KOBJ/arch/x86/boot/bzImage"; exit 0; }
 unpack_userland
 build_programs

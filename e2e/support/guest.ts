@@ -42,37 +42,61 @@ export async function waitForGuest(page: Page): Promise<void> {
   });
 }
 
-let counter = 0;
+/** A command's end as the guest's shell reported it (its OSC 133 mark): output and exit status. */
+export interface Ran {
+  output: string;
+  status: number;
+}
 
 /**
- * Types `command` into the guest's serial console (exactly what a user would type), waits
- * for it to finish, and returns its output and exit status. The end marker's `$?` is
- * expanded by the guest's shell, so the echoed command line never matches it.
+ * Runs `command` in the guest through the page's console driver, the same one scenarios and
+ * runs use: it waits for the shell to be idle, types the command (visibly, nothing added),
+ * and resolves on its command-finished mark with its exact output and exit status.
  */
-export async function runInGuest(page: Page, command: string, timeoutMs = 60_000): Promise<{ output: string; status: number }> {
-  const n = ++counter;
+export async function runInGuest(page: Page, command: string, timeoutMs = 60_000): Promise<Ran> {
   return page.evaluate(
-    async ({ command, n, timeoutMs }) => {
+    async ({ command, timeoutMs }) => {
       const guest = window.__tab?.guest;
       if (!guest) throw new Error("no guest");
-      const mark = guest.console.mark;
-      // Both markers are expanded by the shell, so the echoed (and possibly wrapped) command
-      // line never matches them: the output is exactly what lies between.
-      guest.console.type(`echo "__BEGIN_${n}_$((1))__"; ${command}; echo "__END_${n}_$?__"\n`);
-      const begin = new RegExp(`__BEGIN_${n}_1__\r?\n`);
-      const end = new RegExp(`__END_${n}_(\\d+)__`);
-      const match = await Promise.race([
-        guest.console.waitFor(end, mark),
-        new Promise<never>((_, reject) =>
-          setTimeout(() => reject(new Error(`timed out after ${timeoutMs} ms running: ${command}`)), timeoutMs),
-        ),
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const result = await Promise.race([
+        guest.driver.run(command),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new Error(`timed out after ${timeoutMs} ms running: ${command}`)), timeoutMs);
+        }),
       ]);
-      const text = guest.console.text.slice(mark);
-      const start = begin.exec(text);
-      const from = start ? start.index + start[0].length : 0;
-      const output = text.slice(from, from + text.slice(from).search(end)).replace(/\r/g, "");
-      return { output, status: Number(match[1]) };
+      clearTimeout(timer);
+      return { output: result.output, status: result.status ?? -1 };
     },
-    { command, n, timeoutMs },
+    { command, timeoutMs },
   );
+}
+
+/** How many command lines the shell has seen so far (the index the next one gets). */
+export const commandCount = (page: Page) => page.evaluate(() => window.__tab?.guest?.console.shell.records.length ?? 0);
+
+/** Waits for the command line number `index` (see `commandCount`) to finish; who typed it does not matter. */
+export async function commandEnd(page: Page, index: number): Promise<Ran & { by: "user" | "page" }> {
+  return page.evaluate(async (index) => {
+    const c = window.__tab?.guest?.console;
+    if (!c) throw new Error("no guest");
+    const record = await c.until(() => {
+      const r = c.shell.records[index];
+      return r?.finished ? r : null;
+    });
+    return { output: c.output(record), status: record.status ?? -1, by: record.by };
+  }, index);
+}
+
+/** Types a command line into the terminal the way a person does (focus it, press the keys); does not wait for it. */
+export async function typeInTerminal(page: Page, line: string): Promise<number> {
+  const index = await commandCount(page);
+  await page.locator("#terminal").click();
+  await page.keyboard.type(`${line}\n`);
+  return index;
+}
+
+/** Types a command line as a person does and waits for it to finish. */
+export async function typeAndWait(page: Page, line: string): Promise<Ran> {
+  return commandEnd(page, await typeInTerminal(page, line));
 }

@@ -1,9 +1,10 @@
 import { utf8 } from "../bytes";
 import { createEventLog, type EventLog } from "../log";
 import { createPolicyHolder, DEFAULT_POLICY, type PolicyHolder } from "../policy";
+import { missingBrowserFeatures, UnsupportedBrowserError, unsupportedBrowserMessage } from "./browser-support";
 import { createConsoleTurns } from "./console-turns";
 import { h, replaceChildren } from "./dom";
-import { bootGuest, type Guest, PROMPT } from "./emulator/boot";
+import { bootGuest, type Guest } from "./emulator/boot";
 import { GuestImageError, loadGuestImages } from "./emulator/images";
 import { dropSnapshot, loadSnapshot, saveSnapshot, snapshotKey } from "./emulator/snapshots";
 import { mountFeatures } from "./features";
@@ -125,6 +126,8 @@ export async function startPlayground(container: HTMLElement): Promise<Playgroun
 
   void (async () => {
     try {
+      const missing = await missingBrowserFeatures(globalThis);
+      if (missing.length > 0) throw new UnsupportedBrowserError(unsupportedBrowserMessage(missing));
       const [images, ca] = await Promise.all([loadGuestImages("guest/", log), obtainSessionCa()]);
       const key = snapshotKey(images.hashes);
       const fresh = params.get("boot") === "fresh";
@@ -137,7 +140,7 @@ export async function startPlayground(container: HTMLElement): Promise<Playgroun
         log,
         ...(state && !v86Fetch ? { state } : {}),
         ...(v86Fetch ? { relayUrl: "fetch" } : {}),
-        onOutput: (bytes) => term.write(bytes),
+        onOutput: (text) => term.write(text),
       });
       handle.guest = guest;
       if (!v86Fetch) {
@@ -160,19 +163,17 @@ export async function startPlayground(container: HTMLElement): Promise<Playgroun
       tellSize(term.terminal.cols, term.terminal.rows);
       term.onResize(tellSize);
       if (state) {
-        // A restored shell sits at a prompt the console never saw: ask for a fresh one and wait
-        // for it, so whatever types first (a scenario, a run) starts from an idle prompt.
-        const mark = guest.console.mark;
-        guest.console.type("\n");
-        await guest.console.waitFor(PROMPT, mark);
+        // A restored shell sits at a prompt the console never saw: a fresh one (and only it)
+        // shows, and its marks make the shell idle for whatever types first.
+        await guest.console.requestPrompt();
       } else if (!v86Fetch) {
         // Save the booted state so the next visit starts in about a second.
         const saved = await guest.saveState();
-        await saveSnapshot(key, saved);
+        const stored = await saveSnapshot(key, saved);
         log.append({
           kind: "boot.progress",
           phase: "snapshot-save",
-          message: `saved the booted state (${(saved.byteLength / 1e6).toFixed(1)} MB) for the next visit`,
+          message: `saved the booted state for the next visit (${(saved.byteLength / 1e6).toFixed(1)} MB, ${(stored / 1e6).toFixed(1)} MB compressed)`,
         });
       }
       replaceChildren(
@@ -195,7 +196,10 @@ export async function startPlayground(container: HTMLElement): Promise<Playgroun
       if (params.get("embed") !== "1") term.focus();
       resolveReady(guest);
     } catch (error) {
-      const message = error instanceof GuestImageError ? error.message : `the guest did not start: ${(error as Error).message}`;
+      const message =
+        error instanceof GuestImageError || error instanceof UnsupportedBrowserError
+          ? error.message
+          : `the guest did not start: ${(error as Error).message}`;
       log.append({ kind: "boot.progress", phase: "error", message });
       rejectReady(error);
     }

@@ -11,8 +11,9 @@ import {
   resolveHarness,
 } from "../resolver";
 import { type AttachedSkill, attachSkill, type SkillBlobStore, type SkillHandleStore, scriptsGiven } from "../skills";
+import { connectionsClosed } from "./command-settle";
 import type { ConsoleTurns } from "./console-turns";
-import { type Guest, PROMPT } from "./emulator/boot";
+import type { Guest } from "./emulator/boot";
 import { writeShareFile } from "./guest-share";
 import { SAMPLE, SAMPLE_HARNESS_PATH } from "./resolve-session";
 import { RUNNER_DEMO_FILES, RUNNER_DEMO_HARNESS, RUNNER_DEMO_REPO } from "./runner-demo";
@@ -114,7 +115,7 @@ export async function runAgent(deps: RunnerDeps, options: RunOptions = {}): Prom
     };
   };
 
-  log.append({ kind: "scenario", id, phase: "start", message: `run agent: resolving ${harnessRef}` });
+  const startSeq = log.append({ kind: "scenario", id, phase: "start", message: `run agent: resolving ${harnessRef}` }).seq;
   const guest = await deps.guest;
   const resolution = await resolveFor(deps, harnessRef);
   if (!resolution.ok) return failed("resolve", `the harness did not resolve: ${resolution.error?.code} ${resolution.error?.reason ?? ""}`);
@@ -177,10 +178,7 @@ export async function runAgent(deps: RunnerDeps, options: RunOptions = {}): Prom
   // One conversation with the console at a time: a scenario clicked meanwhile waits its turn.
   return deps.turns.take(async () => {
     const lines: RunnerLine[] = [];
-    let settle!: (line: RunnerLine) => void;
-    const outcomeLine = new Promise<RunnerLine>((resolve) => {
-      settle = resolve;
-    });
+    const seen: { last: RunnerLine | null } = { last: null };
     let started = false;
     const stop = guest.console.onLine((raw) => {
       const line = parseRunnerLine(raw);
@@ -190,22 +188,34 @@ export async function runAgent(deps: RunnerDeps, options: RunOptions = {}): Prom
       const event = runnerLineEvent(line, id, scrub);
       if (event) log.append(event);
       if (line.quote === null) lines.push(line);
-      if (runOutcome(line)) settle(line);
+      if (runOutcome(line)) seen.last = line;
     });
     try {
-      const mark = guest.console.mark;
-      guest.console.type(`${plan.command}\n`);
       const timeoutMs = options.timeoutMs ?? 15 * 60_000;
       let timer: ReturnType<typeof setTimeout> | undefined;
-      const last = await Promise.race([
-        outcomeLine,
+      // The driver waits for a person's command to end, types the runner's command, and
+      // resolves on its command-finished mark: every step line is on the log by then.
+      const controller = new AbortController();
+      let typed = false;
+      const running = guest.driver.run(plan.command, { signal: controller.signal, onStarted: () => (typed = true) });
+      running.catch(() => undefined);
+      const ended = await Promise.race([
+        running,
         new Promise<null>((resolve) => {
           timer = setTimeout(() => resolve(null), timeoutMs);
         }),
       ]);
       clearTimeout(timer);
-      if (last === null) return failed("timeout", `no outcome from the guest within ${Math.round(timeoutMs / 1000)} s`);
-      await guest.console.waitFor(PROMPT, mark + plan.command.length);
+      if (ended === null) {
+        // Typed: stop it as a person would. Still waiting: never typed at all.
+        if (typed) guest.driver.interrupt();
+        else controller.abort(new Error("timed out"));
+        return failed("timeout", `no outcome from the guest within ${Math.round(timeoutMs / 1000)} s`);
+      }
+      if (ended.interrupted) return failed("interrupted", `interrupted: exit status ${ended.status} (Ctrl+C)`);
+      const last = seen.last;
+      if (last === null) return failed("outcome", `the runner ended with exit status ${ended.status} and no outcome line`);
+      await connectionsClosed(log, startSeq, 30_000);
       const outcome = runOutcome(last)!;
       log.append({
         kind: "scenario",

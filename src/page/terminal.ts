@@ -1,10 +1,11 @@
 import { FitAddon } from "@xterm/addon-fit";
 import { Terminal } from "@xterm/xterm";
 import "@xterm/xterm/css/xterm.css";
+import { parseOsc133 } from "./shell-marks";
 
 export interface GuestTerminal {
   terminal: Terminal;
-  write(bytes: Uint8Array): void;
+  write(text: string): void;
   onInput(listener: (text: string) => void): void;
   onResize(listener: (cols: number, rows: number) => void): void;
   focus(): void;
@@ -32,6 +33,11 @@ export function createTerminal(container: HTMLElement): GuestTerminal {
   new ResizeObserver(refit).observe(container);
   refit();
 
+  // The shell's OSC 133 marks are the page's protocol, never part of the screen. (The console
+  // reads the same marks from the byte stream, in order with the text around them; xterm
+  // parses asynchronously, so its handler only keeps them off the screen.)
+  terminal.parser.registerOscHandler(133, (data) => parseOsc133(data) !== null);
+
   const inputListeners: ((text: string) => void)[] = [];
   terminal.attachCustomKeyEventHandler((e) => {
     if (e.type !== "keydown" || !e.ctrlKey || !e.shiftKey) return true;
@@ -52,7 +58,7 @@ export function createTerminal(container: HTMLElement): GuestTerminal {
 
   return {
     terminal,
-    write: (bytes) => terminal.write(bytes),
+    write: (text) => terminal.write(text),
     onInput: (listener) => inputListeners.push(listener),
     onResize: (listener) => terminal.onResize(({ cols, rows }) => listener(cols, rows)),
     focus: () => terminal.focus(),

@@ -1,10 +1,13 @@
 import { z } from "zod";
 
-/** A scenario or tour step starting or finishing, so replays can compare sequences. */
+/**
+ * A scenario or tour step starting or finishing, so replays can compare sequences.
+ * `interrupted`: a person pressed Ctrl+C during its command (exit status 130).
+ */
 export const ScenarioEvent = z.object({
   kind: z.literal("scenario"),
   id: z.string(),
-  phase: z.enum(["start", "done", "failed"]),
+  phase: z.enum(["start", "done", "failed", "interrupted"]),
   message: z.string(),
 });
 

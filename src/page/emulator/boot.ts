@@ -1,6 +1,7 @@
 import { V86 } from "v86";
 import wasmUrl from "v86/build/v86.wasm?url";
 import type { EventLog } from "../../log";
+import { type ConsoleDriver, createConsoleDriver } from "../console-driver";
 import { GuestConsole } from "./console";
 import type { GuestImages } from "./images";
 
@@ -14,7 +15,9 @@ export interface Guest {
   emulator: V86;
   bus: V86Bus;
   console: GuestConsole;
-  /** Resolves when the guest's shell is ready for commands. */
+  /** The one way the page types commands (scenarios, runs, replays, the tour, the tests). */
+  driver: ConsoleDriver;
+  /** Resolves when the guest's shell shows its first prompt (a booted guest) or the emulator runs (a restored one, whose console still has to ask for a fresh prompt). */
   ready: Promise<void>;
   saveState(): Promise<ArrayBuffer>;
   /** Writes a file into the 9p share the guest mounts at /mnt/tab. */
@@ -32,14 +35,9 @@ export interface BootOptions {
   memoryMiB?: number;
   /** v86's own network backend (e.g. "fetch"), instead of the page's peer on the bus. */
   relayUrl?: string;
-  /** Where serial output goes (the terminal). */
-  onOutput(bytes: Uint8Array): void;
+  /** Where serial output goes (the terminal): the guest's text with its OSC 133 marks. */
+  onOutput(text: string): void;
 }
-
-/** What /init prints right before the first prompt (guest/README.md). */
-export const READY_MARKER = "TAB-GUEST-READY";
-/** The shell's prompt (PS1 in guest/rootfs/etc/profile); busybox may follow it with ESC[6n. */
-export const PROMPT = /guest:[^\n#]*# /;
 
 function concatInitrd(initrd: ArrayBuffer, appendix?: Uint8Array): ArrayBuffer {
   if (!appendix || appendix.length === 0) return initrd;
@@ -97,8 +95,8 @@ export function bootGuest(options: BootOptions): Guest {
     const bytes = Uint8Array.from(pending);
     pending = [];
     guestConsole.receive(bytes);
-    options.onOutput(bytes);
   };
+  guestConsole.onOutput(options.onOutput);
   emulator.add_listener("serial0-output-byte", (byte: number) => {
     pending.push(byte);
     if (!scheduled) {
@@ -111,7 +109,8 @@ export function bootGuest(options: BootOptions): Guest {
   const ready = (
     options.state
       ? new Promise<void>((resolve) => emulator.add_listener("emulator-ready", () => resolve()))
-      : guestConsole.waitFor(new RegExp(READY_MARKER), 0).then((m) => guestConsole.waitFor(PROMPT, m.index))
+      : // Ready at the first prompt's marks (guest/rootfs/etc/profile), not at anything printed.
+        guestConsole.firstPrompt
   ).then(() => {
     log.append({
       kind: "boot.progress",
@@ -124,6 +123,7 @@ export function bootGuest(options: BootOptions): Guest {
     emulator,
     bus,
     console: guestConsole,
+    driver: createConsoleDriver(guestConsole),
     ready,
     saveState: () => emulator.save_state(),
     writeFile: (path, bytes) => emulator.create_file(path, bytes),

@@ -1,4 +1,5 @@
 import { createStore, del, get, set } from "idb-keyval";
+import { packState, unpackState } from "./state-codec";
 
 /**
  * Saved guest states in IndexedDB, keyed by the hashes of the image they were taken from:
@@ -13,17 +14,21 @@ export function snapshotKey(hashes: Record<string, string>): string {
     .join(",")}`;
 }
 
+/** The raw state to restore, or null (none, or a damaged entry: the page then boots). */
 export async function loadSnapshot(key: string): Promise<ArrayBuffer | null> {
   try {
     const value = await get<ArrayBuffer>(key, store);
-    return value instanceof ArrayBuffer ? value : null;
+    return value instanceof ArrayBuffer ? await unpackState(value) : null;
   } catch {
     return null;
   }
 }
 
-export async function saveSnapshot(key: string, state: ArrayBuffer): Promise<void> {
-  await set(key, state, store);
+/** Keeps the state compressed; returns the bytes IndexedDB now holds for it. */
+export async function saveSnapshot(key: string, state: ArrayBuffer): Promise<number> {
+  const packed = await packState(state);
+  await set(key, packed, store);
+  return packed.byteLength;
 }
 
 export async function dropSnapshot(key: string): Promise<void> {

@@ -91,7 +91,7 @@ export function mount(ctx: FeatureContext): void {
     const start = events.find((e) => e.kind === "scenario" && e.id === scenario.id && e.phase === "start");
     if (!start) return "the scenario did not start (another one was typing): try again";
     const end = events.find((e) => e.kind === "scenario" && e.id === scenario.id && e.phase !== "start" && e.seq > start.seq);
-    if (end?.kind === "scenario" && end.phase === "failed") return `did not finish: ${end.message}`;
+    if (end?.kind === "scenario" && (end.phase === "failed" || end.phase === "interrupted")) return `did not finish: ${end.message}`;
     const verdicts = verdictSequence(events.filter((e) => e.seq > start.seq)).map((s) => `${s.code} by ${s.by}`);
     const where = `the ${scenario.expect.panel} panel below`;
     return verdicts.length === 0 ? `done: see ${where}` : `done: ${verdicts.join(", ")} (see ${where})`;

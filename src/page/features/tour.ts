@@ -70,8 +70,10 @@ export function mount(ctx: FeatureContext): void {
     start,
     restart,
     typeCommand: (step: TourStep) => {
-      if (!guest) return;
-      guest.console.type(`${step.command}\n`);
+      const g = guest;
+      if (!g) return;
+      // Through the console driver: it waits for a command already running, then types this one.
+      void ctx.turns.take(() => g.driver.run(step.command)).catch(() => undefined);
       // Give the keyboard back to the terminal (xterm listens on its helper textarea).
       ctx.layout.terminalBox.querySelector("textarea")?.focus();
     },

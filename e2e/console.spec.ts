@@ -1,0 +1,168 @@
+import { expect, type Page, test } from "@playwright/test";
+import { BOOT_TIMEOUT_MS, commandCount, commandEnd, openPlayground, type Playground, runInGuest, typeInTerminal } from "./support/guest";
+import { refuseUnplanned, routeZen } from "./support/upstreams";
+
+// Issue 17, the console protocol: the guest's prompt carries OSC 133 marks, so the page knows
+// when the shell is idle and when each command ends. A scenario clicked while a person's
+// command runs waits for it, then runs to its own end (its own decisions on the log), and the
+// share link's verdict sequence is the rows'. One boot for the file.
+test.describe.configure({ mode: "serial" });
+
+let pg: Playground;
+test.beforeAll(async ({ browser }) => {
+  test.setTimeout(BOOT_TIMEOUT_MS);
+  pg = await openPlayground(browser);
+  await refuseUnplanned(pg.context);
+  await routeZen(pg.context, "Mind your words, they are important.");
+});
+test.afterAll(async () => {
+  await pg?.context.close();
+});
+
+interface Seen {
+  seq: number;
+  kind: string;
+  id?: string;
+  phase?: string;
+  code?: string;
+  by?: string;
+  message?: string;
+}
+
+/** Scenario events and verdicts since `from`, in log order. */
+const seenSince = (page: Page, from: number) =>
+  page.evaluate(
+    (from) =>
+      (window.__tab?.log.events() ?? []).flatMap((e): Seen[] => {
+        if (e.seq < from) return [];
+        if (e.kind === "scenario") return [{ seq: e.seq, kind: e.kind, id: e.id, phase: e.phase, message: e.message }];
+        if (e.kind === "proxy.decision" && e.mode !== "own") return [{ seq: e.seq, kind: e.kind, code: e.code, by: e.by }];
+        return [];
+      }),
+    from,
+  );
+
+const nextSeq = (page: Page) => page.evaluate(() => window.__tab?.log.nextSeq ?? 0);
+
+/** Waits for scenario `id` to end (done or failed) after `from`; returns its start and end events. */
+async function scenarioWindow(page: Page, id: string, from: number): Promise<{ start: Seen; end: Seen }> {
+  await page.waitForFunction(
+    ({ id, from }) => window.__tab?.log.events().some((e) => e.seq >= from && e.kind === "scenario" && e.id === id && e.phase !== "start"),
+    { id, from },
+    { timeout: 120_000 },
+  );
+  const events = (await seenSince(page, from)).filter((e) => e.kind === "scenario" && e.id === id);
+  const start = events.find((e) => e.phase === "start");
+  const end = events.find((e) => e.phase !== "start");
+  if (!start || !end) throw new Error(`scenario ${id}: no start/end pair in ${JSON.stringify(events)}`);
+  return { start, end };
+}
+
+/** The verdicts logged inside a window, as `code:by`. */
+const verdictsIn = (events: Seen[], w: { start: Seen; end: Seen }) =>
+  events.filter((e) => e.kind === "proxy.decision" && e.seq > w.start.seq && e.seq < w.end.seq).map((e) => `${e.code}:${e.by}`);
+
+const shareSequence = (page: Page) =>
+  page.evaluate(() =>
+    (window.__tab!.features.share as { sequence(): { code: string; by: string }[] }).sequence().map((s) => `${s.code}:${s.by}`),
+  );
+
+test("a scenario clicked while a typed command runs starts after it, ends after its own decision, and the share link carries its verdict", async () => {
+  test.setTimeout(240_000);
+  const page = pg.page;
+  const from = await nextSeq(page);
+  const typed = await typeInTerminal(page, "sleep 4; echo user-done");
+  await page.locator('[data-scenario="host-not-allowed"]').click();
+  // The click waits for the shell, visibly, with a Cancel.
+  await expect(page.locator('[data-waiting-scenario="host-not-allowed"]').getByRole("button", { name: "Cancel" })).toBeVisible();
+  await expect(page.locator('[data-scenario="host-not-allowed"]')).toHaveAttribute("data-state", "waiting");
+
+  const user = await commandEnd(page, typed);
+  expect(user).toEqual({ by: "user", status: 0, output: "user-done\n" });
+  const w = await scenarioWindow(page, "host-not-allowed", from);
+  expect(w.end.phase).toBe("done");
+  // The next command line after the person's is the scenario's, typed by the page.
+  const scenarioCommand = await commandEnd(page, typed + 1);
+  expect(scenarioCommand.by).toBe("page");
+  expect(scenarioCommand.output).toMatch(/403|CONNECT tunnel failed/);
+  expect(verdictsIn(await seenSince(page, from), w)).toEqual(["host-not-allowed:net"]);
+  await expect(page.locator("[data-waiting-scenario]")).toHaveCount(0);
+
+  expect(await shareSequence(page)).toEqual(["host-not-allowed:net"]);
+  await page.locator("#share").click();
+  await expect(page.locator(".share-output")).toHaveValue(/^http/);
+  const link = new URL(await page.locator(".share-output").inputValue());
+  expect(link.searchParams.get("scenarios")).toBe("host-not-allowed");
+  expect(link.searchParams.get("expect")).toBe("host-not-allowed:net");
+  await page.locator('[data-tab="replay"]').click();
+  await expect(page.locator("#panel-replay tbody tr").filter({ hasText: "host-not-allowed" }).first()).toBeVisible();
+  // The terminal shows what was typed and what programs printed: no marks, no helper markers.
+  await page.screenshot({ path: test.info().outputPath("scenario-after-typed-command.png") });
+  const screen = await terminalText(page);
+  expect(screen).toContain("user-done");
+  expect(screen).not.toMatch(/133;|__BEGIN|__END|TAB-GUEST-READY/);
+});
+
+test("two scenarios clicked back to back run one after another, each with its own verdict", async () => {
+  test.setTimeout(240_000);
+  const page = pg.page;
+  const from = await nextSeq(page);
+  const before = await shareSequence(page);
+  await page.locator('[data-scenario="ip-literal"]').click();
+  await page.locator('[data-scenario="host-not-allowed"]').click();
+  const first = await scenarioWindow(page, "ip-literal", from);
+  const second = await scenarioWindow(page, "host-not-allowed", from);
+  expect(first.end.seq).toBeLessThan(second.start.seq);
+  expect([first.end.phase, second.end.phase]).toEqual(["done", "done"]);
+  const events = await seenSince(page, from);
+  expect(verdictsIn(events, first)).toEqual(["ip-literal:net"]);
+  expect(verdictsIn(events, second)).toEqual(["host-not-allowed:net"]);
+  expect(await shareSequence(page)).toEqual([...before, "ip-literal:net", "host-not-allowed:net"]);
+});
+
+test("Ctrl+C on the typed command lets the waiting scenario run at once; the scenario still has its own verdict", async () => {
+  test.setTimeout(240_000);
+  const page = pg.page;
+  const from = await nextSeq(page);
+  const typed = await typeInTerminal(page, "sleep 600; echo never");
+  await page.locator('[data-scenario="host-not-allowed"]').click();
+  await expect(page.locator('[data-waiting-scenario="host-not-allowed"]')).toBeVisible();
+  await page.locator("#terminal").click();
+  await page.keyboard.press("Control+C");
+  const user = await commandEnd(page, typed);
+  expect(user.status).toBe(130);
+  expect(user.output).not.toContain("never");
+  const w = await scenarioWindow(page, "host-not-allowed", from);
+  expect(w.end.phase).toBe("done");
+  expect(verdictsIn(await seenSince(page, from), w)).toEqual(["host-not-allowed:net"]);
+});
+
+test("Ctrl+C during a scenario's own command interrupts it: logged as interrupted with exit status 130, not done", async () => {
+  test.setTimeout(240_000);
+  const page = pg.page;
+  // The allowed GET's upstream never answers, so its curl is still waiting when Ctrl+C comes.
+  await pg.context.route("https://api.github.com/zen", () => undefined);
+  const from = await nextSeq(page);
+  const count = await commandCount(page);
+  await page.locator('[data-scenario="served"]').click();
+  await page.waitForFunction(
+    (from) => window.__tab?.log.events().some((e) => e.seq >= from && e.kind === "proxy.decision" && e.mode === "connect"),
+    from,
+    { timeout: 120_000 },
+  );
+  await page.locator("#terminal").click();
+  await page.keyboard.press("Control+C");
+  const w = await scenarioWindow(page, "served", from);
+  expect(w.end).toMatchObject({ phase: "interrupted", message: expect.stringContaining("interrupted: exit status 130") });
+  expect(await commandEnd(page, count)).toMatchObject({ by: "page", status: 130 });
+  // The console is idle again: the next command runs.
+  expect(await runInGuest(page, "echo after-$((1+1))")).toEqual({ output: "after-2\n", status: 0 });
+});
+
+/** What the terminal shows (xterm's buffer, all lines). */
+function terminalText(page: Page): Promise<string> {
+  return page.evaluate(() => {
+    const rows = document.querySelectorAll("#terminal .xterm-rows > div");
+    return [...rows].map((r) => r.textContent ?? "").join("\n");
+  });
+}
