@@ -28,6 +28,7 @@ export class Connection {
   private readonly reader: ReadableStreamDefaultReader<Uint8Array>;
   private closed = false;
   private pendingWrites = 0;
+  private written = 0;
 
   /** `onTraffic` hears of every chunk read ("in") or written ("out"): the timeouts' clocks. */
   constructor(
@@ -39,12 +40,18 @@ export class Connection {
     this.source = new ByteSource(this.reader, () => onTraffic("in"));
   }
 
+  /** Bytes handed to the writer so far (whether a reply has started). */
+  get bytesWritten(): number {
+    return this.written;
+  }
+
   async write(...parts: Uint8Array[]): Promise<void> {
     for (const part of parts) if (part.length > 0) await this.send(part);
   }
 
   private async send(chunk: Uint8Array): Promise<void> {
     this.onTraffic("out");
+    this.written += chunk.length;
     this.pendingWrites++;
     try {
       await this.writer.write(chunk);

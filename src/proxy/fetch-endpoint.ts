@@ -1,13 +1,16 @@
 import { z } from "zod";
-import { concatBytes, decodeUtf8Strict, fromBase64, toBase64, utf8 } from "../bytes";
+import { decodeUtf8Strict, fromBase64, toBase64, utf8 } from "../bytes";
 import { refuse, type Verdict } from "../log";
 import { evaluate, type Policy } from "../policy";
-import { MAX_BODY_BYTES } from "./head";
+import { BUDGET_SPENT } from "./body";
+import { unforwardableMethod } from "./head";
 import { forwardRequestHeaders, forwardResponseHeaders, headerEntries } from "./headers";
+import { BodyBuffer, type BudgetLease, DEFAULT_MAX_BODY_BYTES } from "./limits";
+import { upstreamClock, upstreamTimeoutReason, within } from "./timeouts";
 import type { ByValueRequest, ProxyOptions } from "./types";
-import { fetchUpstream } from "./upstream";
+import { type UpstreamDeps as FetchDeps, fetchUpstream } from "./upstream";
 
-type UpstreamDeps = Pick<ProxyOptions, "fetch" | "resolveHost" | "corsRelay">;
+type UpstreamDeps = FetchDeps & Pick<ProxyOptions, "maxBodyBytes">;
 
 /**
  * `POST /v0/fetch` (seed 004, harness-aware mode): a request by value, checked against the
@@ -35,10 +38,25 @@ export interface FetchAnswer {
 }
 
 export type FetchOutcome =
-  | { kind: "refused"; verdict: Verdict; target: string; upstream?: string }
+  | { kind: "refused"; verdict: Verdict; target: string; upstream?: string; status?: number }
   | { kind: "answer"; verdict: Verdict; target: string; upstream: string; answer: FetchAnswer; bytes: number; method: string };
 
-export async function serveFetchEndpoint(deps: ProxyOptions, policy: Policy, requestBody: Uint8Array): Promise<FetchOutcome> {
+export async function serveFetchEndpoint(
+  deps: ProxyOptions,
+  policy: Policy,
+  requestBody: Uint8Array,
+  lease: BudgetLease | null = null,
+  decodeCharged = false,
+): Promise<FetchOutcome> {
+  // Decoding and parsing make copies of the body (the text, the JSON, the bytes it carries): charged
+  // too, here unless the caller charged them with the body's declared length.
+  if (lease && !decodeCharged && !lease.grow(decodeCharge(requestBody.length)))
+    return {
+      kind: "refused",
+      verdict: refuse("too-large", BUDGET_SPENT, "net"),
+      target: "/v0/fetch",
+      status: 503,
+    };
   const text = decodeUtf8Strict(requestBody);
   let json: unknown;
   try {
@@ -57,6 +75,7 @@ export async function serveFetchEndpoint(deps: ProxyOptions, policy: Policy, req
   let body: Uint8Array | null = null;
   if (request.body !== null) {
     try {
+      if (request.base64 && !isPlainBase64(request.body)) throw new Error("not base64");
       body = request.base64 ? fromBase64(request.body) : utf8(request.body);
     } catch {
       return {
@@ -66,7 +85,33 @@ export async function serveFetchEndpoint(deps: ProxyOptions, policy: Policy, req
       };
     }
   }
-  return fetchByValue(deps, policy, { method: request.method, url: request.url, headers: Object.entries(request.headers), body });
+  return fetchByValue(deps, policy, { method: request.method, url: request.url, headers: Object.entries(request.headers), body }, lease);
+}
+
+/** What decoding and parsing a /v0/fetch body of `length` bytes may hold besides the body itself. */
+export function decodeCharge(length: number): number {
+  return 2 * length;
+}
+
+/**
+ * Base64 as /v0/fetch accepts it, checked in one pass before decoding: the alphabet, optional
+ * whitespace, and at most two `=` at the very end (a long run of `=` elsewhere made the
+ * decoder's trailing-padding regex quadratic).
+ */
+function isPlainBase64(text: string): boolean {
+  let padding = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x3d) {
+      if (++padding > 2) return false;
+      continue;
+    }
+    const blank = c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d;
+    if (blank) continue;
+    const alphabet = (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39) || c === 0x2b || c === 0x2f;
+    if (!alphabet || padding > 0) return false;
+  }
+  return true;
 }
 
 /**
@@ -76,8 +121,15 @@ export async function serveFetchEndpoint(deps: ProxyOptions, policy: Policy, req
  * behalf (the model endpoint) is decided and fetched exactly like one the guest sends by value.
  * It logs nothing: the caller records the one decision event.
  */
-export async function fetchByValue(deps: UpstreamDeps, policy: Policy, request: ByValueRequest): Promise<FetchOutcome> {
+export async function fetchByValue(
+  deps: UpstreamDeps,
+  policy: Policy,
+  request: ByValueRequest,
+  lease: BudgetLease | null = null,
+): Promise<FetchOutcome> {
   const { body } = request;
+  const methodProblem = unforwardableMethod(request.method);
+  if (methodProblem) return { kind: "refused", verdict: refuse("bad-request", methodProblem, "net"), target: request.url };
   if (body && body.length > 0 && (request.method === "GET" || request.method === "HEAD"))
     return {
       kind: "refused",
@@ -94,10 +146,16 @@ export async function fetchByValue(deps: UpstreamDeps, policy: Policy, request: 
     headers: forwardRequestHeaders(request.headers),
     body,
   });
-  if (outcome.kind === "refused") return { kind: "refused", verdict: outcome.verdict, target: request.url, upstream: decision.target.url };
-  const read = await readAll(outcome.response);
-  if (!read.ok)
-    return { kind: "refused", verdict: refuse("too-large", read.reason, "net"), target: request.url, upstream: decision.target.url };
+  if (outcome.kind === "refused")
+    return {
+      kind: "refused",
+      verdict: outcome.verdict,
+      target: request.url,
+      upstream: decision.target.url,
+      ...(outcome.status === undefined ? {} : { status: outcome.status }),
+    };
+  const read = await readAll(outcome.response, deps, lease);
+  if (!read.ok) return { kind: "refused", verdict: read.verdict, status: read.status, target: request.url, upstream: decision.target.url };
   const asText = decodeUtf8Strict(read.bytes);
   const answer: FetchAnswer = {
     status: outcome.response.status,
@@ -117,20 +175,46 @@ export async function fetchByValue(deps: UpstreamDeps, policy: Policy, request: 
   };
 }
 
-async function readAll(response: Response): Promise<{ ok: true; bytes: Uint8Array } | { ok: false; reason: string }> {
+type ReadAll = { ok: true; bytes: Uint8Array } | { ok: false; verdict: Verdict; status: number };
+
+/**
+ * The whole upstream body, into one buffer charged to the exchange's lease. Whatever happens
+ * to the body (cut off, undecodable, stalled, too large) is a coded refusal, never a throw:
+ * the guest is owed an answer.
+ */
+async function readAll(response: Response, deps: UpstreamDeps, lease: BudgetLease | null): Promise<ReadAll> {
   if (!response.body) return { ok: true, bytes: new Uint8Array(0) };
+  const maxBytes = deps.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const clock = upstreamClock(deps);
   const reader = response.body.getReader();
-  const parts: Uint8Array[] = [];
-  let total = 0;
+  const buffer = new BodyBuffer(maxBytes, lease);
+  const fail = async (verdict: Verdict, status: number): Promise<ReadAll> => {
+    await reader.cancel().catch(() => undefined);
+    return { ok: false, verdict, status };
+  };
   for (;;) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    total += value.length;
-    if (total > MAX_BODY_BYTES) {
-      await reader.cancel().catch(() => undefined);
-      return { ok: false, reason: `the upstream body exceeds the ${MAX_BODY_BYTES}-byte limit of /v0/fetch` };
+    let next: { kind: "value"; value: ReadableStreamReadResult<Uint8Array> } | { kind: "timeout" };
+    try {
+      next = await within(clock, reader.read());
+    } catch (error) {
+      const why = error instanceof Error ? error.message : String(error);
+      return fail(refuse("upstream-error", `the upstream body failed after ${buffer.size} bytes: ${why}`, "net"), 502);
     }
-    parts.push(value);
+    if (next.kind === "timeout")
+      return fail(
+        refuse(
+          "upstream-error",
+          upstreamTimeoutReason(clock?.ms ?? 0, `the upstream body stalled after ${buffer.size} bytes: no data`),
+          "net",
+        ),
+        504,
+      );
+    const { value, done } = next.value;
+    if (done) break;
+    const appended = buffer.append(value);
+    if (appended === "too-large")
+      return fail(refuse("too-large", `the upstream body exceeds the ${maxBytes}-byte limit of /v0/fetch`, "net"), 502);
+    if (appended === "budget") return fail(refuse("too-large", BUDGET_SPENT, "net"), 503);
   }
-  return { ok: true, bytes: concatBytes(...parts) };
+  return { ok: true, bytes: buffer.result() };
 }

@@ -1,10 +1,16 @@
 export { type FetchAnswer, type FetchOutcome, FetchRequest, fetchByValue } from "./fetch-endpoint";
 export { type Framing, type HeaderList, type HeadParse, headerValue, MAX_BODY_BYTES, parseRequestHead, type RequestHead } from "./head";
 export { forwardRequestHeaders, forwardResponseHeaders, REDACTED, redactHeaders, redactUrl } from "./headers";
-export { createProxy, HEAD_LIMIT } from "./proxy";
+export {
+  DEFAULT_BODY_BUDGET_BYTES,
+  DEFAULT_MAX_BODY_BYTES,
+  DEFAULT_MAX_CHUNKS,
+  HEAD_LIMIT,
+} from "./limits";
+export { createProxy } from "./proxy";
 export { refusalResponse, statusForRefusal } from "./respond";
 export { ByteSource, type HeadRead } from "./source";
-export { DEFAULT_HEAD_TIMEOUT_MS, DEFAULT_IDLE_TIMEOUT_MS } from "./timeouts";
+export { DEFAULT_BODY_TIMEOUT_MS, DEFAULT_HEAD_TIMEOUT_MS, DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_UPSTREAM_TIMEOUT_MS } from "./timeouts";
 export type {
   ByValueRequest,
   ConnectInfo,

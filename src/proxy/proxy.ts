@@ -2,14 +2,24 @@ import type { ByteStream } from "../bytes";
 import { refuse, toJsonLines, type Verdict } from "../log";
 import { evaluate, policyHash, type Target } from "../policy";
 import { authorityOf, normaliseAuthority, tunnelAuthority } from "./authority";
-import { readBody } from "./body";
+import { type BodyFailure, BUDGET_SPENT, readBody } from "./body";
 import { Connection, type DecisionMode, type DecisionRecord, decisionEvent } from "./connection";
-import { fetchByValue, serveFetchEndpoint } from "./fetch-endpoint";
-import { headerValue, parseRequestHead, type RequestHead } from "./head";
+import { decodeCharge, fetchByValue, serveFetchEndpoint } from "./fetch-endpoint";
+import { headerValue, parseRequestHead, type RequestHead, unforwardableMethod } from "./head";
 import { forwardRequestHeaders } from "./headers";
+import {
+  type BodyLimits,
+  BudgetLease,
+  ByteBudget,
+  DEFAULT_BODY_BUDGET_BYTES,
+  DEFAULT_MAX_BODY_BYTES,
+  DEFAULT_MAX_CHUNKS,
+  HEAD_LIMIT,
+} from "./limits";
+import { contentTypeRefusal, crossSiteRefusal } from "./own-guard";
 import { relayResponse } from "./relay";
 import { CONNECTION_ESTABLISHED, CONTINUE, completeResponse, refusalResponse } from "./respond";
-import { ConnectionTimeouts, headTimeoutVerdict, idleNote, timeoutSettings } from "./timeouts";
+import { bodyTimeoutVerdict, ConnectionTimeouts, headTimeoutVerdict, idleNote, timeoutSettings, upstreamClock } from "./timeouts";
 import type { EgressProxy, ProxyOptions, TunnelContext } from "./types";
 import { fetchUpstream } from "./upstream";
 
@@ -19,16 +29,28 @@ import { fetchUpstream } from "./upstream";
  * with the injected fetch; nothing here touches a socket, the DOM or Node.
  */
 
-/** Request heads larger than this are refused (issue 5: 16 KiB). */
-export const HEAD_LIMIT = 16 * 1024;
-
 type Next = "continue" | "close";
+type BodyOutcome =
+  | { ok: true; body: Uint8Array }
+  | { ok: false; failure: BodyFailure | { code: "request-timeout"; status: 408; reason: string } };
+
+function positiveInteger(name: string, value: number): number {
+  if (!Number.isSafeInteger(value) || value <= 0) throw new RangeError(`${name} must be a positive integer, not ${value}`);
+  return value;
+}
 
 export function createProxy(options: ProxyOptions): EgressProxy {
   let counter = 0;
   const ownHosts = new Set((typeof options.ownHost === "string" ? [options.ownHost] : options.ownHost).map((h) => h.toLowerCase()));
 
   const timeouts = timeoutSettings(options);
+  const upstream = upstreamClock(options);
+  const limits: BodyLimits = {
+    maxBodyBytes: positiveInteger("maxBodyBytes", options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES),
+    maxChunks: positiveInteger("maxChunks", options.maxChunks ?? DEFAULT_MAX_CHUNKS),
+  };
+  // One budget for every connection of this proxy (and its tunnels): what all bodies in flight may hold.
+  const budget = new ByteBudget(positiveInteger("bodyBudgetBytes", options.bodyBudgetBytes ?? DEFAULT_BODY_BUDGET_BYTES));
 
   async function serveConnection(stream: ByteStream, tunnel: TunnelContext | null): Promise<void> {
     let lastRequest: string | null = null;
@@ -47,22 +69,26 @@ export function createProxy(options: ProxyOptions): EgressProxy {
         const started = first || conn.source.buffered > 0;
         const read = await clocks.readHead(() => conn.source.readHead(HEAD_LIMIT), started);
         if (read.kind === "eof") break;
-        const exchange = new Exchange(conn, `r${++counter}`, options.clock(), tunnel);
+        const exchange = new Exchange(conn, clocks, `r${++counter}`, options.clock(), tunnel);
         lastRequest = exchange.id;
-        if (read.kind === "timeout") {
-          await exchange.refuse("?", "", headTimeoutVerdict(read.afterMs), true, { status: 408 });
-          break;
+        let next: Next;
+        try {
+          if (read.kind === "timeout") next = await exchange.refuse("?", "", headTimeoutVerdict(read.afterMs), true, { status: 408 });
+          else if (read.kind === "error") next = await exchange.refuse("?", "", refuse("bad-request", read.reason, "net"), true);
+          else {
+            const parsed = parseRequestHead(read.bytes);
+            next = parsed.ok
+              ? await exchange.serve(parsed.head)
+              : await exchange.refuse("?", "", refuse("bad-request", parsed.reason, "net"), true);
+          }
+        } catch (error) {
+          // Whatever failed, the exchange ends with one decision and, if nothing was sent yet, a reply.
+          await exchange.failed(error);
+          next = "close";
+        } finally {
+          exchange.lease.release();
         }
-        if (read.kind === "error") {
-          await exchange.refuse("?", "", refuse("bad-request", read.reason, "net"), true);
-          break;
-        }
-        const parsed = parseRequestHead(read.bytes);
-        if (!parsed.ok) {
-          await exchange.refuse("?", "", refuse("bad-request", parsed.reason, "net"), true);
-          break;
-        }
-        if ((await exchange.serve(parsed.head)) === "close") break;
+        if (next === "close") break;
       }
     } catch {
       // The peer went away or the stream failed: this connection ends, no other is touched.
@@ -76,15 +102,26 @@ export function createProxy(options: ProxyOptions): EgressProxy {
   class Exchange {
     private head: RequestHead | null = null;
     private bodyRead = false;
+    private decided = false;
+    private continueSent = false;
+    private readonly writtenBefore: number;
+    /** This exchange's share of the in-flight budget, given back when it ends. */
+    readonly lease = new BudgetLease(budget);
 
     constructor(
       private readonly conn: Connection,
+      private readonly clocks: ConnectionTimeouts,
       readonly id: string,
       private readonly started: number,
       private readonly tunnel: TunnelContext | null,
-    ) {}
+    ) {
+      this.writtenBefore = conn.bytesWritten;
+    }
 
+    /** Exactly one decision per exchange: a second record is a bug, and is dropped rather than logged twice. */
     private record(record: DecisionRecord): void {
+      if (this.decided) return;
+      this.decided = true;
       options.log.append(
         decisionEvent(
           this.id,
@@ -92,6 +129,37 @@ export function createProxy(options: ProxyOptions): EgressProxy {
           options.clock() - this.started,
         ),
       );
+    }
+
+    /** Whether any of a reply (beyond a 100 Continue) has been written: then no refusal can follow. */
+    private get answered(): boolean {
+      return this.conn.bytesWritten - this.writtenBefore > (this.continueSent ? CONTINUE.length : 0);
+    }
+
+    /** The safety net: something threw mid-exchange. Records the one decision if none was, answers if nothing was sent. */
+    async failed(error: unknown): Promise<void> {
+      if (this.decided) return;
+      const why = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+      const verdict = refuse("upstream-error", `the proxy failed while serving this request: ${why}`, "net");
+      const method = this.head?.method ?? "?";
+      const target = this.head?.target ?? "";
+      if (this.answered) {
+        this.record({
+          mode: this.mode(target),
+          method,
+          target,
+          status: 500,
+          bytes: 0,
+          verdict,
+          ...(this.head ? { headers: this.head.headers } : {}),
+        });
+        return;
+      }
+      try {
+        await this.refuse(method, target, verdict, true, { status: 500 });
+      } catch {
+        // The guest went away too; the decision is recorded.
+      }
     }
 
     private get bodyPending(): boolean {
@@ -129,12 +197,30 @@ export function createProxy(options: ProxyOptions): EgressProxy {
       return target.startsWith("/") ? "own" : "absolute";
     }
 
-    private async body(): Promise<{ ok: true; body: Uint8Array } | { ok: false; reason: string }> {
+    /** The request body, within the body limits, the shared budget and the body timeout. */
+    private async body(): Promise<BodyOutcome> {
       const head = this.head!;
-      if (this.bodyPending && head.expectContinue) await this.conn.write(CONTINUE);
-      const read = await readBody(this.conn.source, head.framing);
+      const { framing } = head;
+      // Refused before a 100 Continue invites the client to send it.
+      if (framing.kind === "length" && framing.length > limits.maxBodyBytes) {
+        const reason = `Content-Length ${framing.length} exceeds the ${limits.maxBodyBytes}-byte body limit`;
+        return { ok: false, failure: { code: "too-large", status: 413, reason } };
+      }
+      if (this.bodyPending && head.expectContinue) {
+        this.continueSent = true;
+        await this.conn.write(CONTINUE);
+      }
+      if (!this.bodyPending) return readBody(this.conn.source, framing, { limits, lease: this.lease });
+      const timed = await this.clocks.readBody(() => readBody(this.conn.source, framing, { limits, lease: this.lease }));
+      if (timed.kind === "timeout")
+        return { ok: false, failure: { code: "request-timeout", status: 408, reason: bodyTimeoutVerdict(timed.afterMs).reason } };
       this.bodyRead = true;
-      return read;
+      return timed.value;
+    }
+
+    /** A body that could not be read is refused with its code; the connection closes (where the next request starts is unknown). */
+    private refuseBody(method: string, target: string, failure: Extract<BodyOutcome, { ok: false }>["failure"]): Promise<Next> {
+      return this.refuse(method, target, refuse(failure.code, failure.reason, "net"), true, { status: failure.status });
     }
 
     async serve(head: RequestHead): Promise<Next> {
@@ -142,6 +228,14 @@ export function createProxy(options: ProxyOptions): EgressProxy {
       if (head.method === "CONNECT") {
         if (this.tunnel)
           return this.refuse(head.method, head.target, refuse("bad-request", "CONNECT inside a CONNECT tunnel", "net"), true);
+        // Only authority-form opens a tunnel; CONNECT with a URL or a path would go upstream as a method fetch() cannot send.
+        if (/[/?#@]/.test(head.target))
+          return this.refuse(
+            head.method,
+            head.target,
+            refuse("bad-request", `CONNECT takes authority-form (host:port), not ${JSON.stringify(head.target.slice(0, 80))}`, "net"),
+            true,
+          );
         return this.connect(head);
       }
       if (/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(head.target)) return this.absolute(head);
@@ -194,6 +288,8 @@ export function createProxy(options: ProxyOptions): EgressProxy {
     }
 
     private async absolute(head: RequestHead): Promise<Next> {
+      const methodProblem = unforwardableMethod(head.method);
+      if (methodProblem) return this.refuse(head.method, head.target, refuse("bad-request", methodProblem, "net"), true);
       const decision = evaluate(options.policy(), { method: head.method, url: head.target });
       if (!decision.verdict.allowed || !decision.target)
         return this.refuse(head.method, head.target, decision.verdict, false, upstreamOf(decision.target));
@@ -221,6 +317,9 @@ export function createProxy(options: ProxyOptions): EgressProxy {
 
     private async inTunnel(head: RequestHead, tunnel: TunnelContext): Promise<Next> {
       const expected = tunnelAuthority(tunnel);
+      const methodProblem = unforwardableMethod(head.method);
+      if (methodProblem)
+        return this.refuse(head.method, `https://${expected}${head.target}`, refuse("bad-request", methodProblem, "net"), true);
       const hostHeader = headerValue(head.headers, "host");
       if (hostHeader === undefined || normaliseAuthority(hostHeader, "https") !== expected)
         return this.refuse(
@@ -237,7 +336,7 @@ export function createProxy(options: ProxyOptions): EgressProxy {
     /** The fetch path shared by absolute-form and tunnel requests. */
     private async forward(head: RequestHead, shownTarget: string, target: Target, allowed: Verdict): Promise<Next> {
       const body = await this.body();
-      if (!body.ok) return this.refuse(head.method, shownTarget, refuse("bad-request", body.reason, "net"), true);
+      if (!body.ok) return this.refuseBody(head.method, shownTarget, body.failure);
       if (body.body.length > 0 && (head.method === "GET" || head.method === "HEAD"))
         return this.refuse(
           head.method,
@@ -250,8 +349,12 @@ export function createProxy(options: ProxyOptions): EgressProxy {
         headers: forwardRequestHeaders(head.headers),
         body: body.body,
       });
-      if (outcome.kind === "refused") return this.refuse(head.method, shownTarget, outcome.verdict, false, { upstream: target.url });
-      const relay = await relayResponse(this.conn, outcome.response, head.method, head.version, head.keepAlive);
+      if (outcome.kind === "refused")
+        return this.refuse(head.method, shownTarget, outcome.verdict, false, {
+          upstream: target.url,
+          ...(outcome.status === undefined ? {} : { status: outcome.status }),
+        });
+      const relay = await relayResponse(this.conn, outcome.response, head.method, head.version, head.keepAlive, upstream);
       const notes = [target.upgraded ? "http:// upgraded to https:// by policy" : "", relay.error ?? ""].filter(Boolean);
       const reason = notes.length > 0 ? `${outcome.verdict.reason} (${notes.join("; ")})` : outcome.verdict.reason;
       this.record({
@@ -281,8 +384,11 @@ export function createProxy(options: ProxyOptions): EgressProxy {
       const queryAt = head.target.indexOf("?");
       const path = queryAt === -1 ? head.target : head.target.slice(0, queryAt);
       const query = queryAt === -1 ? "" : head.target.slice(queryAt);
+      // A web page the user visits must not drive the proxy's own endpoints (issue 16).
+      const crossSite = crossSiteRefusal(head.headers, ownHosts);
+      if (crossSite) return this.refuse(head.method, path, crossSite);
       const route = `${head.method} ${path}`;
-      const handler = options.handlers?.[route];
+      const handler = Object.hasOwn(options.handlers ?? {}, route) ? options.handlers?.[route] : undefined;
       const builtIn = route === "GET /v0/log" || route === "GET /v0/policy" || route === "POST /v0/fetch";
       if (!builtIn && !handler) {
         const reason = path.startsWith("/v0/vault/")
@@ -290,8 +396,16 @@ export function createProxy(options: ProxyOptions): EgressProxy {
           : `the proxy has no endpoint ${route}`;
         return this.refuse(head.method, path, refuse("endpoint-not-allowed", reason, "net"));
       }
+      const jsonOnly = builtIn || path.startsWith("/v0/vault/");
+      const wrongType = contentTypeRefusal(head.method, path, head.headers, jsonOnly);
+      if (wrongType) return this.refuse(head.method, path, wrongType, true, { status: 415 });
+      // A /v0/fetch body of known length is admitted with what decoding it will hold, before it is read.
+      const declared = head.framing.kind === "length" && head.framing.length <= limits.maxBodyBytes ? head.framing.length : null;
+      const decodeCharged = route === "POST /v0/fetch" && declared !== null;
+      if (decodeCharged && !this.lease.grow(decodeCharge(declared)))
+        return this.refuse(head.method, path, refuse("too-large", BUDGET_SPENT, "net"), true, { status: 503 });
       const body = await this.body();
-      if (!body.ok) return this.refuse(head.method, path, refuse("bad-request", body.reason, "net"), true);
+      if (!body.ok) return this.refuseBody(head.method, path, body.failure);
       const close = !head.keepAlive;
       const served = (reason: string): Verdict => ({ allowed: true, code: "served", reason, by: "net" });
 
@@ -319,9 +433,12 @@ export function createProxy(options: ProxyOptions): EgressProxy {
         const text = new TextEncoder().encode(`${JSON.stringify({ policy, sha256: await policyHash(policy) })}\n`);
         await answerOwn("application/json", text, "the proxy's policy and its hash");
       } else if (route === "POST /v0/fetch") {
-        const outcome = await serveFetchEndpoint(options, options.policy(), body.body);
+        const outcome = await serveFetchEndpoint(options, options.policy(), body.body, this.lease, decodeCharged);
         if (outcome.kind === "refused")
-          return this.refuse(head.method, outcome.target, outcome.verdict, false, outcome.upstream ? { upstream: outcome.upstream } : {});
+          return this.refuse(head.method, outcome.target, outcome.verdict, false, {
+            ...(outcome.upstream ? { upstream: outcome.upstream } : {}),
+            ...(outcome.status === undefined ? {} : { status: outcome.status }),
+          });
         const text = new TextEncoder().encode(`${JSON.stringify(outcome.answer)}\n`);
         this.record({
           mode: "fetch",
@@ -345,7 +462,7 @@ export function createProxy(options: ProxyOptions): EgressProxy {
             headers: head.headers,
             body: body.body,
             policy,
-            fetchByValue: (request) => fetchByValue(options, policy, request),
+            fetchByValue: (request) => fetchByValue(options, policy, request, this.lease),
           });
         } catch (error) {
           return this.refuse(

@@ -1,6 +1,7 @@
 import type { Connection } from "./connection";
 import { forwardResponseHeaders, headerEntries } from "./headers";
 import { chunk, LAST_CHUNK, type ResponseHeaders, responseHead } from "./respond";
+import { type UpstreamClock, upstreamTimeoutReason, within } from "./timeouts";
 
 /**
  * Streams an upstream response back to the guest with framing of our own: fetch() has
@@ -16,13 +17,51 @@ export interface RelayResult {
   error?: string;
 }
 
+/** The guest's side failed while relaying (it went away): nothing more can be sent to it. */
+class GuestGone extends Error {
+  bytes = 0;
+}
+
+/**
+ * Never throws: an upstream body that fails or stalls, and a guest that goes away, both end
+ * the relay with `error` set, so the exchange still records its one decision.
+ */
 export async function relayResponse(
   conn: Connection,
   response: Response,
   method: string,
   clientVersion: "1.0" | "1.1",
   keepAlive: boolean,
+  clock: UpstreamClock | null = null,
 ): Promise<RelayResult> {
+  const reader = response.body?.getReader() ?? null;
+  const cancel = () => reader?.cancel().catch(() => undefined);
+  try {
+    return await relay(conn, response, reader, method, clientVersion, keepAlive, clock);
+  } catch (error) {
+    void cancel(); // the upstream's body is not wanted any more: free its connection
+    const why = error instanceof Error ? error.message : String(error);
+    if (error instanceof GuestGone) return { bytes: error.bytes, close: true, error: `the guest's connection failed: ${why}` };
+    return { bytes: 0, close: true, error: `relaying failed: ${why}` };
+  }
+}
+
+async function relay(
+  conn: Connection,
+  response: Response,
+  reader: ReadableStreamDefaultReader<Uint8Array> | null,
+  method: string,
+  clientVersion: "1.0" | "1.1",
+  keepAlive: boolean,
+  clock: UpstreamClock | null,
+): Promise<RelayResult> {
+  const write = async (...parts: Uint8Array[]) => {
+    try {
+      await conn.write(...parts);
+    } catch (error) {
+      throw new GuestGone(error instanceof Error ? error.message : String(error));
+    }
+  };
   const status = response.status;
   const noBody = method === "HEAD" || status === 204 || status === 304 || (status >= 100 && status < 200);
   const encoded = response.headers.has("content-encoding");
@@ -40,42 +79,52 @@ export async function relayResponse(
   if (framing === "chunked") headers.push(["Transfer-Encoding", "chunked"]);
   const close = !keepAlive || framing === "close";
   if (close) headers.push(["Connection", "close"]);
-  await conn.write(responseHead(status, headers, response.statusText));
+  await write(responseHead(status, headers, response.statusText));
 
-  if (framing === "none" || !response.body) {
-    await response.body?.cancel().catch(() => undefined);
-    if (framing === "chunked") await conn.write(LAST_CHUNK);
+  if (framing === "none" || !reader) {
+    await reader?.cancel().catch(() => undefined);
+    if (framing === "chunked") await write(LAST_CHUNK);
     if (framing === "length" && knownLength !== 0) return { bytes: 0, close: true, error: "the upstream response had no body" };
     return { bytes: 0, close };
   }
 
-  const reader = response.body.getReader();
   let bytes = 0;
   try {
     for (;;) {
-      const { value, done } = await reader.read();
+      let next: { kind: "value"; value: ReadableStreamReadResult<Uint8Array> } | { kind: "timeout" };
+      try {
+        next = await within(clock, reader.read());
+      } catch (error) {
+        // The guest already has a status line: the only honest signal left is closing.
+        return { bytes, close: true, error: `the upstream body failed: ${error instanceof Error ? error.message : String(error)}` };
+      }
+      if (next.kind === "timeout") {
+        await reader.cancel().catch(() => undefined);
+        return { bytes, close: true, error: upstreamTimeoutReason(clock?.ms ?? 0, "the upstream body stalled: no data") };
+      }
+      const { value, done } = next.value;
       if (done) break;
       if (value.length === 0) continue;
       if (framing === "length") {
         const room = (knownLength ?? 0) - bytes;
         const part = value.length > room ? value.subarray(0, room) : value;
-        await conn.write(part);
+        await write(part);
         bytes += part.length;
         if (value.length > room) {
           await reader.cancel().catch(() => undefined);
           return { bytes, close: true, error: "the upstream body was longer than its Content-Length" };
         }
       } else {
-        await conn.write(...(framing === "chunked" ? chunk(value) : [value]));
+        await write(...(framing === "chunked" ? chunk(value) : [value]));
         bytes += value.length;
       }
     }
   } catch (error) {
-    // The guest already has a status line: the only honest signal left is closing.
-    return { bytes, close: true, error: `the upstream body failed: ${error instanceof Error ? error.message : String(error)}` };
+    if (error instanceof GuestGone) error.bytes = bytes;
+    throw error;
   }
   if (framing === "length" && bytes !== knownLength)
     return { bytes, close: true, error: "the upstream body was shorter than its Content-Length" };
-  if (framing === "chunked") await conn.write(LAST_CHUNK);
+  if (framing === "chunked") await write(LAST_CHUNK);
   return { bytes, close };
 }

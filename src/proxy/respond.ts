@@ -12,10 +12,14 @@ const REASON_PHRASES: Record<number, string> = {
   403: "Forbidden",
   404: "Not Found",
   408: "Request Timeout",
+  413: "Content Too Large",
+  415: "Unsupported Media Type",
   421: "Misdirected Request",
   500: "Internal Server Error",
   501: "Not Implemented",
   502: "Bad Gateway",
+  503: "Service Unavailable",
+  504: "Gateway Timeout",
 };
 
 export function responseHead(status: number, headers: ResponseHeaders, statusText?: string): Uint8Array {
@@ -31,6 +35,10 @@ export function statusForRefusal(code: VerdictCode): number {
   switch (code) {
     case "bad-request":
       return 400;
+    case "request-timeout":
+      return 408;
+    case "too-large":
+      return 413;
     case "host-header-mismatch":
       return 421;
     case "upstream-unreadable":

@@ -6,31 +6,87 @@ import type { ProxyOptions, ProxyTimers } from "./types";
 export const DEFAULT_HEAD_TIMEOUT_MS = 30_000;
 /** A connection or tunnel with no traffic either way for this long is closed. */
 export const DEFAULT_IDLE_TIMEOUT_MS = 5 * 60_000;
+/**
+ * A request body must be complete this long after its head (issue 16): the idle clock alone
+ * let a body trickle in a byte at a time for ever.
+ */
+export const DEFAULT_BODY_TIMEOUT_MS = 60_000;
+/** The upstream must answer, and each piece of its body arrive, within this; then 504 or a cut. */
+export const DEFAULT_UPSTREAM_TIMEOUT_MS = 120_000;
 
 export interface TimeoutSettings {
   timers: ProxyTimers;
   headMs: number;
   idleMs: number;
+  bodyMs: number;
+  upstreamMs: number;
 }
 
+type TimeoutOptions = Pick<ProxyOptions, "timers" | "headTimeoutMs" | "idleTimeoutMs" | "bodyTimeoutMs" | "upstreamTimeoutMs">;
+
 /** The proxy's timeouts from its options; null (nothing times out) when no timers were given. */
-export function timeoutSettings(options: Pick<ProxyOptions, "timers" | "headTimeoutMs" | "idleTimeoutMs">): TimeoutSettings | null {
+export function timeoutSettings(options: TimeoutOptions): TimeoutSettings | null {
   const headMs = options.headTimeoutMs ?? DEFAULT_HEAD_TIMEOUT_MS;
   const idleMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
+  const bodyMs = options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS;
+  const upstreamMs = options.upstreamTimeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS;
   for (const [name, ms] of [
     ["headTimeoutMs", headMs],
     ["idleTimeoutMs", idleMs],
+    ["bodyTimeoutMs", bodyMs],
+    ["upstreamTimeoutMs", upstreamMs],
   ] as const) {
     if (!Number.isFinite(ms) || ms <= 0) throw new RangeError(`${name} must be a positive number of milliseconds, not ${ms}`);
   }
-  return options.timers ? { timers: options.timers, headMs, idleMs } : null;
+  return options.timers ? { timers: options.timers, headMs, idleMs, bodyMs, upstreamMs } : null;
+}
+
+/** The upstream clock alone (the by-value path has no connection): null when nothing times out. */
+export function upstreamClock(options: Pick<ProxyOptions, "timers" | "upstreamTimeoutMs">): UpstreamClock | null {
+  const ms = options.upstreamTimeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS;
+  return options.timers ? { timers: options.timers, ms } : null;
+}
+
+export interface UpstreamClock {
+  timers: ProxyTimers;
+  ms: number;
+}
+
+/** `promise`, or "timeout" if it has not settled within the clock's time (the promise is left to settle on its own). */
+export async function within<T>(
+  clock: UpstreamClock | null,
+  promise: Promise<T>,
+): Promise<{ kind: "value"; value: T } | { kind: "timeout" }> {
+  if (!clock) return { kind: "value", value: await promise };
+  let handle: unknown = null;
+  const expired = new Promise<{ kind: "timeout" }>((resolve) => {
+    handle = clock.timers.setTimeout(() => resolve({ kind: "timeout" }), clock.ms);
+  });
+  const settled = promise.then((value) => ({ kind: "value" as const, value }));
+  // A rejection after the timeout has no one waiting for it; it must not become an unhandled one.
+  settled.catch(() => undefined);
+  try {
+    return await Promise.race([settled, expired]);
+  } finally {
+    clock.timers.clearTimeout(handle);
+  }
 }
 
 const seconds = (ms: number): string => `${Number((ms / 1000).toFixed(3))} s`;
 
-/** The refusal for a head not complete in time: answered 408, logged as `bad-request` (no closer code yet). */
+/** The refusal for a head not complete in time: answered 408. */
 export function headTimeoutVerdict(headMs: number): Verdict {
   return refuse("request-timeout", `request timeout: no complete request head within ${seconds(headMs)}`, "net");
+}
+
+/** The refusal for a body not complete in time: answered 408. */
+export function bodyTimeoutVerdict(bodyMs: number): Verdict {
+  return refuse("request-timeout", `request timeout: the request body was not complete within ${seconds(bodyMs)} of its head`, "net");
+}
+
+/** What an upstream that stopped answering is told as. */
+export function upstreamTimeoutReason(ms: number, what: string): string {
+  return `${what} within ${seconds(ms)}`;
 }
 
 /** What the log says when an idle connection is closed: there is no request to decide on, so a note. */
@@ -73,6 +129,7 @@ class Countdown {
 }
 
 export type TimedHeadRead = HeadRead | { kind: "timeout"; afterMs: number };
+export type Timed<T> = { kind: "done"; value: T } | { kind: "timeout"; afterMs: number };
 
 /**
  * The two clocks on one guest connection. A request head must be complete within `headMs`
@@ -89,7 +146,10 @@ export class ConnectionTimeouts {
   private disposed = false;
   private headExpired: (() => void) | null = null;
 
-  constructor(settings: TimeoutSettings | null, onIdle: (() => void) | null) {
+  constructor(
+    private readonly settings: TimeoutSettings | null,
+    onIdle: (() => void) | null,
+  ) {
     this.head = settings && new Countdown(settings.timers, settings.headMs, () => this.headExpired?.());
     this.headMs = settings?.headMs ?? 0;
     this.idle = settings && onIdle && new Countdown(settings.timers, settings.idleMs, onIdle);
@@ -118,6 +178,27 @@ export class ConnectionTimeouts {
       this.waitingForHead = false;
       this.headExpired = null;
       head.stop();
+    }
+  }
+
+  /**
+   * Reads a body against the body clock, which starts now (after the head, and after any
+   * 100 Continue). On timeout the read is left pending: the caller answers 408 and closes the
+   * connection, which ends it.
+   */
+  async readBody<T>(read: () => Promise<T>): Promise<Timed<T>> {
+    if (!this.settings || this.disposed) return { kind: "done", value: await read() };
+    const settings = this.settings;
+    let handle: unknown = null;
+    const expired = new Promise<Timed<T>>((resolve) => {
+      handle = settings.timers.setTimeout(() => resolve({ kind: "timeout", afterMs: settings.bodyMs }), settings.bodyMs);
+    });
+    const settled = read().then((value) => ({ kind: "done" as const, value }));
+    settled.catch(() => undefined); // as in `within`: a late rejection is nobody's
+    try {
+      return await Promise.race([settled, expired]);
+    } finally {
+      settings.timers.clearTimeout(handle);
     }
   }
 

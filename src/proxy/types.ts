@@ -150,6 +150,16 @@ export interface ProxyOptions {
   headTimeoutMs?: number;
   /** How long a connection or CONNECT tunnel may pass no traffic either way before it is closed. Default 5 min. */
   idleTimeoutMs?: number;
+  /** How long a request body may take, from the end of its head; then 408. Default 60 s. */
+  bodyTimeoutMs?: number;
+  /** How long the upstream may take to answer, and between pieces of its body; then 504 or a cut. Default 120 s. */
+  upstreamTimeoutMs?: number;
+  /** The largest request body (and upstream body /v0/fetch buffers), in bytes; then 413 too-large. Default 16 MiB. */
+  maxBodyBytes?: number;
+  /** The most chunks one chunked body may have; then 413 too-large. Default 65 536. */
+  maxChunks?: number;
+  /** Bytes all in-flight bodies may hold together, across connections; then 503 too-large. Default 64 MiB. */
+  bodyBudgetBytes?: number;
 }
 
 export interface EgressProxy {

@@ -1,5 +1,7 @@
 import { allow, refuse, type Verdict } from "../log";
 import type { Target } from "../policy";
+import { unforwardableMethod } from "./head";
+import { upstreamClock, upstreamTimeoutReason, within } from "./timeouts";
 import type { ProxyOptions } from "./types";
 
 /**
@@ -9,7 +11,7 @@ import type { ProxyOptions } from "./types";
  */
 
 export type UpstreamOutcome =
-  | { kind: "refused"; verdict: Verdict }
+  | { kind: "refused"; verdict: Verdict; status?: number }
   | { kind: "response"; verdict: Verdict; response: Response; via: string };
 
 export interface UpstreamRequest {
@@ -19,15 +21,27 @@ export interface UpstreamRequest {
   body: Uint8Array | null;
 }
 
-type Deps = Pick<ProxyOptions, "fetch" | "resolveHost" | "corsRelay">;
+export type UpstreamDeps = Pick<ProxyOptions, "fetch" | "resolveHost" | "corsRelay" | "timers" | "upstreamTimeoutMs">;
+type Deps = UpstreamDeps;
 
 export async function fetchUpstream(deps: Deps, request: UpstreamRequest): Promise<UpstreamOutcome> {
   const { target } = request;
+  // Last line of defence: a method no host can send as given (callers check earlier, before reading a body).
+  const methodProblem = unforwardableMethod(request.method);
+  if (methodProblem) return { kind: "refused", verdict: refuse("bad-request", methodProblem, "net") };
+  const clock = upstreamClock(deps);
+  const timedOut = (what: string): UpstreamOutcome => ({
+    kind: "refused",
+    verdict: refuse("upstream-error", upstreamTimeoutReason(clock?.ms ?? 0, what), "net"),
+    status: 504,
+  });
   let address: string | undefined;
   if (deps.resolveHost) {
     let resolution: Awaited<ReturnType<NonNullable<Deps["resolveHost"]>>>;
     try {
-      resolution = await deps.resolveHost(target.host);
+      const resolved = await within(clock, deps.resolveHost(target.host));
+      if (resolved.kind === "timeout") return timedOut(`${target.host} was not resolved`);
+      resolution = resolved.value;
     } catch (error) {
       return { kind: "refused", verdict: refuse("upstream-error", `could not resolve ${target.host}: ${message(error)}`, "net") };
     }
@@ -43,15 +57,27 @@ export async function fetchUpstream(deps: Deps, request: UpstreamRequest): Promi
   };
   let response: Response;
   let via = target.url;
+  // A fetch that never settles must not hold the exchange for ever; a late answer is discarded.
+  const timedFetch = async (url: string, fetchInit: typeof init): Promise<Response | null> => {
+    const pending = deps.fetch(url, fetchInit);
+    const outcome = await within(clock, pending);
+    if (outcome.kind === "value") return outcome.value;
+    pending.then(discard, () => undefined);
+    return null;
+  };
   try {
-    response = await deps.fetch(target.url, init);
+    const answered = await timedFetch(target.url, init);
+    if (answered === null) return timedOut(`${target.url} did not answer`);
+    response = answered;
   } catch (error) {
     if (!(error instanceof TypeError))
       return { kind: "refused", verdict: refuse("upstream-error", `fetching ${target.url} failed: ${message(error)}`, "net") };
     if (!deps.corsRelay) return { kind: "refused", verdict: unreadable(target.url, error) };
     via = relayUrl(deps.corsRelay, target.url);
     try {
-      response = await deps.fetch(via, { ...init, address: undefined });
+      const answered = await timedFetch(via, { ...init, address: undefined });
+      if (answered === null) return timedOut(`the CORS relay did not answer for ${target.url}`);
+      response = answered;
     } catch (relayError) {
       return { kind: "refused", verdict: unreadable(target.url, relayError, " (the CORS relay failed too)") };
     }
@@ -115,7 +141,7 @@ export function relayUrl(relay: string, url: string): string {
   return relay.includes("{url}") ? relay.replace("{url}", encoded) : `${relay}${encoded}`;
 }
 
-async function discard(response: Response): Promise<void> {
+export async function discard(response: Response): Promise<void> {
   try {
     await response.body?.cancel();
   } catch {

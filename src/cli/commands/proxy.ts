@@ -3,7 +3,19 @@ import { createServer } from "node:net";
 import { parseArgs } from "node:util";
 import { createEventLog } from "../../log";
 import { DEFAULT_POLICY, loadPolicy, type Policy, policyHash } from "../../policy";
-import { createProxy, DEFAULT_HEAD_TIMEOUT_MS, DEFAULT_IDLE_TIMEOUT_MS, type EgressProxy, type ProxyTimers } from "../../proxy";
+import {
+  createProxy,
+  DEFAULT_BODY_BUDGET_BYTES,
+  DEFAULT_BODY_TIMEOUT_MS,
+  DEFAULT_HEAD_TIMEOUT_MS,
+  DEFAULT_IDLE_TIMEOUT_MS,
+  DEFAULT_MAX_BODY_BYTES,
+  DEFAULT_MAX_CHUNKS,
+  DEFAULT_UPSTREAM_TIMEOUT_MS,
+  type EgressProxy,
+  type ProxyOptions,
+  type ProxyTimers,
+} from "../../proxy";
 import { caPem, createSessionCa, createTlsTerminator, type SessionCa, tlsTunnelHook } from "../../tls";
 import type { Command } from "../main";
 import { socketStream } from "../proxy-socket";
@@ -25,9 +37,12 @@ const nodeTimers: ProxyTimers = {
   clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
 };
 
+const MIB = 1024 * 1024;
+
 const USAGE = [
   "npx tab proxy [--policy FILE] [--port 3128] [--host 127.0.0.1] [--ca-out FILE] [--cors-relay URL]",
-  "              [--head-timeout SECONDS] [--idle-timeout SECONDS]",
+  "              [--head-timeout SECONDS] [--idle-timeout SECONDS] [--body-timeout SECONDS] [--upstream-timeout SECONDS]",
+  "              [--max-body MIB] [--max-chunks N] [--body-budget MIB]",
   "",
   "  --policy FILE     a policy in YAML or JSON (default: the page's default policy)",
   "  --port N          port to listen on; 0 picks a free one (printed on stderr)",
@@ -36,6 +51,13 @@ const USAGE = [
   "  --cors-relay URL  a CORS relay for upstreams a browser could not read ({url} is replaced)",
   `  --head-timeout S  seconds a client may take to send a request head, then 408 (default ${DEFAULT_HEAD_TIMEOUT_MS / 1000})`,
   `  --idle-timeout S  seconds a connection or CONNECT tunnel may pass no traffic, then it is closed (default ${DEFAULT_IDLE_TIMEOUT_MS / 1000})`,
+  `  --body-timeout S  seconds a request body may take after its head, then 408 (default ${DEFAULT_BODY_TIMEOUT_MS / 1000})`,
+  "  --upstream-timeout S",
+  `                    seconds the upstream may take to answer, or between pieces of its body (default ${DEFAULT_UPSTREAM_TIMEOUT_MS / 1000})`,
+  `  --max-body MIB    the largest request body, and upstream body /v0/fetch holds, then 413 (default ${DEFAULT_MAX_BODY_BYTES / MIB})`,
+  `  --max-chunks N    the most chunks in one chunked request body, then 413 (default ${DEFAULT_MAX_CHUNKS})`,
+  `  --body-budget MIB bytes all in-flight bodies may hold together, then 503 (default ${DEFAULT_BODY_BUDGET_BYTES / MIB})`,
+  "                    docs/limits.md lists every limit.",
   "  --allow-private-for-tests ADDR[,ADDR]",
   "                    TEST ONLY: let these private addresses (e.g. 127.0.0.1) be upstreams.",
   "                    Never use it outside tests: it reopens the SSRF hole private-address closes.",
@@ -66,19 +88,28 @@ export const command: Command = {
       return 64;
     }
     const host = values.host ?? "127.0.0.1";
-    const timeoutsMs: { headTimeoutMs?: number; idleTimeoutMs?: number } = {};
-    for (const [flag, key] of [
-      ["head-timeout", "headTimeoutMs"],
-      ["idle-timeout", "idleTimeoutMs"],
+    type Bounds = Pick<
+      ProxyOptions,
+      "headTimeoutMs" | "idleTimeoutMs" | "bodyTimeoutMs" | "upstreamTimeoutMs" | "maxBodyBytes" | "maxChunks" | "bodyBudgetBytes"
+    >;
+    const bounds: Bounds = {};
+    for (const [flag, key, unit, scale] of [
+      ["head-timeout", "headTimeoutMs", "seconds", 1000],
+      ["idle-timeout", "idleTimeoutMs", "seconds", 1000],
+      ["body-timeout", "bodyTimeoutMs", "seconds", 1000],
+      ["upstream-timeout", "upstreamTimeoutMs", "seconds", 1000],
+      ["max-body", "maxBodyBytes", "MiB", MIB],
+      ["max-chunks", "maxChunks", "chunks", 1],
+      ["body-budget", "bodyBudgetBytes", "MiB", MIB],
     ] as const) {
       const text = values[flag];
       if (text === undefined) continue;
-      const seconds = Number(text);
-      if (text.trim() === "" || !Number.isFinite(seconds) || seconds <= 0) {
-        process.stderr.write(`tab proxy: --${flag} ${text} is not a positive number of seconds\n`);
+      const amount = Number(text);
+      if (text.trim() === "" || !Number.isFinite(amount) || amount <= 0 || amount * scale > Number.MAX_SAFE_INTEGER) {
+        process.stderr.write(`tab proxy: --${flag} ${text} is not a positive number of ${unit}\n`);
         return 64;
       }
-      timeoutsMs[key] = Math.max(1, Math.round(seconds * 1000));
+      bounds[key] = Math.max(1, Math.round(amount * scale));
     }
     let policy: Policy;
     try {
@@ -110,7 +141,7 @@ export const command: Command = {
       if (LOGGED_KINDS.has(event.kind) || (event.kind === "note" && event.source === "proxy"))
         process.stdout.write(`${JSON.stringify(event)}\n`);
     });
-    const upstream = createNodeUpstream({ allowPrivate });
+    const upstream = createNodeUpstream({ policy: () => policy, allowPrivate });
     let proxy: EgressProxy | null = null;
     // allowHalfOpen: a client that half-closes after its request (curl, openssl s_client) must
     // still get the reply and the TLS close_notify; by default Node would end our side too.
@@ -137,7 +168,7 @@ export const command: Command = {
       resolveHost: upstream.resolveHost,
       clock: Date.now,
       timers: nodeTimers,
-      ...timeoutsMs,
+      ...bounds,
       log,
       ownHost: [`${shownHost}:${boundPort}`, `localhost:${boundPort}`],
       tunnel: tlsTunnelHook(createTlsTerminator({ ca, log })),
@@ -173,6 +204,11 @@ function parse(args: string[]) {
       "allow-private-for-tests": { type: "string" },
       "head-timeout": { type: "string" },
       "idle-timeout": { type: "string" },
+      "body-timeout": { type: "string" },
+      "upstream-timeout": { type: "string" },
+      "max-body": { type: "string" },
+      "max-chunks": { type: "string" },
+      "body-budget": { type: "string" },
     },
     strict: true,
     allowPositionals: false,
