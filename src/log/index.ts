@@ -22,4 +22,4 @@ export {
   toJsonLines,
 } from "./jsonl";
 export { type Clock, createEventLog, type EventLog, type EventLogOptions, type Listener } from "./log";
-export { allow, DECIDERS, Decider, refuse, VERDICT_CODES, Verdict, VerdictCode } from "./verdict";
+export { allow, DECIDERS, Decider, guardRefusal, refuse, VERDICT_CODES, Verdict, VerdictCode } from "./verdict";

@@ -83,3 +83,15 @@ export function allow(reason: string, by: Decider, code: VerdictCode = "served")
 export function refuse(code: VerdictCode, reason: string, by: Decider): Verdict {
   return { allowed: false, code, reason, by };
 }
+
+const GuardRefusal = z.object({ name: z.literal("FetchRefused"), verdict: Verdict });
+
+/**
+ * The verdict a host's guarded fetch rejected with (an error named `FetchRefused` carrying a
+ * `verdict`: `private-address`, `port-not-allowed`…), or null for any other failure. Every
+ * fetcher reports that verdict as the outcome, never as a network failure.
+ */
+export function guardRefusal(error: unknown): Verdict | null {
+  const parsed = error instanceof Error ? GuardRefusal.safeParse(error) : null;
+  return parsed?.success ? parsed.data.verdict : null;
+}

@@ -100,6 +100,19 @@ describe("absolute-form requests get a verdict, then fetch (seed 004 verdict tab
     expect(decisions()).toHaveLength(1);
   });
 
+  it("reports a host guard's own refusal (FetchRefused) as that verdict, not as a network failure", async () => {
+    const { proxy, decisions } = setup({}, () => {
+      throw Object.assign(new Error("refused"), {
+        name: "FetchRefused",
+        verdict: { allowed: false, code: "private-address", reason: "api.github.com resolved to 127.0.0.1", by: "net" },
+      });
+    });
+    const response = parseResponse(await roundTrip(proxy, get("https://api.github.com/zen")));
+    expect(response.status).toBe(403);
+    expect(response.headers["x-verdict"]).toBe("private-address");
+    expect(decisions()).toMatchObject([{ code: "private-address" }]);
+  });
+
   it("retries through the configured CORS relay and says so", async () => {
     const { proxy, fetch, decisions } = setup({ corsRelay: "https://relay.example/?url={url}" }, (url) => {
       if (url.startsWith("https://relay.example/")) return new Response("via relay", { headers: { "content-length": "9" } });
@@ -151,7 +164,8 @@ describe("framing: the proxy frames what it relays", () => {
     const response = parseResponse(raw);
     expect(response.headers["content-encoding"]).toBeUndefined();
     expect(response.headers["transfer-encoding"]).toBe("chunked");
-    expect(response.body).toBe("c\r\ndecoded body\r\n0\r\n\r\n");
+    expect(raw.endsWith("\r\n\r\nc\r\ndecoded body\r\n0\r\n\r\n")).toBe(true);
+    expect(response.body).toBe("decoded body");
   });
 
   it("answers HEAD without a body", async () => {
@@ -316,6 +330,18 @@ describe("the proxy's own endpoints (seed 004 API table)", () => {
     const parsed = parseJsonLines(response.body);
     expect(parsed.errors).toEqual([]);
     expect(parsed.events).toMatchObject([{ kind: "proxy.decision", code: "host-not-allowed" }]);
+  });
+
+  it("GET /v0/log streams a log larger than one chunk whole, and says how many events the ring dropped", async () => {
+    const { proxy, log } = setup();
+    for (let i = 0; i < 3000; i++) log.append({ kind: "note", level: "info", source: "test", message: `note ${i} ${"x".repeat(40)}` });
+    const response = parseResponse(await roundTrip(proxy, `GET /v0/log HTTP/1.1\r\nHost: ${OWN}\r\n\r\n`));
+    expect(response.headers["transfer-encoding"]).toBe("chunked");
+    expect(response.headers["x-log-dropped"]).toBe(String(log.dropped));
+    const parsed = parseJsonLines(response.body);
+    expect(parsed.errors).toEqual([]);
+    expect(parsed.events).toHaveLength(3000);
+    expect(parsed.events.at(-1)).toMatchObject({ kind: "note", message: expect.stringContaining("note 2999") });
   });
 
   it("GET /v0/policy serves the policy and its sha256", async () => {

@@ -1,5 +1,5 @@
 import type { ByteStream } from "../bytes";
-import { refuse, toJsonLines, type Verdict } from "../log";
+import { logJsonLinesStream, refuse, type Verdict } from "../log";
 import { evaluate, policyHash, type Target } from "../policy";
 import { authorityOf, normaliseAuthority, tunnelAuthority } from "./authority";
 import { type BodyFailure, BUDGET_SPENT, readBody } from "./body";
@@ -18,7 +18,7 @@ import {
 } from "./limits";
 import { contentTypeRefusal, crossSiteRefusal } from "./own-guard";
 import { relayResponse } from "./relay";
-import { CONNECTION_ESTABLISHED, CONTINUE, completeResponse, refusalResponse } from "./respond";
+import { CONNECTION_ESTABLISHED, CONTINUE, chunk, completeResponse, LAST_CHUNK, refusalResponse, responseHead } from "./respond";
 import { bodyTimeoutVerdict, ConnectionTimeouts, headTimeoutVerdict, idleNote, timeoutSettings, upstreamClock } from "./timeouts";
 import type { EgressProxy, ProxyOptions, TunnelContext } from "./types";
 import { fetchUpstream } from "./upstream";
@@ -423,11 +423,35 @@ export function createProxy(options: ProxyOptions): EgressProxy {
         await this.conn.write(...completeResponse(200, contentType, text, close));
       };
       if (route === "GET /v0/log") {
-        await answerOwn(
-          "application/x-ndjson",
-          new TextEncoder().encode(toJsonLines(options.log.events())),
-          "the proxy's event log, as JSON lines",
-        );
+        // Streamed as the client reads: a full ring is never held as one string, and the
+        // answer is never dropped for being large.
+        const headers: [string, string][] = [
+          ["Content-Type", "application/x-ndjson"],
+          ["Transfer-Encoding", "chunked"],
+          ["X-Verdict", "served"],
+          ["X-Log-Dropped", String(options.log.dropped)],
+        ];
+        if (close) headers.push(["Connection", "close"]);
+        let bytes = 0;
+        try {
+          await this.conn.write(responseHead(200, headers));
+          const reader = logJsonLinesStream(options.log).getReader();
+          for (let part = await reader.read(); !part.done; part = await reader.read()) {
+            bytes += part.value.length;
+            await this.conn.write(...chunk(part.value));
+          }
+          await this.conn.write(LAST_CHUNK);
+        } finally {
+          this.record({
+            mode: "own",
+            method: head.method,
+            target: path,
+            status: 200,
+            bytes,
+            headers: head.headers,
+            verdict: served("the proxy's event log, as JSON lines"),
+          });
+        }
       } else if (route === "GET /v0/policy") {
         const policy = options.policy();
         const text = new TextEncoder().encode(`${JSON.stringify({ policy, sha256: await policyHash(policy) })}\n`);

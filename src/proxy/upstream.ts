@@ -1,4 +1,4 @@
-import { allow, refuse, type Verdict } from "../log";
+import { allow, guardRefusal, refuse, type Verdict } from "../log";
 import type { Target } from "../policy";
 import { unforwardableMethod } from "./head";
 import { upstreamClock, upstreamTimeoutReason, within } from "./timeouts";
@@ -70,6 +70,8 @@ export async function fetchUpstream(deps: Deps, request: UpstreamRequest): Promi
     if (answered === null) return timedOut(`${target.url} did not answer`);
     response = answered;
   } catch (error) {
+    const guarded = guardRefusal(error);
+    if (guarded) return { kind: "refused", verdict: guarded };
     if (!(error instanceof TypeError))
       return { kind: "refused", verdict: refuse("upstream-error", `fetching ${target.url} failed: ${message(error)}`, "net") };
     if (!deps.corsRelay) return { kind: "refused", verdict: unreadable(target.url, error) };

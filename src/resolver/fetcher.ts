@@ -1,6 +1,5 @@
-import { z } from "zod";
 import { concatBytes } from "../bytes";
-import { refuse, Verdict } from "../log";
+import { guardRefusal, refuse, type Verdict } from "../log";
 import { checkRemoteUrl } from "./address";
 
 /**
@@ -10,14 +9,6 @@ import { checkRemoteUrl } from "./address";
  * the outcome, not a network failure worth a stale-cache fallback.
  */
 export type FetchLike = (url: string, init: RequestInit) => Promise<Response>;
-
-const GuardRefusal = z.object({ name: z.literal("FetchRefused"), verdict: Verdict });
-
-/** The verdict of a host guard's refusal, or null for any other rejection. */
-function guardRefusal(error: unknown): Verdict | null {
-  const parsed = error instanceof Error ? GuardRefusal.safeParse(error) : null;
-  return parsed?.success ? parsed.data.verdict : null;
-}
 
 export type FetchOutcome =
   | { ok: true; bytes: Uint8Array }

@@ -1,5 +1,4 @@
-import { z } from "zod";
-import { refuse, Verdict } from "../log";
+import { guardRefusal, refuse, type Verdict } from "../log";
 
 /**
  * The egress skills use, injected (the page passes the browser's fetch, the CLI its guarded
@@ -9,8 +8,6 @@ import { refuse, Verdict } from "../log";
  * `port-not-allowed`…): that verdict is the outcome, reported as is.
  */
 export type SkillsFetch = (url: string, init: SkillsFetchInit) => Promise<Response>;
-
-const GuardRefusal = z.object({ name: z.literal("FetchRefused"), verdict: Verdict });
 
 export interface SkillsFetchInit {
   method: "GET";
@@ -35,8 +32,8 @@ export async function fetchCapped(fetch: SkillsFetch, url: string, cap: number, 
   try {
     response = await fetch(url, { method: "GET", headers, redirect: "manual", credentials: "omit" });
   } catch (error) {
-    const refused = error instanceof Error ? GuardRefusal.safeParse(error) : null;
-    if (refused?.success) return { ok: false, verdict: refused.data.verdict };
+    const refused = guardRefusal(error);
+    if (refused) return { ok: false, verdict: refused };
     return { ok: false, verdict: refuse("fetch-failed", `GET ${url} failed: ${errorMessage(error)}`, "skills") };
   }
   if (response.status !== 200) {

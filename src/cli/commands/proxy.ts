@@ -1,7 +1,7 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import { parseArgs } from "node:util";
-import { createEventLog } from "../../log";
+import { createEventLog, toJsonLine } from "../../log";
 import { DEFAULT_POLICY, loadPolicy, type Policy, policyHash } from "../../policy";
 import {
   createProxy,
@@ -138,10 +138,14 @@ export const command: Command = {
 
     const log = createEventLog();
     log.subscribe((event) => {
-      if (LOGGED_KINDS.has(event.kind) || (event.kind === "note" && event.source === "proxy"))
-        process.stdout.write(`${JSON.stringify(event)}\n`);
+      if (LOGGED_KINDS.has(event.kind) || (event.kind === "note" && event.source === "proxy")) process.stdout.write(toJsonLine(event));
     });
-    const upstream = createNodeUpstream({ policy: () => policy, allowPrivate });
+    // The guard's own inactivity limit follows --upstream-timeout, so it never cuts first.
+    const upstream = createNodeUpstream({
+      policy: () => policy,
+      allowPrivate,
+      timeoutMs: bounds.upstreamTimeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS,
+    });
     let proxy: EgressProxy | null = null;
     // allowHalfOpen: a client that half-closes after its request (curl, openssl s_client) must
     // still get the reply and the TLS close_notify; by default Node would end our side too.

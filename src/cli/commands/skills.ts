@@ -1,4 +1,4 @@
-import { createEventLog, type EventLog, type Verdict } from "../../log";
+import { createEventLog, type EventLog, toJsonLine, type Verdict } from "../../log";
 import { acquireSkill, DEFAULT_REGISTRY, DEFAULT_SEARCH_LIMIT, type SkillsFetch, searchSkills } from "../../skills";
 // ".js" because tsx reads a bare "x.node" as a file with the extension ".node"; it maps .js to .ts.
 import { createDirStores, DEFAULT_SKILLS_CACHE } from "../../skills/dir-store.node.js";
@@ -69,7 +69,7 @@ function usage(message: string): number {
 
 function makeLog(options: Options): EventLog {
   const log = createEventLog();
-  if (options.switches.has("--log")) log.subscribe((event) => process.stderr.write(`${JSON.stringify(event)}\n`));
+  if (options.switches.has("--log")) log.subscribe((event) => process.stderr.write(toJsonLine(event)));
   return log;
 }
 

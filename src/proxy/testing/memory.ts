@@ -94,7 +94,23 @@ export function parseResponse(raw: string): { status: number; headers: Record<st
     const colon = line.indexOf(":");
     headers[line.slice(0, colon).toLowerCase()] = line.slice(colon + 1).trim();
   }
-  return { status: Number(statusLine.split(" ")[1]), headers, body: raw.slice(end + 4) };
+  const rest = raw.slice(end + 4);
+  const body = headers["transfer-encoding"]?.toLowerCase() === "chunked" ? dechunk(rest) : rest;
+  return { status: Number(statusLine.split(" ")[1]), headers, body };
+}
+
+/** The body of a chunked answer, as a client reads it (sizes counted in characters: tests send ASCII). */
+function dechunk(text: string): string {
+  let out = "";
+  let at = 0;
+  for (;;) {
+    const line = text.indexOf("\r\n", at);
+    if (line < 0) return out;
+    const size = Number.parseInt(text.slice(at, line), 16);
+    if (!(size > 0)) return out;
+    out += text.slice(line + 2, line + 2 + size);
+    at = line + 2 + size + 2;
+  }
 }
 
 /**
