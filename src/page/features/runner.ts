@@ -19,7 +19,10 @@ function runnerRow(e: LogEvent): Row | null {
       ],
     };
   if (e.kind === "scenario" && e.id.startsWith("run-"))
-    return { tone: e.phase === "failed" || e.phase === "interrupted" ? "refused" : e.phase === "done" ? "ok" : "info", cells: [e.id, e.phase, e.message] };
+    return {
+      tone: e.phase === "failed" || e.phase === "interrupted" ? "refused" : e.phase === "done" ? "ok" : "info",
+      cells: [e.id, e.phase, e.message],
+    };
   return null;
 }
 

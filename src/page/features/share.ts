@@ -87,7 +87,10 @@ export function mount(ctx: FeatureContext): void {
       title: "Replay",
       kinds: ["scenario"],
       columns: ["phase", "scenario", "message"],
-      row: (e) => (e.kind === "scenario" ? { tone: e.phase === "failed" || e.phase === "interrupted" ? "refused" : "info", cells: [e.phase, e.id, e.message] } : null),
+      row: (e) =>
+        e.kind === "scenario"
+          ? { tone: e.phase === "failed" || e.phase === "interrupted" ? "refused" : "info", cells: [e.phase, e.id, e.message] }
+          : null,
     },
     log,
   );
