@@ -13,6 +13,7 @@ const COMMANDS: Record<string, () => Promise<{ command: Command }>> = {
   resolve: () => import("./commands/resolve"),
   pin: () => import("./commands/pin"),
   skills: () => import("./commands/skills"),
+  relay: () => import("./commands/relay"),
 };
 
 export function helpText(): string {
@@ -26,6 +27,7 @@ export function helpText(): string {
     "  resolve   resolve a harness: fetch, verify pins, cache (ADR 38)",
     "  pin       print the sha256 a reference to a file or directory must carry",
     "  skills    search a skill registry and acquire a skill from a pinned address",
+    "  relay     a Wisp (TCP over WebSocket) relay for the page, to public addresses only",
     "",
     "npx tab <command> --help   shows a command's options",
   ].join("\n");

@@ -1,0 +1,34 @@
+import { escapeJsonText, type VerdictCode } from "../../log";
+
+/**
+ * What `npx tab relay` prints on stdout for each stream: one JSON line, written when the stream
+ * closes. The relay moves TCP bytes only, so this is all it knows: no URL, no header, no SNI.
+ */
+export interface StreamRecord {
+  kind: "relay.stream";
+  /** When the client asked for the stream (ISO 8601). */
+  time: string;
+  /** The WebSocket client's address. */
+  client: string;
+  /** wisp-js's id of the WebSocket connection, and the stream's Wisp id inside it. */
+  connection: string;
+  stream: number;
+  /** The destination as the client named it (hostile text: escaped when printed). */
+  name: string;
+  /** The checked address the relay connected to; null when it connected nowhere. */
+  address: string | null;
+  port: number;
+  /** True when the relay refused the stream before any connection (`code` and `why` say why). */
+  refused: boolean;
+  /** `served`, a refusal (`port-not-allowed`, `private-address`, `bad-request`) or `upstream-error`. */
+  code: VerdictCode;
+  /** The reason for a refusal or a failure; null for a stream that ran and closed. */
+  why: string | null;
+  bytes: { toUpstream: number; fromUpstream: number };
+  durationMs: number;
+}
+
+/** The record as one line; invisible and layout-changing characters escaped, as the CLI's other lines. */
+export function recordLine(record: StreamRecord): string {
+  return `${escapeJsonText(JSON.stringify(record))}\n`;
+}

@@ -1,0 +1,111 @@
+import { createServer, type IncomingMessage } from "node:http";
+import type { Duplex } from "node:stream";
+import { logging } from "@mercuryworkshop/wisp-js/server";
+import { type WebSocket, WebSocketServer } from "ws";
+import type { StreamCheck } from "./check";
+import { RelayConnection } from "./connection";
+import type { StreamRecord } from "./record";
+import type { RelaySocket } from "./socket";
+
+/**
+ * The relay's listening side: an HTTP server whose WebSocket upgrades on a path ending in `/`
+ * (as Wisp clients expect) become Wisp connections. Everything else is answered with a short
+ * error: no other protocol (wisp-js's "wsproxy" paths included) is spoken here.
+ */
+
+export interface RelayOptions {
+  host: string;
+  port: number;
+  check: StreamCheck;
+  /** Each stream, once, when it closes. */
+  report: (record: StreamRecord) => void;
+}
+
+export interface Relay {
+  /** `ws://host:port/`, with the port actually bound. */
+  url: string;
+  /** Stops listening, closes every stream (CLOSE) and WebSocket (1001), waits for them. */
+  close(): Promise<void>;
+}
+
+/** How long shutdown waits for streams and WebSockets to close before cutting them. */
+const SHUTDOWN_GRACE_MS = 2_000;
+/** The largest WebSocket message: a Wisp packet carries a few KiB (a TLS record is 16 KiB). */
+const MAX_MESSAGE_BYTES = 1024 * 1024;
+const WISP_V2_PROTOCOL_HEADER = "sec-websocket-protocol";
+
+export async function startRelay(options: RelayOptions): Promise<Relay> {
+  // wisp-js logs every connection and stream at INFO on stdout, where the stream lines go.
+  logging.set_level(logging.ERROR);
+  const sockets = new Set<RelaySocket>();
+  const connections = new Set<RelayConnection>();
+  const context = { check: options.check, report: options.report, sockets };
+  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES });
+
+  const http = createServer((_request, response) => {
+    response.writeHead(426, { "content-type": "text/plain; charset=utf-8", upgrade: "websocket" });
+    response.end("This is a Wisp relay: open a WebSocket to this address (path ending in /) with a Wisp client.\n");
+  });
+  http.on("upgrade", (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+    socket.on("error", () => undefined); // a client that vanishes mid-handshake is not an error here
+    const path = (request.url ?? "/").split("?")[0] ?? "/";
+    if (!path.endsWith("/")) {
+      socket.end("HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n");
+      return;
+    }
+    wss.handleUpgrade(request, socket, head, (ws) => void serve(ws, request, path));
+  });
+
+  async function serve(ws: WebSocket, request: IncomingMessage, path: string): Promise<void> {
+    ws.binaryType = "arraybuffer";
+    // As wisp-js's own routeRequest: a client that offers a subprotocol speaks Wisp v2.
+    const version = request.headers[WISP_V2_PROTOCOL_HEADER] ? 2 : 1;
+    const client = request.socket.remoteAddress ?? "unknown";
+    // No extensions offered: no UDP (never relayed), no MOTD.
+    const connection = new RelayConnection(ws, path, { wisp_version: version, wisp_extensions: [] }, client, context);
+    connections.add(connection);
+    try {
+      await connection.setup();
+      await connection.run();
+    } catch {
+      // A failed v2 handshake (wisp-js has already cleaned up) or a broken WebSocket.
+      ws.close();
+    } finally {
+      connections.delete(connection);
+    }
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    http.once("error", reject);
+    http.listen(options.port, options.host, () => {
+      http.off("error", reject);
+      resolve();
+    });
+  });
+  const bound = http.address();
+  const port = typeof bound === "object" && bound ? bound.port : options.port;
+  const shownHost = options.host.includes(":") ? `[${options.host}]` : options.host;
+
+  async function close(): Promise<void> {
+    const stopped = new Promise<void>((resolve) => http.close(() => resolve()));
+    const websockets = [...connections].map((c) => c.socket);
+    const closedSockets = websockets.map(
+      (ws) => new Promise<void>((resolve) => (ws.readyState === ws.CLOSED ? resolve() : ws.once("close", () => resolve()))),
+    );
+    await Promise.all([...connections].map((c) => c.shutdown()));
+    const everything = Promise.all([stopped, ...closedSockets, ...[...sockets].map((s) => s.done)]);
+    let timer: NodeJS.Timeout | undefined;
+    const grace = new Promise<"late">((resolve) => {
+      timer = setTimeout(() => resolve("late"), SHUTDOWN_GRACE_MS);
+    });
+    if ((await Promise.race([everything, grace])) === "late") {
+      for (const ws of websockets) ws.terminate();
+      for (const socket of sockets) socket.destroy();
+      http.closeAllConnections();
+      await everything;
+    }
+    clearTimeout(timer);
+  }
+
+  return { url: `ws://${shownHost}:${port}/`, close };
+}
