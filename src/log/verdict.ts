@@ -56,6 +56,8 @@ export const VERDICT_CODES = [
   "vault-tampered",
   "vault-stale-base",
   "grant-expired",
+  "runtime-fetch-not-allowed",
+  "runtime-fetch-limit",
 ] as const;
 
 export const VerdictCode = z.enum(VERDICT_CODES);

@@ -11,6 +11,16 @@ export {
 } from "./endpoint";
 export { boundTranscript, MAX_TRANSCRIPT_CHARS, type PromptParts, systemPrompt, userMessage, type VerbUsage } from "./prompt";
 export { redactSecret } from "./redact";
+export {
+  CALLER_CONFIG,
+  captureRepositoryNotes,
+  MAX_NOTE_BYTES,
+  NOTE_NAMES,
+  REPOSITORY_CONTEXT_TAG,
+  type RepositoryFile,
+  type RepositoryNote,
+  repositoryContextBlock,
+} from "./repo-context";
 export { buildModelRequest, MAX_ANSWER_TOKENS, type ModelHttpRequest, type ModelPrompt } from "./request";
 export {
   ANTHROPIC_MESSAGES_URL,
@@ -23,4 +33,17 @@ export {
   modelUrl,
   OpenAiBase,
 } from "./settings";
+export {
+  guestStepCount,
+  type ModelSkills,
+  mergeTranscript,
+  type PageStep,
+  runSkillStep,
+  SKILL_VERBS,
+  SkillStepLine,
+  type SkillStepResult,
+  type SkillUseResult,
+  type SkillVerb,
+  skillVerbUsages,
+} from "./skill-verbs";
 export { extractStep, type StepAnswer, type StepRules } from "./step";

@@ -14,6 +14,8 @@ const REASON_PHRASES: Record<number, string> = {
   408: "Request Timeout",
   413: "Content Too Large",
   415: "Unsupported Media Type",
+  422: "Unprocessable Content",
+  429: "Too Many Requests",
   421: "Misdirected Request",
   500: "Internal Server Error",
   501: "Not Implemented",

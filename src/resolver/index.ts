@@ -28,7 +28,25 @@ export {
   redact,
 } from "./preflight";
 export { type PinnedUrl, parsePinnedUrl, type RefForm, refForm } from "./reference";
-export { remoteBaseOf, resolveHarness } from "./resolve";
+export { remoteBaseOf, resolveHarness, resolveHarnessSession } from "./resolve";
+export {
+  createRuntimeFetchEndpoint,
+  RESOLVE_PATH,
+  RESOLVE_ROUTE,
+  type RuntimeArm,
+  type RuntimeDelivery,
+  type RuntimeFetchEndpoint,
+} from "./runtime-endpoint";
+export {
+  createRuntimeFetch,
+  DEFAULT_MAX_RUNTIME_FETCHES,
+  type RuntimeFetch,
+  type RuntimeFetchAnswer,
+  type RuntimeFetchFile,
+  RuntimeFetchRequest,
+  runtimeFetchStatus,
+} from "./runtime-fetch";
 export { Harness, OrgConfig, parseHarness, parseOrgConfig } from "./schema";
+export type { ResolveSession } from "./session";
 export { parseTreeManifest, type TreeFile, treeHash, treeManifest } from "./tree-hash";
 export { DEFAULT_LIMITS, type Resolution, type ResolvedResource, type ResolveLimits, type ResolveOptions } from "./types";

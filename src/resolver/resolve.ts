@@ -10,6 +10,7 @@ import { lintPreflight } from "./preflight";
 import { type Allowlists, type Outcome, ResourceResolver } from "./resolve-resource";
 import { now, RunRecord, type Step } from "./run-record";
 import type { Harness } from "./schema";
+import type { ResolveSession } from "./session";
 import { DEFAULT_LIMITS, type Resolution, type ResolveOptions } from "./types";
 import { WalkLimits } from "./walk-limits";
 
@@ -21,6 +22,16 @@ export { remoteBaseOf } from "./harness-layers";
  * closure of skills, offline misses, lint — one `resolver.step` event per node.
  */
 export async function resolveHarness(options: ResolveOptions): Promise<Resolution> {
+  return (await resolveHarnessSession(options)).resolution;
+}
+
+/**
+ * `resolveHarness`, and — when the harness resolved (not a cache warm) — the run's session: the
+ * same allowlists, walk limits (one pin per URL, the remote total), lock pins, cache and node
+ * tree, for what the run may still resolve while it lasts (run-time fetches, runtime-fetch.ts).
+ */
+export async function resolveHarnessSession(options: ResolveOptions): Promise<{ resolution: Resolution; session: ResolveSession | null }> {
+  const none = (resolution: Resolution) => ({ resolution, session: null });
   const limits = { ...DEFAULT_LIMITS, ...options.limits };
   const record = new RunRecord(options.runId ?? crypto.randomUUID(), options.harness, options.log);
   const lockName = options.lockName ?? basename(options.harness.split("#")[0]!).replace(/\.ya?ml$/i, "");
@@ -40,7 +51,7 @@ export async function resolveHarness(options: ResolveOptions): Promise<Resolutio
   for (const [i, raw] of (options.orgConfig?.allowed_remote_resources ?? []).entries()) {
     const entry = parseAllowlistEntry(raw);
     if (!entry.ok)
-      return record.failed(refuse("invalid-harness", `org config allowed_remote_resources[${i}]: ${entry.reason}`, "resolver"));
+      return none(record.failed(refuse("invalid-harness", `org config allowed_remote_resources[${i}]: ${entry.reason}`, "resolver")));
     org.push(entry.entry);
   }
   const allowlists: Allowlists = { org, harness: [] };
@@ -56,7 +67,7 @@ export async function resolveHarness(options: ResolveOptions): Promise<Resolutio
   const layerLoader = new HarnessLayers({ options, record, walk, allowlists, resources });
 
   const root = await layerLoader.root(options.harness);
-  if (!root.layer) return record.result(null, warm);
+  if (!root.layer) return none(record.result(null, warm));
   const rootId = root.outcome.res.id;
   if (root.outcome.res.sha256 !== null && options.lock) {
     const locked = options.lock.harnesses[lockName];
@@ -70,7 +81,7 @@ export async function resolveHarness(options: ResolveOptions): Promise<Resolutio
     }
   }
   const layers = await layerLoader.withBases({ outcome: root.outcome, layer: root.layer });
-  if (!layers) return record.result(null, warm);
+  if (!layers) return none(record.result(null, warm));
 
   const { merged, origins } = mergeLayers(layers);
   const harness = merged as Harness;
@@ -108,7 +119,7 @@ export async function resolveHarness(options: ResolveOptions): Promise<Resolutio
     record.expect(runtime.length + refusedPlans.length);
     for (const r of runtime) record.record(r.step, now(), r.verdict, {});
     for (const p of refusedPlans) await resources.execute(p.step, p.started, p.plan);
-    return record.result(null, warm);
+    return none(record.result(null, warm));
   }
   record.expect(refs.length);
   const output = structuredClone(merged);
@@ -119,7 +130,18 @@ export async function resolveHarness(options: ResolveOptions): Promise<Resolutio
       await closure(outcome, step);
     }
   }
-  return record.result(warm ? null : output, warm);
+  const resolution = record.result(warm ? null : output, warm);
+  if (!resolution.ok || warm) return none(resolution);
+  const session: ResolveSession = {
+    run: record.run,
+    harness,
+    rootId,
+    rootIdentity: root.outcome.identity ?? options.harness,
+    offline: obtain.offline,
+    record,
+    resources,
+  };
+  return { resolution, session };
 
   /**
    * The transitive closure of a skill: its SKILL.md frontmatter `dependencies:`. A remote
@@ -160,8 +182,8 @@ export async function resolveHarness(options: ResolveOptions): Promise<Resolutio
 }
 
 /**
- * `allow_runtime_fetch` and `max_runtime_fetches` of the merged harness (the feature itself
- * is separate): run-time fetching needs at least one `allowed_remote_resources` entry to
+ * `allow_runtime_fetch` and `max_runtime_fetches` of the merged harness (the fetches themselves
+ * are runtime-fetch.ts's): run-time fetching needs at least one `allowed_remote_resources` entry to
  * fetch under, and `max_runtime_fetches` is 1–1000 (the schema) and only meaningful with it.
  */
 function runtimeFetchRefusals(harness: Harness, rootId: number): { step: Step; verdict: Verdict }[] {

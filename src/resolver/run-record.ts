@@ -29,6 +29,11 @@ export class RunRecord {
   private readonly misses: string[] = [];
   /** Nodes known so far, for progress: the walk adds to it as it discovers more. */
   private expected = 1;
+  /**
+   * Set once the run's outcome is reported: nodes added later (run-time fetches) still get
+   * their `resolver.step` under this run, but the run's progress stays as it was reported.
+   */
+  private settled = false;
 
   constructor(
     readonly run: string,
@@ -104,14 +109,15 @@ export class RunRecord {
       ...(res.url !== null ? { url: res.url } : {}),
       ...(res.files ? { files: res.files.length } : {}),
     });
-    this.progress("progress");
+    if (!this.settled) this.progress("progress");
     return res;
   }
 
   /** A run refused before its first node (the org config itself is invalid). */
   failed(error: Verdict): Resolution {
     this.progress("failed", error.reason);
-    return { run: this.run, ok: false, source: this.source, harness: null, resources: this.resources, lints: this.lints, error };
+    this.settled = true;
+    return { run: this.run, ok: false, source: this.source, harness: null, resources: [...this.resources], lints: [...this.lints], error };
   }
 
   /**
@@ -131,6 +137,15 @@ export class RunRecord {
     if (ok)
       this.progress("done", warm ? `cache warmed: ${this.resources.filter((r) => r.url !== null).length} remote resource(s)` : undefined);
     else this.progress("failed", error?.reason);
-    return { run: this.run, ok, source: this.source, harness: ok ? output : null, resources: this.resources, lints: this.lints, error };
+    this.settled = true;
+    return {
+      run: this.run,
+      ok,
+      source: this.source,
+      harness: ok ? output : null,
+      resources: [...this.resources],
+      lints: [...this.lints],
+      error,
+    };
   }
 }

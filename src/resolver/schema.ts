@@ -28,7 +28,7 @@ export const Harness = z.looseObject({
   api_servers: z.array(z.looseObject({ script: Ref.optional() })).optional(),
   base: Ref.optional(),
   allowed_remote_resources: z.array(z.string()).optional(),
-  /** Run-time fetches by the agent (the feature itself is separate): only validated here. */
+  /** Run-time fetches by the agent (runtime-fetch.ts): validated here, used by the run's session. */
   allow_runtime_fetch: z.boolean().optional(),
   max_runtime_fetches: z
     .number()

@@ -13,8 +13,20 @@ export interface RunScript {
 }
 
 /**
+ * The block a skill's text is given to a run in: `<skill_context source="handle:…">`, naming
+ * the handle only. The pin and the digest stay on the handle's record and the run's activation
+ * (a well-known pin is the SKILL.md digest itself), so no text an agent or model reads carries
+ * them. A closing or opening `skill_context` tag inside the text is defused (`<` becomes
+ * `&lt;`), so the text cannot end its own block early and pose as something outside it.
+ */
+export function wrapSkillContext(handle: string, text: string): string {
+  const defused = text.replace(/<(\/?\s*skill_context)/gi, "&lt;$1");
+  return `<skill_context source="handle:${handle}">\n${defused}\n</skill_context>\n`;
+}
+
+/**
  * A skill given to one run (seed 002, Part 2: the load path). `context` is the text wrapped in a
- * `<skill_context source="handle:…">` block; `activation` is what the run's record carries so a
+ * `<skill_context source="handle:…">` block (`wrapSkillContext`); `activation` is what the run's record carries so a
  * reader of the run can say which bytes shaped the work: the handle, the digest of the exact
  * text injected, and the pin the acquisition recorded.
  */
@@ -46,9 +58,7 @@ export async function attachSkill(handle: string, allowedPins: ReadonlySet<strin
   const opened = await openSkillText(handle, "attach", deps);
   if (!opened.ok) return opened;
   const { record, text } = opened;
-  const context = utf8(
-    `<skill_context source="handle:${record.handle}" pin="${record.pin}" sha256="${record.skillMdSha256}">\n${text.reveal()}\n</skill_context>\n`,
-  );
+  const context = utf8(wrapSkillContext(record.handle, text.reveal()));
   const activation = {
     handle: record.handle,
     discoveryId: record.discoveryId,

@@ -5,7 +5,7 @@ export { acquireSkill } from "./acquire";
 export { acquireFromCommit, gitBlobSha1, RAW_GITHUB, rawUrl } from "./acquire-git";
 export { acquireFromWellKnown, KNOWN_INDEX_SCHEMAS } from "./acquire-well-known";
 export { type AcquireDeps, type Acquired, checkText, randomHandle } from "./admit";
-export { type Attached, type AttachedSkill, attachSkill, type RunScript, scriptsGiven } from "./attach";
+export { type Attached, type AttachedSkill, attachSkill, type RunScript, scriptsGiven, wrapSkillContext } from "./attach";
 export type { SkillsFetch, SkillsFetchInit } from "./fetch";
 export { mayRunScripts, type OpenDeps, type Opened, type OpenPurpose, openSkillText, SkillText } from "./handle";
 export {
@@ -18,8 +18,19 @@ export {
   type SkillRef,
   type WellKnownSkillRef,
 } from "./id";
+export {
+  createModelSkillTools,
+  type ModelAcquire,
+  type ModelSearch,
+  type ModelSkillDeps,
+  type ModelSkillHit,
+  type ModelSkillTools,
+  type ModelToolFailure,
+  type ModelUse,
+} from "./model-tools";
 export { GITHUB_API, isUsableBranchName, type PinnedGitAddress, type ResolveDeps, type Resolved, resolveSkillAddress } from "./resolve";
 export { MAX_REGISTRY_STRING, sanitizeRegistryString, stripEscapes } from "./sanitize";
+export { SCRUB_WINDOW, SKILL_TEXT_WITHHELD, scrubSkillText } from "./scrub";
 export {
   DEFAULT_REGISTRY,
   DEFAULT_SEARCH_LIMIT,
