@@ -1,7 +1,7 @@
 import type { Page } from "@playwright/test";
-import type { RunResult } from "../../src/page/runner-session";
+import type { RunResult } from "../../src/page/features/runner/run-agent";
 
-/** What `window.__tab.features.runner.run()` answers (src/page/runner-session.ts). */
+/** What `window.__tab.features.runner.run()` answers (src/page/features/runner/run-agent.ts). */
 export type { RunResult };
 
 /** Runs an agent through the page's runner feature, exactly as the "Run agent" button does. */

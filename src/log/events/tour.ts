@@ -7,7 +7,7 @@ import { z } from "zod";
  */
 export const TourStepEvent = z.object({
   kind: z.literal("tour.step"),
-  /** The step's id in the tour's step table (src/page/tour-steps.ts). */
+  /** The step's id in the tour's step table (src/page/features/tour/steps.ts). */
   step: z.string(),
   phase: z.enum(["start", "passed", "wrong", "finished", "restart"]),
   message: z.string(),

@@ -1,7 +1,7 @@
 import { V86 } from "v86";
 import wasmUrl from "v86/build/v86.wasm?url";
 import type { EventLog } from "../../log";
-import { type ConsoleDriver, createConsoleDriver } from "../console-driver";
+import { type ConsoleDriver, createConsoleDriver } from "../console/console-driver";
 import { GuestConsole } from "./console";
 import type { GuestImages } from "./images";
 

@@ -1,19 +1,23 @@
 import type { EventLog } from "../../log";
 import type { PolicyHolder } from "../../policy";
-import type { ConsoleTurns } from "../console-turns";
+import type { ConsoleTurns } from "../console/console-turns";
 import type { Guest } from "../emulator/boot";
-import type { Layout } from "../layout";
-import type { PageNetwork } from "../network";
+import type { PageNetwork } from "../emulator/network";
 import type { EventPanel } from "../panels";
-import type { ScenarioBar } from "../scenario-bar";
+import type { PageServices } from "../services";
+import type { Layout } from "../shell/layout";
+import type { ScenarioBar } from "../shell/scenario-bar";
 
 /**
  * What a page feature (resolver, skills, vault, runner, share…) gets to plug itself in. Each
- * feature lives in its own file under ./features and exports `mount(ctx)`; the playground
- * calls them all once the shell exists.
+ * feature is one folder under ./features whose `mount.ts` exports `mount(ctx)`; the playground
+ * calls them all once the shell exists. What features share is in `services`, never in each
+ * other's exposed objects.
  */
 export interface FeatureContext {
   log: EventLog;
+  /** The page's services, built once (src/page/services.ts): cache, skills, vault, model endpoint, resolver, runner. */
+  services: PageServices;
   layout: Layout;
   policy: PolicyHolder;
   params: URLSearchParams;
@@ -30,8 +34,6 @@ export interface FeatureContext {
   scenarios: ScenarioBar;
   /** Typing into the guest console: one conversation at a time (scenarios, runs, tours). */
   turns: ConsoleTurns;
-  /** Exposes something on `window.__tab.features[name]` (for e2e tests and curious users). */
+  /** Exposes something on `window.__tab.features[name]` (for e2e tests and curious users); features never read it. */
   expose(name: string, value: unknown): void;
-  /** What an earlier-mounted feature exposed (unknown: check its shape before use). */
-  exposed(name: string): unknown;
 }

@@ -1,13 +1,13 @@
 import type { FeatureContext } from "./context";
-import { mount as embed } from "./embed";
-import { mount as model } from "./model";
-import { mount as resolve } from "./resolve";
-import { mount as runner } from "./runner";
-import { mount as share } from "./share";
-import { mount as skills } from "./skills";
-import { mount as timeline } from "./timeline";
-import { mount as tour } from "./tour";
-import { mount as vault } from "./vault";
+import { mount as embed } from "./embed/mount";
+import { mount as model } from "./model/mount";
+import { mount as resolve } from "./resolve/mount";
+import { mount as runner } from "./runner/mount";
+import { mount as share } from "./share/mount";
+import { mount as skills } from "./skills/mount";
+import { mount as timeline } from "./timeline/mount";
+import { mount as tour } from "./tour/mount";
+import { mount as vault } from "./vault/mount";
 
 export type { FeatureContext } from "./context";
 

@@ -1,4 +1,4 @@
-import { h } from "../dom";
+import { h } from "../shell/dom";
 import type { EventPanel } from "./event-panel";
 
 /**

@@ -1,0 +1,82 @@
+import type { EventLog } from "../../log";
+import { connectV86Link, createNetworkPeer, type NetworkPeer, systemTimers, type V86Bus } from "../../net";
+import type { PolicyHolder } from "../../policy";
+import { createProxy, type EgressProxy, type OwnHandlers } from "../../proxy";
+import { createTlsTerminator, type SessionCa } from "../../tls";
+
+export const PROXY_PORT = 3128;
+/** Generous: an emulated guest on a busy machine can take many seconds for its side of a TLS handshake or a request head. */
+const GUEST_PATIENCE_MS = 60_000;
+
+export interface PageNetwork {
+  peer: NetworkPeer;
+  proxy: EgressProxy;
+  close(): void;
+}
+
+export interface PageNetworkOptions {
+  bus: V86Bus;
+  log: EventLog;
+  policy: PolicyHolder;
+  ca: SessionCa;
+  handlers?: OwnHandlers;
+  corsRelay?: string;
+}
+
+/**
+ * The guest's headers as the page's fetch() sends them. User-Agent goes: the browser sends its
+ * own. Chromium ignores a User-Agent given to fetch(), but Firefox honours it, and it is not a
+ * CORS-safelisted header, so a guest's `curl/…` would make every request need a preflight the
+ * upstream must answer; dropped, a plain GET is a simple request in both engines.
+ */
+export function browserRequestHeaders(headers: [string, string][]): [string, string][] {
+  return headers.filter(([name]) => name.toLowerCase() !== "user-agent");
+}
+
+/**
+ * The page as the guest's only network peer: v86's NIC → the TCP/IP peer at 10.0.2.2 →
+ * the proxy on :3128 → (inside CONNECT) the TLS terminator → the browser's fetch().
+ */
+export function connectPageNetwork(options: PageNetworkOptions): PageNetwork {
+  const { log } = options;
+  const peer = createNetworkPeer({ link: connectV86Link(options.bus), log });
+  const terminator = createTlsTerminator({ ca: options.ca, log, handshakeTimeoutMs: GUEST_PATIENCE_MS });
+  const ownHost = `${peer.config.peerIp}:${PROXY_PORT}`;
+  const proxy = createProxy({
+    policy: () => options.policy.current(),
+    fetch: (url, init) =>
+      globalThis.fetch(url, {
+        method: init.method,
+        headers: browserRequestHeaders(init.headers),
+        body: init.body,
+        redirect: init.redirect,
+        credentials: "omit",
+        cache: "no-store",
+      }),
+    clock: () => Date.now(),
+    // Head and idle timeouts (the idle one at its 5 min default) run on the page's own timers.
+    timers: systemTimers,
+    headTimeoutMs: GUEST_PATIENCE_MS,
+    log,
+    ownHost: [ownHost, peer.config.peerIp, "proxy", `proxy:${PROXY_PORT}`],
+    tunnel: {
+      async open(raw, connect) {
+        const plain = await terminator.terminate(raw, { host: connect.host, port: connect.port, id: connect.id });
+        if (plain) await connect.serveTunnel(plain, connect.id);
+      },
+    },
+    ...(options.handlers ? { handlers: options.handlers } : {}),
+    ...(options.corsRelay ? { corsRelay: options.corsRelay } : {}),
+  });
+  const stopListening = peer.listen(PROXY_PORT, (stream) => {
+    void proxy.handle(stream);
+  });
+  return {
+    peer,
+    proxy,
+    close() {
+      stopListening();
+      peer.close();
+    },
+  };
+}

@@ -1,0 +1,110 @@
+import "./embed.css";
+import { h, replaceChildren } from "../../shell/dom";
+import { SCENARIOS, type Scenario } from "../../shell/scenarios";
+import type { FeatureContext } from "../context";
+import { verdictSequence } from "../share/verdict-sequence";
+import { type EmbedRequest, embedExplanation, fullPlaygroundHref, readEmbedRequest } from "./params";
+
+/**
+ * Embed mode for docs (issue 11): `?embed=1&scenario=N` (a row of seed 004's verdict table,
+ * by number or id) shows the terminal and the one panel that row's verdict lands in, under
+ * a small bar with the row's title, a Run button and who decided and why — sized for an
+ * 800×500 iframe. The guest starts as in the playground (from the saved snapshot when there
+ * is one); the scenario runs only when the reader clicks Run. Everything else on the page is
+ * hidden by embed.css, scoped under `.embed`.
+ */
+export function mount(ctx: FeatureContext): void {
+  const request = readEmbedRequest(ctx.params, SCENARIOS);
+  if (request.mode === "off") return;
+  const panel = request.mode === "scenario" ? request.scenario.expect.panel : "proxy";
+  document.documentElement.classList.add("embed");
+  ctx.layout.root.classList.add("embed");
+  ctx.layout.root.dataset.embedPanel = panel;
+  ctx.selectPanel(panel);
+
+  const open = h(
+    "a",
+    {
+      class: "embed-open",
+      title: "The whole playground (all scenarios and panels) in a new tab",
+      attrs: { href: fullPlaygroundHref(location.href), target: "_blank", rel: "noopener" },
+    },
+    "Open in the full playground ↗",
+  );
+  const bar = h("section", { class: "embed-bar", attrs: { "aria-label": "Scenario" } });
+  ctx.layout.root.prepend(bar);
+
+  if (request.mode === "invalid") {
+    replaceChildren(
+      bar,
+      h("div", { class: "embed-head" }, h("strong", { class: "embed-title" }, "Linux in a tab"), open),
+      h("p", { class: "embed-explanation embed-error", role: "alert", attrs: { "data-testid": "embed-error" } }, request.message),
+    );
+    ctx.log.append({ kind: "note", level: "warning", source: "embed", message: request.message });
+    ctx.expose("embed", exposed(request, panel, null));
+    return;
+  }
+
+  const scenario = request.scenario;
+  const status = h("span", { class: "embed-status", attrs: { "aria-live": "polite" } }, "starting the guest…");
+  const runButton = h(
+    "button",
+    {
+      class: "embed-run",
+      title: `Type this row's commands into the guest: ${scenario.commands.join(" && ")}`,
+      attrs: { type: "button", "data-embed-run": scenario.id, disabled: "" },
+      on: { click: () => void run() },
+    },
+    "Run",
+  );
+  replaceChildren(
+    bar,
+    h("div", { class: "embed-head" }, h("strong", { class: "embed-title" }, `${scenario.row}. ${scenario.title}`), runButton, status, open),
+    h("p", { class: "embed-explanation" }, embedExplanation(scenario)),
+  );
+
+  ctx.guest.then(
+    () => {
+      runButton.disabled = false;
+      status.textContent = "ready: click Run";
+    },
+    () => {
+      status.textContent = "the guest did not start (see the line above the terminal)";
+    },
+  );
+
+  async function run(): Promise<void> {
+    const from = ctx.log.nextSeq;
+    runButton.disabled = true;
+    status.textContent = "running…";
+    try {
+      await ctx.scenarios.run(scenario.id);
+      status.textContent = outcome(from);
+    } finally {
+      runButton.disabled = false;
+    }
+  }
+
+  /** What the run produced, read from the one log (the panel below shows the same events). */
+  function outcome(from: number): string {
+    const events = ctx.log.events().filter((e) => e.seq >= from);
+    const start = events.find((e) => e.kind === "scenario" && e.id === scenario.id && e.phase === "start");
+    if (!start) return "the scenario did not start (another one was typing): try again";
+    const end = events.find((e) => e.kind === "scenario" && e.id === scenario.id && e.phase !== "start" && e.seq > start.seq);
+    if (end?.kind === "scenario" && (end.phase === "failed" || end.phase === "interrupted")) return `did not finish: ${end.message}`;
+    const verdicts = verdictSequence(events.filter((e) => e.seq > start.seq)).map((s) => `${s.code} by ${s.by}`);
+    const where = `the ${scenario.expect.panel} panel below`;
+    return verdicts.length === 0 ? `done: see ${where}` : `done: ${verdicts.join(", ")} (see ${where})`;
+  }
+
+  ctx.expose("embed", exposed(request, panel, run));
+}
+
+function exposed(request: EmbedRequest, panel: Scenario["expect"]["panel"], run: (() => Promise<void>) | null) {
+  return {
+    scenario: request.mode === "scenario" ? request.scenario.id : null,
+    message: request.mode === "invalid" ? request.message : null,
+    panel,
+    run,
+  };
+}

@@ -1,0 +1,91 @@
+import { describe, expect, it } from "vitest";
+import { SCENARIOS } from "../../shell/scenarios";
+import { embedExplanation, fullPlaygroundHref, readEmbedRequest, validValues } from "./params";
+
+// Issue 11, embed mode for docs: `?embed=1&scenario=N` picks one row of the verdict table of
+// seed 004 (004_38ec4e288fc63d5a.txt) by row number or id; anything else is explained.
+const read = (query: string) => readEmbedRequest(new URLSearchParams(query), SCENARIOS);
+
+describe("which scenario an embed link names (seed 004 verdict table)", () => {
+  it.each([
+    ["a row number picks that row", "embed=1&scenario=4", "ip-literal"],
+    ["the first row is row 1", "embed=1&scenario=1", "served"],
+    ["the last row is row 7", "embed=1&scenario=7", "dns"],
+    ["an id picks its row", "embed=1&scenario=ip-literal", "ip-literal"],
+    ["an id is matched without regard to case", "embed=1&scenario=Landlock-Denied", "landlock-denied"],
+    ["surrounding spaces are ignored", "embed=1&scenario=%206%20", "landlock-denied"],
+    ["embed=true works like embed=1", "embed=true&scenario=2", "host-not-allowed"],
+    ["a harness beside it does not matter", "embed=1&scenario=5&harness=https%3A%2F%2Fexample.org%2Fh.yaml", "sni-mismatch"],
+  ])("%s", (_name, query, id) => {
+    const request = read(query);
+    expect(request.mode).toBe("scenario");
+    if (request.mode === "scenario") expect(request.scenario.id).toBe(id);
+  });
+
+  it.each([
+    ["without embed the page is the full playground", "scenario=4"],
+    ["embed=0 is not embed mode", "embed=0&scenario=4"],
+    ["a plain page URL is not embed mode", ""],
+  ])("%s", (_name, query) => {
+    expect(read(query)).toEqual({ mode: "off" });
+  });
+
+  it.each([
+    ["a row past the table", "embed=1&scenario=99", 'scenario="99"'],
+    ["row 0", "embed=1&scenario=0", 'scenario="0"'],
+    ["an unknown id", "embed=1&scenario=teleport", 'scenario="teleport"'],
+    ["a negative row", "embed=1&scenario=-1", 'scenario="-1"'],
+    ["a fractional row", "embed=1&scenario=4.0", 'scenario="4.0"'],
+    ["no scenario at all", "embed=1", "No scenario given"],
+    ["an empty scenario", "embed=1&scenario=", "No scenario given"],
+  ])("%s is refused with the valid values listed", (_name, query, echoed) => {
+    const request = read(query);
+    expect(request.mode).toBe("invalid");
+    if (request.mode !== "invalid") return;
+    expect(request.message).toContain(echoed);
+    expect(request.message).toContain("1–7");
+    expect(request.message).toContain("ip-literal");
+  });
+
+  it("echoes a hostile value shortened and without control characters", () => {
+    const request = read(`embed=1&scenario=${encodeURIComponent(`<img src=x>\u0007${"a".repeat(100)}`)}`);
+    expect(request.mode).toBe("invalid");
+    if (request.mode !== "invalid") return;
+    expect(request.message).not.toContain("\u0007");
+    expect(request.message).toContain('"<img src=x>aaaa');
+    expect(request.message).not.toContain("a".repeat(50));
+  });
+});
+
+describe("the embed bar's text and link", () => {
+  it("lists every row number and id", () => {
+    expect(validValues(SCENARIOS)).toBe(
+      "a row number 1–7 or an id: served, host-not-allowed, redirect-other-host, ip-literal, sni-mismatch, landlock-denied, dns",
+    );
+  });
+
+  it.each([
+    ["row 4 is decided by .net", 4, ".net", "Seed 004 row 4"],
+    ["row 5 is decided by the design", 5, "the design", "Seed 004 row 5"],
+    ["row 6 is decided by the kernel", 6, "the kernel (Landlock)", "Seed 004 row 6"],
+  ])("%s, and the paragraph cites seed 004's row", (_name, row, by, cite) => {
+    const scenario = SCENARIOS.find((s) => s.row === row);
+    if (!scenario) throw new Error(`no row ${row}`);
+    const text = embedExplanation(scenario);
+    expect(text).toContain(`Decided by ${by}`);
+    expect(text).toContain(`verdict ${scenario.expect.code}`);
+    expect(text).toContain(cite);
+  });
+
+  it.each([
+    ["drops embed and keeps the scenario", "https://tab.example/play/?embed=1&scenario=4", "https://tab.example/play/?scenario=4"],
+    [
+      "keeps the harness and its pin",
+      "https://tab.example/?embed=1&scenario=2&harness=https%3A%2F%2Fh.example%2Fh.yaml%23sha256%3Dab",
+      "https://tab.example/?scenario=2&harness=https%3A%2F%2Fh.example%2Fh.yaml%23sha256%3Dab",
+    ],
+    ["leaves a page without embed as it is", "http://127.0.0.1:4411/?scenario=4", "http://127.0.0.1:4411/?scenario=4"],
+  ])("the full-playground link %s", (_name, href, expected) => {
+    expect(fullPlaygroundHref(href)).toBe(expected);
+  });
+});

@@ -1,0 +1,60 @@
+import type { Decider } from "../../../log";
+import type { Scenario } from "../../shell/scenarios";
+
+/**
+ * What `?embed=1&scenario=…` asks for (issue 11, embed mode for docs): off, one row of seed
+ * 004's verdict table (by row number or id), or a value that names no row, with a message
+ * saying which values are valid. The URL is outside input: it is matched against the known
+ * rows and echoed only as plain, shortened text.
+ */
+export type EmbedRequest = { mode: "off" } | { mode: "scenario"; scenario: Scenario } | { mode: "invalid"; message: string };
+
+const EMBED_ON = new Set(["1", "true"]);
+const MAX_ECHO = 40;
+
+export function readEmbedRequest(params: URLSearchParams, scenarios: readonly Scenario[]): EmbedRequest {
+  if (!EMBED_ON.has(params.get("embed") ?? "")) return { mode: "off" };
+  const raw = params.get("scenario");
+  const value = (raw ?? "").trim();
+  if (value === "") return { mode: "invalid", message: `No scenario given: add &scenario= with ${validValues(scenarios)}.` };
+  const scenario = /^\d+$/.test(value)
+    ? scenarios.find((s) => s.row === Number(value))
+    : scenarios.find((s) => s.id === value.toLowerCase());
+  if (scenario) return { mode: "scenario", scenario };
+  return {
+    mode: "invalid",
+    message: `scenario=${echo(value)} is not a row of the verdict table (seed 004): use ${validValues(scenarios)}.`,
+  };
+}
+
+/** "a row number 1–7 or an id: served, host-not-allowed, …" */
+export function validValues(scenarios: readonly Scenario[]): string {
+  if (scenarios.length === 0) return "a scenario (this build has none)";
+  const rows = scenarios.map((s) => s.row);
+  return `a row number ${Math.min(...rows)}–${Math.max(...rows)} or an id: ${scenarios.map((s) => s.id).join(", ")}`;
+}
+
+/** The same page without `embed`: everything else (harness, scenario, hash) is kept. */
+export function fullPlaygroundHref(href: string): string {
+  const url = new URL(href);
+  url.searchParams.delete("embed");
+  return url.href;
+}
+
+const DECIDER_TEXT: Partial<Record<Decider, string>> = {
+  net: ".net (the page's proxy, the only TLS client)",
+  kernel: "the kernel (Landlock)",
+  design: "the design (the page sets SNI itself)",
+};
+
+/** The embed bar's paragraph: who decides, the verdict, and the row's own explanation. */
+export function embedExplanation(scenario: Scenario): string {
+  const by = DECIDER_TEXT[scenario.expect.by] ?? scenario.expect.by;
+  return `Decided by ${by}; verdict ${scenario.expect.code}. ${scenario.explanation}`;
+}
+
+/** Outside text shown back to the user: no control characters, bounded length. */
+function echo(value: string): string {
+  const clean = value.replace(/[\u0000-\u001f\u007f]/g, "");
+  return JSON.stringify(clean.length > MAX_ECHO ? `${clean.slice(0, MAX_ECHO)}…` : clean);
+}

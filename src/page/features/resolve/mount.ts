@@ -1,0 +1,99 @@
+import type { Resolution } from "../../../resolver";
+import { h } from "../../shell/dom";
+import type { FeatureContext } from "../context";
+import { createCacheView } from "./cache-view";
+import { harnessFromHref } from "./link";
+import { type ResolveMode, SAMPLE } from "./session";
+import { createResolverTree } from "./tree";
+
+/**
+ * The resolver's page side (issue 7): `?harness=URL#sha256=…` (or the top bar's field)
+ * resolves a shared harness; the bundled sample is offered, resolved on demand (or at load
+ * with `?harness=sample`); `?fixtures=samples` answers remote fetches from the recordings.
+ * The Resolver panel shows the run as a tree; the Cache panel shows the CAS on IndexedDB.
+ */
+export function mount(ctx: FeatureContext): void {
+  const link = harnessFromHref(location.href);
+  const { cas, resolver: session } = ctx.services;
+  let current = link.harness ?? SAMPLE;
+
+  const note = h("span", { class: "counters", attrs: { "aria-live": "polite", "data-testid": "resolve-note" } });
+  const button = (label: string, title: string, onClick: () => void) =>
+    h("button", { class: "small", title, attrs: { type: "button" }, on: { click: onClick } }, label);
+  const download = button("Download lock file", "Save .fullsend/lock.yaml for the last successful resolve", () => downloadLock());
+  download.disabled = true;
+  const controls = h(
+    "div",
+    { attrs: { style: "display: flex; flex-wrap: wrap; gap: 6px; align-items: center" } },
+    button(
+      "Resolve the sample",
+      "Resolve the bundled sample harness (.fullsend/harness/demo.yaml) with its recorded remote library",
+      () => {
+        current = SAMPLE;
+        void run(SAMPLE, "resolve");
+      },
+    ),
+    button("Warm cache", "Fetch everything the current harness needs into the cache, and nothing else", () => void run(current, "warm")),
+    button("Resolve offline", "Resolve the current harness from the cache only: nothing is fetched", () => void run(current, "offline")),
+    download,
+    note,
+  );
+  const tree = createResolverTree(ctx.log);
+  ctx.panel("resolver").addHeader(h("div", { class: "panel-header" }, controls, tree.element));
+  ctx.panel("cache").addHeader(createCacheView(cas, ctx.log));
+
+  async function run(harness: string, mode: ResolveMode): Promise<Resolution | null> {
+    ctx.selectPanel("resolver");
+    note.textContent = `${mode === "resolve" ? "resolving" : mode === "warm" ? "warming the cache for" : "resolving offline"} ${label(harness)}…`;
+    try {
+      const resolution = await session.resolve(harness, mode);
+      note.textContent = resolution.ok
+        ? `${mode === "warm" ? "cache warmed" : "resolved"}: ${label(harness)}`
+        : `refused: ${resolution.error?.code ?? "?"} — ${resolution.error?.reason ?? ""}`;
+      download.disabled = session.lastLockable() === null;
+      return resolution;
+    } catch (error) {
+      note.textContent = `the resolve did not run: ${(error as Error).message}`;
+      return null;
+    }
+  }
+
+  function downloadLock(): void {
+    const text = session.lockFileText();
+    if (text === null) {
+      note.textContent = "resolve a harness successfully first: only a complete resolve can be locked";
+      return;
+    }
+    const url = URL.createObjectURL(new Blob([text], { type: "application/yaml" }));
+    const a = h("a", { attrs: { href: url, download: "lock.yaml" } });
+    document.body.appendChild(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 10_000);
+  }
+
+  ctx.layout.harnessForm.addEventListener("submit", (event) => {
+    event.preventDefault();
+    const value = ctx.layout.harnessInput.value.trim();
+    if (value === "") return;
+    current = value;
+    void run(value, "resolve");
+  });
+
+  ctx.expose("resolver", {
+    cas,
+    session,
+    db: ctx.services.casDatabase,
+    digest: ctx.services.digest,
+    resolve: (harness: string, mode: ResolveMode = "resolve") => run(harness, mode),
+    lockFileText: () => session.lockFileText(),
+    runCasContract: async () => (await import("../../cache/contract")).runCasContractInBrowser(),
+  });
+
+  if (link.harness !== null) {
+    if (link.harness !== SAMPLE) ctx.layout.harnessInput.value = link.harness;
+    void run(link.harness, "resolve");
+  }
+}
+
+const label = (harness: string) => (harness === SAMPLE ? "the bundled sample" : harness);

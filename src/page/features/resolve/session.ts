@@ -1,0 +1,115 @@
+import type { Cas } from "../../../cas";
+import type { EventLog } from "../../../log";
+import {
+  buildLockFile,
+  createFixtureFetch,
+  createHttpLocalFiles,
+  type FetchLike,
+  type LocalFiles,
+  type OrgConfig,
+  type Resolution,
+  readOrgConfig,
+  renderLockFile,
+  resolveHarness,
+} from "../../../resolver";
+
+/** `?harness=sample` and the "Resolve the sample" button: the bundle's default harness. */
+export const SAMPLE = "sample";
+export const SAMPLE_HARNESS_PATH = "/.fullsend/harness/demo.yaml";
+const ORG_CONFIG_PATH = "/.fullsend/config.yaml";
+const FIXTURES_ROOT = "/fixtures";
+
+export type ResolveMode = "resolve" | "warm" | "offline";
+
+export interface ResolverSessionOptions {
+  cas: Cas;
+  log: EventLog;
+  /** The sample bundle's root URL (public/samples, served at `samples/`). */
+  bundleRoot: string;
+  /** `?fixtures=samples`: every remote fetch is answered from the bundle's recordings. */
+  recordings: boolean;
+  /** The real network (the product is written for the real internet). */
+  fetch: FetchLike;
+}
+
+export interface ResolveRecord {
+  harness: string;
+  mode: ResolveMode;
+  resolution: Resolution;
+}
+
+export interface ResolverSession {
+  readonly cas: Cas;
+  readonly bundle: LocalFiles;
+  /** Resolves `sample`, a bundle path, or an `https://…#sha256=…` URL. Runs one at a time. */
+  resolve(harness: string, mode?: ResolveMode): Promise<Resolution>;
+  /** The last run of any mode, and the last full successful one (what a lock file is made of). */
+  last(): ResolveRecord | null;
+  lastLockable(): ResolveRecord | null;
+  /** `.fullsend/lock.yaml` for the last successful full resolve, or null when there is none. */
+  lockFileText(now?: number): string | null;
+}
+
+/**
+ * The page's resolver: the sample bundle as local files, the bundle's config.yaml as the org
+ * allowlist, recordings or the real fetch, and the shared CAS. Runs are serialized so the
+ * Resolver panel's tree always belongs to one run.
+ */
+export function createResolverSession(options: ResolverSessionOptions): ResolverSession {
+  const { cas, log } = options;
+  const bundle = createHttpLocalFiles({ root: options.bundleRoot, fetch: (url, init) => fetch(url, init) });
+  const recorded = createFixtureFetch(bundle, FIXTURES_ROOT);
+  let orgConfig: Promise<OrgConfig | null> | null = null;
+  let queue: Promise<unknown> = Promise.resolve();
+  let last: ResolveRecord | null = null;
+  let lastLockable: ResolveRecord | null = null;
+
+  const readOrg = () => {
+    orgConfig ??= readOrgConfig(bundle, ORG_CONFIG_PATH).then(
+      (r) => (r.ok ? r.config : null),
+      () => null,
+    );
+    return orgConfig;
+  };
+
+  async function run(harness: string, mode: ResolveMode): Promise<Resolution> {
+    const isBundle = harness === SAMPLE || harness.startsWith("/");
+    const ref = harness === SAMPLE ? SAMPLE_HARNESS_PATH : harness;
+    const resolution = await resolveHarness({
+      harness: ref,
+      cas,
+      log,
+      orgConfig: await readOrg(),
+      // The bundle's remote library exists only as recordings; a shared URL uses the network
+      // unless the link asked for the recordings.
+      fetch: isBundle || options.recordings ? recorded : options.fetch,
+      ...(isBundle ? { local: bundle } : {}),
+      ...(mode === "offline" ? { offline: true } : {}),
+      ...(mode === "warm" ? { warm: true } : {}),
+    });
+    last = { harness, mode, resolution };
+    if (mode === "resolve" && resolution.ok) lastLockable = last;
+    return resolution;
+  }
+
+  return {
+    cas,
+    bundle,
+    resolve(harness, mode = "resolve") {
+      const next = queue.then(() => run(harness, mode));
+      queue = next.catch(() => undefined);
+      return next;
+    },
+    last: () => last,
+    lastLockable: () => lastLockable,
+    lockFileText(now = Date.now()) {
+      if (!lastLockable) return null;
+      const { harness, resolution } = lastLockable;
+      const ref = harness === SAMPLE ? SAMPLE_HARNESS_PATH : harness;
+      const name = (ref.split("#")[0] ?? ref).replace(/^.*\//, "").replace(/\.ya?ml$/i, "");
+      // ADR 38 names a local harness by its path relative to the .fullsend base.
+      const source = ref.startsWith("/.fullsend/") ? ref.slice("/.fullsend/".length) : resolution.source;
+      return renderLockFile(buildLockFile(resolution, name, now, { source }));
+    },
+  };
+}

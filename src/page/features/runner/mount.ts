@@ -1,0 +1,81 @@
+import type { LogEvent } from "../../../log";
+import { createEventPanel, type Row } from "../../panels";
+import { h, replaceChildren } from "../../shell/dom";
+import type { FeatureContext } from "../context";
+import { harnessFromHref } from "../resolve/link";
+import type { RunOptions } from "./run-agent";
+
+function runnerRow(e: LogEvent): Row | null {
+  if (e.kind === "runner.step")
+    return {
+      tone: e.level === "error" ? "refused" : e.level === "warning" ? "warn" : "info",
+      cells: [e.source, e.step, e.message],
+      details: [
+        ["run", e.run],
+        ["outcome", e.outcome ?? ""],
+      ],
+    };
+  if (e.kind === "scenario" && e.id.startsWith("run-"))
+    return {
+      tone: e.phase === "failed" || e.phase === "interrupted" ? "refused" : e.phase === "done" ? "ok" : "info",
+      cells: [e.id, e.phase, e.message],
+    };
+  return null;
+}
+
+/**
+ * "Run agent" (issue 9): resolves the harness (the runner demo, or `?harness=`), delivers it
+ * to the guest over the 9p share, and types `sh /mnt/tab/bin/tab-run /mnt/tab/run/<id>` into
+ * the terminal. `?run=1` runs it once the guest is up, so a shared link runs its agent.
+ */
+export function mount(ctx: FeatureContext): void {
+  const { runner } = ctx.services;
+  const status = h("span", { class: "runner-status", attrs: { "aria-live": "polite" } });
+  const makeButton = (attrs: Record<string, string>) =>
+    h(
+      "button",
+      {
+        class: "small",
+        title: "Deliver the resolved harness to the guest and run its agent under Landlock, behind the proxy",
+        attrs: { type: "button", ...attrs },
+        on: { click: () => void runner.run().catch(() => undefined) },
+      },
+      "Run agent",
+    );
+  const buttons = [makeButton({ "data-run-agent": "" }), makeButton({})];
+  runner.subscribe((state) => {
+    for (const b of buttons) b.disabled = state.phase === "running";
+    if (state.phase === "running") {
+      replaceChildren(status, `running ${state.harness}…`);
+      ctx.selectPanel("runner");
+    } else if (state.phase === "done") replaceChildren(status, `${state.result.id}: ${state.result.outcome} (${state.result.stage})`);
+    else replaceChildren(status, `failed: ${state.message}`);
+  });
+
+  // The button sits in the Resolver panel's header (next to what was resolved) and in the
+  // Runner panel, which shows the run's steps as the guest reports them.
+  ctx
+    .panel("resolver")
+    .addHeader(
+      h("div", { class: "runner-controls" }, buttons[0]!, " ", h("span", {}, "runs the harness's agent in the guest"), " ", status),
+    );
+  ctx.addPanel(
+    createEventPanel(
+      {
+        id: "runner",
+        title: "Runner",
+        kinds: ["runner.step", "scenario"],
+        columns: ["source", "step", "what happened"],
+        row: runnerRow,
+        header: h("div", { class: "runner-controls" }, buttons[1]!),
+      },
+      ctx.log,
+    ),
+  );
+  ctx.expose("runner", { run: (options?: RunOptions) => runner.run(options) });
+
+  // The link's own parameters, the pinned harness URL's fragment included (resolve/link.ts).
+  if (harnessFromHref(location.href).params.get("run") === "1") {
+    void ctx.guest.then(() => runner.run()).catch(() => undefined);
+  }
+}

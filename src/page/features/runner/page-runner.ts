@@ -1,0 +1,68 @@
+import type { EventLog } from "../../../log";
+import { type RunnerDeps, type RunOptions, type RunResult, runAgent } from "./run-agent";
+
+/** Where the page's runner is: what the Run agent buttons and status show. */
+export type RunnerState =
+  | { phase: "running"; harness: string }
+  | { phase: "done"; result: RunResult }
+  | { phase: "failed"; message: string };
+
+/**
+ * The page's one agent runner, built once by the page's services: the Run agent buttons, the
+ * Model section and share links' replays all call this `run`, typed, so the compiler sees
+ * who depends on it. One run at a time.
+ */
+export interface PageRunner {
+  run(options?: RunOptions): Promise<RunResult>;
+  /** Is told when a run starts and how it ended. */
+  subscribe(listener: (state: RunnerState) => void): () => void;
+}
+
+export interface PageRunnerDeps extends RunnerDeps {
+  log: EventLog;
+  /** What to run when the caller does not say: the harness field, the link's, or the demo. */
+  defaultHarness(): string;
+}
+
+export function createPageRunner(deps: PageRunnerDeps): PageRunner {
+  const listeners = new Set<(state: RunnerState) => void>();
+  const tell = (state: RunnerState) => {
+    for (const listener of listeners) listener(state);
+  };
+  let busy: Promise<RunResult> | null = null;
+
+  return {
+    run(options = {}) {
+      if (busy) return Promise.reject(new Error("a run is already in progress"));
+      const harness = options.harness ?? deps.defaultHarness();
+      tell({ phase: "running", harness });
+      busy = runAgent(deps, { ...options, harness })
+        .then((result) => {
+          tell({ phase: "done", result });
+          return result;
+        })
+        .catch((error: unknown) => {
+          const message = error instanceof Error ? error.message : String(error);
+          deps.log.append({
+            kind: "runner.step",
+            run: "",
+            source: "runner",
+            step: "run",
+            outcome: "failed",
+            level: "error",
+            message: `run failed: ${message}`,
+          });
+          tell({ phase: "failed", message });
+          throw error;
+        })
+        .finally(() => {
+          busy = null;
+        });
+      return busy;
+    },
+    subscribe(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+  };
+}

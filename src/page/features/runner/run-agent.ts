@@ -1,0 +1,282 @@
+import { utf8 } from "../../../bytes";
+import type { Cas } from "../../../cas";
+import type { EventLog, NewEvent } from "../../../log";
+import { createMemoryLocalFiles, type Resolution, redact, resolveHarness } from "../../../resolver";
+import {
+  buildRunPlan,
+  GUEST_HOST_ENV,
+  type PreflightPlan,
+  parseRunnerLine,
+  RUNNER_DEMO_FILES,
+  RUNNER_DEMO_HARNESS,
+  RUNNER_DEMO_REPO,
+  type RunnerLine,
+  type RunPlan,
+  runnerLineEvent,
+  runOutcome,
+} from "../../../runner";
+import { type AttachedSkill, attachSkill, type SkillBlobStore, type SkillHandleStore, scriptsGiven } from "../../../skills";
+import { connectionsClosed } from "../../console/command-settle";
+import type { CommandResult } from "../../console/console-driver";
+import type { ConsoleTurns } from "../../console/console-turns";
+import type { Guest } from "../../emulator/boot";
+import { writeShareFile } from "../../emulator/guest-share";
+import type { ResolverSession } from "../resolve/session";
+import { RUNNER_SCRIPTS } from "./scripts";
+
+/** What `run()` accepts (the button passes nothing: the demo, or `?harness=`). */
+export interface RunOptions {
+  /** "demo" (default), a path in the sample bundle (`/.fullsend/harness/demo.yaml`), or a pinned https URL. */
+  harness?: string;
+  steps?: readonly string[];
+  /** An existing guest directory under /tmp to work in; default: the delivered repo, copied. */
+  workspace?: string;
+  repo?: Readonly<Record<string, string>>;
+  /** Extra host environment for `${VAR}` expansion (credentials in it are refused, never passed). */
+  env?: Readonly<Record<string, string>>;
+  /** Replaces the harness's preflight_check (null: none). */
+  preflight?: string | null;
+  /** How long to wait for the runner's outcome line (default: 15 minutes). */
+  timeoutMs?: number;
+  /** Skill handles to attach (seed 002); default: the ones the operator ticked in the Skills panel. */
+  skills?: readonly string[];
+}
+
+export interface RunResult {
+  id: string;
+  harness: string;
+  outcome: "ok" | "failed";
+  stage: string;
+  status: number;
+  /** The step lines the guest printed for this run (quotes excluded). */
+  lines: RunnerLine[];
+  delivered: { path: string; sha256: string }[];
+  preflight: PreflightPlan["kind"];
+  command: string;
+  /** The skills attached by handle: handle, pin, digest of the text given, scripts given or held. */
+  skills: { handle: string; pin: string; contextSha256: string; scripts: "none" | "allowed" | "held" }[];
+}
+
+export interface RunnerDeps {
+  log: EventLog;
+  cas: Cas;
+  /** The page's resolver session: the sample bundle, its recordings, pinned URLs. */
+  resolver: Pick<ResolverSession, "resolve">;
+  guest: Promise<Guest>;
+  /** Random run ids; injected so nothing reaches for a global. */
+  randomId(): string;
+  /** The page's skills: handles, their bytes, and the operator's attach / script choices. */
+  skills: {
+    store: SkillBlobStore;
+    handles: SkillHandleStore;
+    attached(): readonly string[];
+    scriptPins(): ReadonlySet<string>;
+  };
+  /** The guest console is typed into one conversation at a time. */
+  turns: ConsoleTurns;
+}
+
+const SOURCE = "runner";
+const DEFAULT_TIMEOUT_MS = 15 * 60_000;
+
+/** One run's voice on the log: every message redacted with the run's environment. */
+interface RunLog {
+  id: string;
+  harness: string;
+  scrub(text: string): string;
+  note(step: string, level: "info" | "warning" | "error", message: string, outcome?: string | null): void;
+  /** Logs the failure (a step and the run's scenario end) and answers the failed result. */
+  failed(stage: string, message: string): RunResult;
+}
+
+function runLog(log: EventLog, id: string, harness: string, env: Readonly<Record<string, string>>): RunLog {
+  const scrub = (text: string) => redact(text, env);
+  const note: RunLog["note"] = (step, level, message, outcome = null) =>
+    log.append({ kind: "runner.step", run: id, source: SOURCE, step, outcome, level, message: scrub(message) } satisfies NewEvent);
+  return {
+    id,
+    harness,
+    scrub,
+    note,
+    failed(stage, message) {
+      note(stage, "error", message, "failed");
+      log.append({ kind: "scenario", id, phase: "failed", message: scrub(message) });
+      return { id, harness, outcome: "failed", stage, status: 1, lines: [], delivered: [], preflight: "none", command: "", skills: [] };
+    },
+  };
+}
+
+/** The runner demo resolves from memory; everything else is the resolver session's. */
+function resolveFor(deps: RunnerDeps, harness: string): Promise<Resolution> {
+  if (harness !== "demo") return deps.resolver.resolve(harness);
+  return resolveHarness({ cas: deps.cas, log: deps.log, harness: RUNNER_DEMO_HARNESS, local: createMemoryLocalFiles(RUNNER_DEMO_FILES) });
+}
+
+/**
+ * Skills by handle (seed 002, Part 2): each read is one logged `attach`; a handle that does
+ * not open fails the run rather than running without what the operator asked for.
+ */
+async function attachSkills(deps: RunnerDeps, handles: readonly string[], run: RunLog): Promise<AttachedSkill[] | RunResult> {
+  const skills: AttachedSkill[] = [];
+  for (const handle of handles) {
+    const attached = await attachSkill(handle, deps.skills.scriptPins(), {
+      store: deps.skills.store,
+      handles: deps.skills.handles,
+      log: deps.log,
+    });
+    if (!attached.ok)
+      return run.failed(
+        "skills",
+        `skill handle ${handle}: ${attached.verdict.code} (by ${attached.verdict.by}) ${attached.verdict.reason}`,
+      );
+    skills.push(attached.skill);
+    const a = attached.skill.activation;
+    run.note(
+      "skills",
+      "info",
+      `attached skill handle ${a.handle} (${a.discoveryId}, pin ${a.pin}, text sha256=${a.contextSha256}); scripts: ${attached.skill.scriptsVerdict.reason}`,
+      "attached",
+    );
+  }
+  return skills;
+}
+
+/** Delivery: the runner scripts, then the run's files; every one logged with its hash. */
+async function deliver(guest: Guest, plan: RunPlan, skillCount: number, run: RunLog): Promise<void> {
+  for (const [path, text] of Object.entries(RUNNER_SCRIPTS)) await writeShareFile(guest, path, utf8(text));
+  for (const file of plan.files) await writeShareFile(guest, `${plan.dir}/${file.path}`, file.bytes);
+  for (const file of plan.files.filter((f) => f.field !== null || f.path === "harness.json" || f.path === "manifest.sha256"))
+    run.note(
+      "deliver",
+      "info",
+      `delivered /mnt/tab/${plan.dir}/${file.path} sha256=${file.sha256} (${file.bytes.length} bytes${file.field ? `, ${file.field}` : ""})`,
+    );
+  run.note(
+    "deliver",
+    "info",
+    `delivered ${plan.files.length} files (steps from ${plan.stepsSource}, preflight ${plan.preflight.kind}, ${skillCount} skills by handle); running ${plan.command}`,
+    "ok",
+  );
+}
+
+/** What the guest's console said about one run: its step lines and the last outcome line. */
+function watchStepLines(guest: Guest, log: EventLog, run: RunLog): { lines: RunnerLine[]; last(): RunnerLine | null; stop(): void } {
+  const lines: RunnerLine[] = [];
+  let last: RunnerLine | null = null;
+  let started = false;
+  const stop = guest.console.onLine((raw) => {
+    const line = parseRunnerLine(raw);
+    if (!line) return;
+    if (line.fields.step === "start") started = line.fields.run === run.id;
+    if (!started) return;
+    const event = runnerLineEvent(line, run.id, run.scrub);
+    if (event) log.append(event);
+    if (line.quote === null) lines.push(line);
+    if (runOutcome(line)) last = line;
+  });
+  return { lines, last: () => last, stop };
+}
+
+/**
+ * Types the run's command (the driver waits for a person's command to end first) and waits
+ * for its command-finished mark, by when every step line is on the log; null on timeout,
+ * after stopping it as a person would (or never typing it).
+ */
+async function typeAndWait(guest: Guest, command: string, timeoutMs: number): Promise<CommandResult | null> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const controller = new AbortController();
+  let typed = false;
+  const running = guest.driver.run(command, { signal: controller.signal, onStarted: () => (typed = true) });
+  running.catch(() => undefined);
+  const ended = await Promise.race([
+    running,
+    new Promise<null>((resolve) => {
+      timer = setTimeout(() => resolve(null), timeoutMs);
+    }),
+  ]);
+  clearTimeout(timer);
+  if (ended === null) {
+    if (typed) guest.driver.interrupt();
+    else controller.abort(new Error("timed out"));
+  }
+  return ended;
+}
+
+/**
+ * One agent run: resolve, deliver over the 9p share (logged with hashes), type the runner's
+ * command into the guest so the user sees what ran, and turn its step lines into log events.
+ */
+export async function runAgent(deps: RunnerDeps, options: RunOptions = {}): Promise<RunResult> {
+  const { log } = deps;
+  const env = { ...GUEST_HOST_ENV, ...(options.env ?? {}) };
+  const run = runLog(log, `run-${deps.randomId()}`, options.harness ?? "demo", env);
+
+  const startSeq = log.append({ kind: "scenario", id: run.id, phase: "start", message: `run agent: resolving ${run.harness}` }).seq;
+  const guest = await deps.guest;
+  const resolution = await resolveFor(deps, run.harness);
+  if (!resolution.ok)
+    return run.failed("resolve", `the harness did not resolve: ${resolution.error?.code} ${resolution.error?.reason ?? ""}`);
+
+  const skills = await attachSkills(deps, options.skills ?? deps.skills.attached(), run);
+  if (!Array.isArray(skills)) return skills;
+
+  const planned = await buildRunPlan({
+    id: run.id,
+    resolution,
+    read: async (sha256) => {
+      const got = await deps.cas.get(sha256);
+      return got.status === "hit" ? got.bytes : null;
+    },
+    repo: options.repo ?? RUNNER_DEMO_REPO,
+    env,
+    ...(options.steps ? { steps: options.steps } : {}),
+    ...(options.workspace ? { workspace: options.workspace } : {}),
+    ...(options.preflight !== undefined ? { preflight: options.preflight } : {}),
+    skills,
+  });
+  if (!planned.ok) return run.failed("plan", planned.reason);
+  const plan = planned.plan;
+  if (plan.preflight.kind === "refused") {
+    const v = plan.preflight.verdict;
+    run.note("preflight", "error", `preflight_check refused (${v.code}, by ${v.by}): ${v.reason}`, "refused");
+  }
+  await deliver(guest, plan, skills.length, run);
+
+  // One conversation with the console at a time: a scenario clicked meanwhile waits its turn.
+  return deps.turns.take(async () => {
+    const watched = watchStepLines(guest, log, run);
+    try {
+      const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+      const ended = await typeAndWait(guest, plan.command, timeoutMs);
+      if (ended === null) return run.failed("timeout", `no outcome from the guest within ${Math.round(timeoutMs / 1000)} s`);
+      if (ended.interrupted) return run.failed("interrupted", `interrupted: exit status ${ended.status} (Ctrl+C)`);
+      const last = watched.last();
+      if (last === null) return run.failed("outcome", `the runner ended with exit status ${ended.status} and no outcome line`);
+      await connectionsClosed(log, startSeq, 30_000);
+      const outcome = runOutcome(last)!;
+      log.append({
+        kind: "scenario",
+        id: run.id,
+        phase: outcome.outcome === "ok" ? "done" : "failed",
+        message: `outcome=${outcome.outcome} stage=${outcome.stage} status=${outcome.status}`,
+      });
+      return {
+        id: run.id,
+        harness: run.harness,
+        ...outcome,
+        lines: watched.lines,
+        delivered: plan.files.map((f) => ({ path: f.path, sha256: f.sha256 })),
+        preflight: plan.preflight.kind,
+        command: plan.command,
+        skills: skills.map((k) => ({
+          handle: k.activation.handle,
+          pin: k.activation.pin,
+          contextSha256: k.activation.contextSha256,
+          scripts: scriptsGiven(k),
+        })),
+      };
+    } finally {
+      watched.stop();
+    }
+  });
+}

@@ -1,0 +1,168 @@
+import { canonicalJson, DEFAULT_POLICY } from "../../../policy";
+import { createEventPanel } from "../../panels";
+import { h, replaceChildren } from "../../shell/dom";
+import type { FeatureContext } from "../context";
+import { buildShareUrl, fetchPinnedPolicy, MAX_INLINE_POLICY, packPolicy, readShareState } from "./link";
+import { createPolicyRefForm } from "./policy-ref";
+import { compareSequences, decodeSequence, encodeSequence, type SequenceStep, verdictSequence } from "./verdict-sequence";
+
+/** The act a share link uses for "run the harness's agent" (not a scenario id). */
+export const AGENT_ACT = "agent";
+
+/**
+ * Share links that replay (issue 11). The share button encodes the harness URL, the policy
+ * (inline, deflated, when it differs from the default) and the scenarios run so far, plus the
+ * verdict sequence they produced. Opening the link applies the same inputs, runs the same
+ * scenarios, and the Replay panel compares the sender's sequence with the replay's.
+ */
+export function mount(ctx: FeatureContext): void {
+  const { log, layout } = ctx;
+  const ran: string[] = [];
+  /** Verdicts produced while scenarios ran: [start seq, end seq) windows. */
+  const windows: [number, number][] = [];
+  let open: number | null = null;
+  log.subscribe((e) => {
+    if (e.kind !== "scenario") return;
+    if (e.phase === "start") {
+      // An agent run (`run-<random>`) replays as the act "agent": the receiver runs the same
+      // harness's agent in its own guest.
+      ran.push(e.id.startsWith("run-") ? AGENT_ACT : e.id);
+      open = e.seq;
+    } else if (open !== null) {
+      windows.push([open, e.seq]);
+      open = null;
+    }
+  });
+  const sequenceOfRuns = (): SequenceStep[] =>
+    verdictSequence(log.events().filter((e) => windows.some(([from, to]) => e.seq > from && e.seq < to)));
+
+  const showLink = async (url: string) => {
+    layout.shareOutput.value = url;
+    layout.shareOutput.hidden = false;
+    layout.shareOutput.select();
+    try {
+      await navigator.clipboard?.writeText(url);
+    } catch {
+      // The link is shown selected in the field either way.
+    }
+  };
+  layout.shareButton.addEventListener("click", () => {
+    void (async () => {
+      const policyJson = canonicalJson(ctx.policy.current());
+      const policy = policyJson === canonicalJson(DEFAULT_POLICY) ? null : policyJson;
+      const state = {
+        harness: layout.harnessInput.value.trim() || new URLSearchParams(location.search).get("harness"),
+        policy,
+        policyRef: null,
+        scenarios: ran,
+        expect: encodeSequence(sequenceOfRuns()),
+      };
+      layout.root.querySelector(".share-policy-ref")?.remove();
+      const packedLength = policy === null ? 0 : (await packPolicy(policy)).length;
+      if (policy === null || packedLength <= MAX_INLINE_POLICY) return showLink(await buildShareUrl(location.href, state));
+      // Too large for the link: by reference, once the sender says where it is published.
+      const form = createPolicyRefForm({
+        policyText: policy,
+        packedLength,
+        onReference: (policyRef) => void buildShareUrl(location.href, { ...state, policyRef }).then(showLink),
+      });
+      layout.shareButton.parentElement?.after(form);
+    })();
+  });
+
+  const compare = h(
+    "div",
+    { class: "panel-header", attrs: { "data-testid": "replay-compare" } },
+    "Open a share link to replay its scenarios here.",
+  );
+  const panel = createEventPanel(
+    {
+      id: "replay",
+      title: "Replay",
+      kinds: ["scenario"],
+      columns: ["phase", "scenario", "message"],
+      row: (e) =>
+        e.kind === "scenario"
+          ? { tone: e.phase === "failed" || e.phase === "interrupted" ? "refused" : "info", cells: [e.phase, e.id, e.message] }
+          : null,
+    },
+    log,
+  );
+  panel.addHeader(compare);
+  ctx.addPanel(panel);
+
+  const replay = async () => {
+    const { state, problems } = await readShareState(ctx.params);
+    for (const message of problems) log.append({ kind: "note", level: "warning", source: "share link", message });
+    if (state.policyRef) {
+      const fetched = await fetchPinnedPolicy(state.policyRef, ctx.services.fetch);
+      if (!fetched.ok)
+        log.append({
+          kind: "note",
+          level: "warning",
+          source: "share link",
+          message: `the link's policy was not applied (${fetched.verdict.code}, by ${fetched.verdict.by}): ${fetched.verdict.reason}; the default policy stays`,
+        });
+      else state.policy = fetched.text;
+    }
+    if (state.policy) {
+      const applied = await ctx.policy.replaceText(state.policy, "share link");
+      if (!applied.ok)
+        log.append({
+          kind: "note",
+          level: "warning",
+          source: "share link",
+          message: `the link's policy is invalid: ${applied.errors.join("; ")}`,
+        });
+    }
+    if (state.scenarios.length === 0) return;
+    await ctx.guest;
+    for (const id of state.scenarios) {
+      if (id !== AGENT_ACT) await ctx.scenarios.run(id);
+      else await ctx.services.runner.run().catch(() => undefined);
+    }
+    const expected = state.expect ? decodeSequence(state.expect) : null;
+    const actual = sequenceOfRuns();
+    ctx.selectPanel("replay");
+    if (!expected) {
+      replaceChildren(
+        compare,
+        `Replayed ${state.scenarios.length} scenario(s): ${encodeSequence(actual)}. The link carried no recorded sequence to compare with.`,
+      );
+      return;
+    }
+    const rows = compareSequences(expected, actual);
+    const same = rows.every((r) => r.same);
+    const fmt = (s: SequenceStep | null) => (s ? `${s.code} (by ${s.by})` : "—");
+    replaceChildren(
+      compare,
+      h(
+        "p",
+        { attrs: { "data-testid": "replay-verdict" } },
+        same ? "✓ The replay produced the sender's verdict sequence." : "✗ The replay differs from the sender's sequence.",
+      ),
+      h(
+        "table",
+        { class: "events" },
+        h("thead", {}, h("tr", {}, h("th", {}, "#"), h("th", {}, "sender"), h("th", {}, "replay"))),
+        h(
+          "tbody",
+          {},
+          ...rows.map((r) =>
+            h(
+              "tr",
+              { class: r.same ? "tone-ok" : "tone-refused", attrs: { "data-same": String(r.same) } },
+              h("td", {}, String(r.index + 1)),
+              h("td", {}, fmt(r.expected)),
+              h("td", {}, fmt(r.actual)),
+            ),
+          ),
+        ),
+      ),
+    );
+  };
+  const done = replay().catch((error: unknown) =>
+    log.append({ kind: "note", level: "error", source: "share link", message: (error as Error).message }),
+  );
+  ctx.expose("share", { replayed: done, sequence: sequenceOfRuns });
+}

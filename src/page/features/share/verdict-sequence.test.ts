@@ -1,0 +1,54 @@
+import { describe, expect, it } from "vitest";
+import { createEventLog } from "../../../log";
+import { compareSequences, decodeSequence, encodeSequence, verdictSequence } from "./verdict-sequence";
+
+describe("verdict sequences for share links (issue 11: same codes and deciders, not timings)", () => {
+  const log = createEventLog();
+  const decision = (code: "served" | "host-not-allowed", allowed: boolean, mode: "connect" | "own" = "connect") =>
+    log.append({
+      kind: "proxy.decision",
+      id: "x",
+      mode,
+      method: "CONNECT",
+      target: "h:443",
+      status: 200,
+      bytes: 0,
+      durationMs: 1,
+      allowed,
+      code,
+      reason: "r",
+      by: "net",
+    });
+
+  it("takes proxy decisions and kernel refusals in order, and skips the proxy's own endpoints", () => {
+    decision("served", true);
+    decision("served", true, "own");
+    log.append({ kind: "kernel.result", program: "tcpconnect", target: "1.2.3.4:443", result: "EACCES", errno: 13, line: "" });
+    decision("host-not-allowed", false);
+    expect(verdictSequence(log.events())).toEqual([
+      { code: "served", by: "net" },
+      { code: "landlock-denied", by: "kernel" },
+      { code: "host-not-allowed", by: "net" },
+    ]);
+  });
+
+  it("round-trips through its link form and ignores malformed parts", () => {
+    const steps = [
+      { code: "served", by: "net" },
+      { code: "sni-mismatch", by: "design" },
+    ];
+    expect(decodeSequence(`${encodeSequence(steps)},<script>,:x`)).toEqual(steps);
+  });
+
+  it("marks every position where the replay differs, including missing steps", () => {
+    const diff = compareSequences(
+      [
+        { code: "served", by: "net" },
+        { code: "ip-literal", by: "net" },
+      ],
+      [{ code: "served", by: "net" }],
+    );
+    expect(diff.map((d) => d.same)).toEqual([true, false]);
+    expect(diff[1]?.actual).toBeNull();
+  });
+});

@@ -1,0 +1,69 @@
+import type { LogEvent } from "../../../log";
+
+/** One step of a replayable verdict sequence: the code and the component that decided. */
+export interface SequenceStep {
+  code: string;
+  by: string;
+}
+
+/**
+ * The verdicts a session produced, in order, without timings: what a share link's receiver
+ * must reproduce (issue 11). Allowed proxy requests count too, so "served" is compared.
+ */
+export function verdictSequence(events: readonly LogEvent[]): SequenceStep[] {
+  const out: SequenceStep[] = [];
+  for (const e of events) {
+    switch (e.kind) {
+      case "proxy.decision":
+      case "tls.verdict":
+      case "wire.verdict":
+      case "kms.event":
+      case "skills.step":
+        if (e.kind !== "proxy.decision" || e.mode !== "own") out.push({ code: e.code, by: e.by });
+        break;
+      case "resolver.step":
+        out.push({ code: e.code, by: e.by });
+        break;
+      case "kernel.result":
+        if (e.result === "EACCES") out.push({ code: "landlock-denied", by: "kernel" });
+        break;
+      default:
+        break;
+    }
+  }
+  return out;
+}
+
+/** Compact text form for links: `code:by,code:by`. */
+export function encodeSequence(steps: readonly SequenceStep[]): string {
+  return steps.map((s) => `${s.code}:${s.by}`).join(",");
+}
+
+export function decodeSequence(text: string): SequenceStep[] {
+  return text
+    .split(",")
+    .filter((p) => /^[a-z0-9-]+:[a-z]+$/.test(p))
+    .map((p) => {
+      const [code = "", by = ""] = p.split(":");
+      return { code, by };
+    });
+}
+
+export interface SequenceDiff {
+  index: number;
+  expected: SequenceStep | null;
+  actual: SequenceStep | null;
+  same: boolean;
+}
+
+/** Position-by-position comparison of the sender's sequence and the replay's. */
+export function compareSequences(expected: readonly SequenceStep[], actual: readonly SequenceStep[]): SequenceDiff[] {
+  const n = Math.max(expected.length, actual.length);
+  const rows: SequenceDiff[] = [];
+  for (let i = 0; i < n; i++) {
+    const e = expected[i] ?? null;
+    const a = actual[i] ?? null;
+    rows.push({ index: i, expected: e, actual: a, same: e !== null && a !== null && e.code === a.code && e.by === a.by });
+  }
+  return rows;
+}

@@ -1,0 +1,66 @@
+import { FitAddon } from "@xterm/addon-fit";
+import { Terminal } from "@xterm/xterm";
+import "@xterm/xterm/css/xterm.css";
+import { parseOsc133 } from "../console/shell-marks";
+
+export interface GuestTerminal {
+  terminal: Terminal;
+  write(text: string): void;
+  onInput(listener: (text: string) => void): void;
+  onResize(listener: (cols: number, rows: number) => void): void;
+  focus(): void;
+}
+
+/**
+ * The xterm terminal on the guest's serial console: fitted to its box and refitted when the
+ * box changes; Ctrl+Shift+C / Ctrl+Shift+V copy and paste (plain Ctrl+C goes to the guest).
+ */
+export function createTerminal(container: HTMLElement): GuestTerminal {
+  const terminal = new Terminal({
+    convertEol: false,
+    cursorBlink: true,
+    fontFamily: "ui-monospace, 'DejaVu Sans Mono', Menlo, Consolas, monospace",
+    fontSize: 14,
+    scrollback: 5000,
+    theme: { background: "#0b0e14", foreground: "#d7dae0" },
+  });
+  const fit = new FitAddon();
+  terminal.loadAddon(fit);
+  terminal.open(container);
+  const refit = () => {
+    if (container.clientWidth > 0 && container.clientHeight > 0) fit.fit();
+  };
+  new ResizeObserver(refit).observe(container);
+  refit();
+
+  // The shell's OSC 133 marks are the page's protocol, never part of the screen. (The console
+  // reads the same marks from the byte stream, in order with the text around them; xterm
+  // parses asynchronously, so its handler only keeps them off the screen.)
+  terminal.parser.registerOscHandler(133, (data) => parseOsc133(data) !== null);
+
+  const inputListeners: ((text: string) => void)[] = [];
+  terminal.attachCustomKeyEventHandler((e) => {
+    if (e.type !== "keydown" || !e.ctrlKey || !e.shiftKey) return true;
+    if (e.code === "KeyC") {
+      const selection = terminal.getSelection();
+      if (selection) void navigator.clipboard?.writeText(selection);
+      return false;
+    }
+    if (e.code === "KeyV") {
+      void navigator.clipboard?.readText().then((text) => terminal.paste(text));
+      return false;
+    }
+    return true;
+  });
+  terminal.onData((text) => {
+    for (const l of inputListeners) l(text);
+  });
+
+  return {
+    terminal,
+    write: (text) => terminal.write(text),
+    onInput: (listener) => inputListeners.push(listener),
+    onResize: (listener) => terminal.onResize(({ cols, rows }) => listener(cols, rows)),
+    focus: () => terminal.focus(),
+  };
+}

@@ -1,0 +1,17 @@
+import type { NetCounters } from "../../net";
+import { formatBytes, h } from "./dom";
+
+/** The Wire panel's counter line: every frame is counted, even the ones not logged one by one. */
+export function createWireCounters(read: () => Readonly<NetCounters> | null): HTMLElement {
+  const line = h("div", { class: "counters", attrs: { "data-testid": "wire-counters" } }, "no wire yet");
+  const element = h("div", { class: "panel-header" }, line);
+  setInterval(() => {
+    const c = read();
+    if (!c) return;
+    line.textContent =
+      `frames in ${c.framesIn} (${formatBytes(c.bytesIn)}) · out ${c.framesOut} (${formatBytes(c.bytesOut)}) · ` +
+      `malformed ${c.malformed} · connections ${c.connectionsOpened} opened, ${c.connectionsRefused} refused · ` +
+      `DNS queries ${c.dnsQueries} · retransmits ${c.tcpRetransmits}`;
+  }, 500);
+  return element;
+}
