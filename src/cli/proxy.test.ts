@@ -1,11 +1,12 @@
-import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { execFile } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
-import { type AddressInfo, connect } from "node:net";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { type RunningProxy, startProxy, untilClosed } from "./testing/proxy-process";
 
 // Issue 5 / seed 004_38ec4e288fc63d5a.txt: the same proxy core on a real socket, driven by a
 // real client (/usr/bin/curl), so verdicts reproduce outside any browser.
@@ -21,33 +22,6 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 const run = promisify(execFile);
 const root = join(import.meta.dirname, "..", "..");
 
-interface RunningProxy {
-  url: string;
-  stdout: () => string;
-  child: ChildProcess;
-}
-
-async function startProxy(args: string[]): Promise<RunningProxy> {
-  const child = spawn(process.execPath, [join(root, "bin", "tab.mjs"), "proxy", "--port", "0", "--host", "127.0.0.1", ...args], {
-    cwd: root,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let stdout = "";
-  let stderr = "";
-  child.stdout?.on("data", (d: Buffer) => {
-    stdout += d.toString();
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stderr?.on("data", (d: Buffer) => {
-      stderr += d.toString();
-      const match = /tab proxy listening on (http:\/\/127\.0\.0\.1:\d+) \(policy sha256 [0-9a-f]{64}\)/.exec(stderr);
-      if (match?.[1]) resolve(match[1]);
-    });
-    child.on("exit", (code) => reject(new Error(`tab proxy exited ${code}: ${stderr}`)));
-  });
-  return { url, stdout: () => stdout, child };
-}
-
 async function curl(proxy: string, url: string): Promise<{ status: number; headers: Record<string, string>; body: string }> {
   const { stdout } = await run("/usr/bin/curl", ["-s", "-i", "--max-time", "20", "-x", proxy, url], {
     env: { ...process.env, NO_PROXY: "", no_proxy: "" },
@@ -57,22 +31,6 @@ async function curl(proxy: string, url: string): Promise<{ status: number; heade
   const headers: Record<string, string> = {};
   for (const line of lines) headers[line.slice(0, line.indexOf(":")).toLowerCase()] = line.slice(line.indexOf(":") + 1).trim();
   return { status: Number(statusLine.split(" ")[1]), headers, body: stdout.slice(end + 4) };
-}
-
-/** Sends `request` on a raw socket and collects what the proxy sends until it closes the connection. */
-async function untilClosed(proxy: string, request: string): Promise<string> {
-  const { hostname, port } = new URL(proxy);
-  return new Promise((resolve, reject) => {
-    let received = "";
-    const socket = connect(Number(port), hostname, () => socket.write(request));
-    socket.on("data", (d: Buffer) => {
-      received += d.toString("latin1");
-    });
-    socket.on("close", () => resolve(received));
-    socket.on("error", reject);
-    // A guard against a hang, not a measurement: the outcome is what was received.
-    socket.setTimeout(20_000, () => socket.destroy(new Error(`the proxy did not close the connection; got ${JSON.stringify(received)}`)));
-  });
 }
 
 let upstream: Server;
