@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { VerbUsage } from "../prompt";
 
 /**
- * A stand-in for the runner's verbs and `AgentStep` rule (src/page/runner-plan.ts), which the
+ * A stand-in for the runner's verbs and `AgentStep` rule (src/runner/verbs.ts), which the
  * core may not import; src/page/model-verbs.test.ts checks the real ones.
  */
 export const TEST_VERBS: readonly VerbUsage[] = [
