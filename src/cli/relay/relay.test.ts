@@ -78,7 +78,8 @@ describe("npx tab relay", () => {
       why: null,
       bytes: { toUpstream: payload.length, fromUpstream: payload.length },
     });
-    expect(record.durationMs).toEqual(expect.any(Number));
+    // The line carries how long the stream lasted (its value is not asserted: no timings in tests).
+    expect(record).toHaveProperty("durationMs", expect.any(Number));
     connection.close();
   });
 
