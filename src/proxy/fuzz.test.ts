@@ -6,8 +6,7 @@ import { readBody } from "./body";
 import { HEAD_LIMIT, parseRequestHead } from "./index";
 import type { GrowthStats } from "./limits";
 import { createProxy } from "./proxy";
-import { ByteSource } from "./source";
-import { memoryConnection, recordedFetch } from "./testing/memory";
+import { memoryConnection, recordedFetch, sourceOf } from "./testing/memory";
 
 // Issue 16: property-based fuzzing of everything a client controls: request heads, bodies,
 // chunk framing and the /v0/fetch JSON. Properties: no exception escapes; the answer is a
@@ -29,17 +28,6 @@ function piecesOf(bytes: Uint8Array, cuts: number[]): Uint8Array[] {
     from = Math.max(from, at);
   }
   return pieces;
-}
-
-function sourceOf(pieces: Uint8Array[]): ByteSource {
-  let next = 0;
-  const stream = new ReadableStream<Uint8Array>({
-    pull(controller) {
-      if (next < pieces.length) controller.enqueue(pieces[next++]!);
-      else controller.close();
-    },
-  });
-  return new ByteSource(stream.getReader());
 }
 
 // Request heads from a small grammar, with the characters that matter to parsers thrown in.

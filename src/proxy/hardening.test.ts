@@ -5,8 +5,7 @@ import { type Policy, Policy as PolicySchema } from "../policy";
 import { readBody } from "./body";
 import { createProxy, HEAD_LIMIT, type ProxyOptions, parseRequestHead } from "./index";
 import { BudgetLease, ByteBudget, type GrowthStats } from "./limits";
-import { ByteSource } from "./source";
-import { memoryConnection, parseResponse, recordedFetch } from "./testing/memory";
+import { memoryConnection, parseResponse, recordedFetch, sourceOf } from "./testing/memory";
 import { fakeTimers } from "./testing/timers";
 
 // Issue 16 ("Hardening: no client can crash, stall or bloat the proxy"): each case an outside
@@ -45,17 +44,6 @@ const chunked = (target: string, host: string, extra = "") =>
   `POST ${target} HTTP/1.1\r\nHost: ${host}\r\nTransfer-Encoding: chunked\r\n${extra}\r\n`;
 const oneByteChunks = (text: string) => [...text].map((c) => `1\r\n${c}\r\n`).join("");
 
-/** A connection's bytes split into exactly these pieces, as a ByteSource reads them. */
-function sourceOf(pieces: Uint8Array[]): ByteSource {
-  let next = 0;
-  const stream = new ReadableStream<Uint8Array>({
-    pull(controller) {
-      if (next < pieces.length) controller.enqueue(pieces[next++]!);
-      else controller.close();
-    },
-  });
-  return new ByteSource(stream.getReader());
-}
 const bytesOf = (text: string) => Uint8Array.from(text, (c) => c.charCodeAt(0) & 0xff);
 const split1 = (text: string) => [...bytesOf(text)].map((b) => Uint8Array.of(b));
 

@@ -4,39 +4,12 @@ import { createEventLog, type EventOf } from "../log";
 import { createSessionCa, createTlsTerminator, type Timers, tlsTunnelHook } from "./index";
 import { serializeRecord } from "./record";
 import { buildClientHello, type ClientHelloSpec, clientHelloRecord } from "./testing/clientHelloBuilder";
+import { CONNECT, manualTimers, clientSends as sendAsClient } from "./testing/harness";
 import { drain, memoryPipe } from "./testing/memoryPipe";
 
 const ca = await createSessionCa();
-const CONNECT = { host: "example.com", port: 443, id: "c1" };
-
-/** Never fires unless the test fires it: no test waits on a real clock. */
-function manualTimers(): Timers & { fire(): void } {
-  const pending: (() => void)[] = [];
-  return {
-    setTimeout: (callback) => pending.push(callback),
-    clearTimeout: () => undefined,
-    fire: () => {
-      for (const callback of pending.splice(0)) callback();
-    },
-  };
-}
-
-/** Sends `chunks` as the client, then ends its side; returns what the server did. */
-async function clientSends(chunks: Uint8Array[], options: { timers?: Timers; endStream?: boolean } = {}) {
-  const log = createEventLog();
-  const terminator = createTlsTerminator({ ca, log, timers: options.timers ?? manualTimers() });
-  const pipe = memoryPipe();
-  const result = terminator.terminate(pipe.server, CONNECT);
-  const output = drain(pipe.client.readable);
-  const writer = pipe.client.writable.getWriter();
-  try {
-    for (const chunk of chunks) await writer.write(chunk);
-  } catch {
-    // the server stopped reading after refusing: a real client's write fails the same way
-  }
-  if (options.endStream !== false) await writer.close().catch(() => undefined);
-  return { result, output, log, writer };
-}
+/** Sends `chunks` as the client to a terminator with this file's CA, then ends its side. */
+const clientSends = (chunks: Uint8Array[], options: { timers?: Timers; endStream?: boolean } = {}) => sendAsClient(ca, chunks, options);
 
 const alertRecord = (description: number) => toHex(Uint8Array.of(0x15, 0x03, 0x03, 0x00, 0x02, 0x02, description));
 const verdictsOf = (log: ReturnType<typeof createEventLog>): EventOf<"tls.verdict">[] => log.ofKind("tls.verdict");

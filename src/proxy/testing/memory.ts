@@ -1,4 +1,5 @@
 import { type ByteStream, concatBytes, utf8 } from "../../bytes";
+import { ByteSource } from "../source";
 import type { EgressProxy, UpstreamFetch, UpstreamInit } from "../types";
 
 /**
@@ -137,4 +138,16 @@ export async function exchangeOnce(
   await done;
   const raw = new TextDecoder().decode(concatBytes(...chunks));
   return { ...parseResponse(raw), raw };
+}
+
+/** A connection's bytes split into exactly these pieces, as a ByteSource reads them. */
+export function sourceOf(pieces: Uint8Array[]): ByteSource {
+  let next = 0;
+  const stream = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (next < pieces.length) controller.enqueue(pieces[next++]!);
+      else controller.close();
+    },
+  });
+  return new ByteSource(stream.getReader());
 }

@@ -25,9 +25,13 @@ export function manualTimers(): Timers & { fire(): void } {
 export const CONNECT = { host: "example.com", port: 443, id: "c1" };
 
 /** Sends `chunks` to a terminator as the client, then ends its side (unless told not to); returns what the server did. */
-export async function clientSends(ca: SessionCa, chunks: Uint8Array[], options: { endStream?: boolean; log?: EventLog } = {}) {
+export async function clientSends(
+  ca: SessionCa,
+  chunks: Uint8Array[],
+  options: { endStream?: boolean; log?: EventLog; timers?: Timers } = {},
+) {
   const log = options.log ?? createEventLog();
-  const terminator = createTlsTerminator({ ca, log, timers: manualTimers() });
+  const terminator = createTlsTerminator({ ca, log, timers: options.timers ?? manualTimers() });
   const pipe = memoryPipe();
   const result = terminator.terminate(pipe.server, CONNECT);
   const output = drain(pipe.client.readable);
