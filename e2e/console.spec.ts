@@ -142,6 +142,7 @@ test("Ctrl+C during a scenario's own command interrupts it: logged as interrupte
   const page = pg.page;
   // The allowed GET's upstream never answers, so its curl is still waiting when Ctrl+C comes.
   await pg.context.route("https://api.github.com/zen", () => undefined);
+  const sharedBefore = await shareSequence(page);
   const from = await nextSeq(page);
   const count = await commandCount(page);
   await page.locator('[data-scenario="served"]').click();
@@ -157,6 +158,68 @@ test("Ctrl+C during a scenario's own command interrupts it: logged as interrupte
   expect(await commandEnd(page, count)).toMatchObject({ by: "page", status: 130 });
   // The console is idle again: the next command runs.
   expect(await runInGuest(page, "echo after-$((1+1))")).toEqual({ output: "after-2\n", status: 0 });
+  // A row stopped by Ctrl+C is not what the row produces: the share link leaves it out.
+  expect(await shareSequence(page)).toEqual(sharedBefore);
+  await page.locator("#share").click();
+  await expect(page.locator(".share-output")).toHaveValue(/^http/);
+  const link = new URL(await page.locator(".share-output").inputValue());
+  expect(link.searchParams.get("scenarios")?.split(",") ?? []).not.toContain("served");
+  await pg.context.unroute("https://api.github.com/zen");
+});
+
+test("keys a person types ahead during a command are theirs: the waiting scenario runs only after that line ran", async () => {
+  test.setTimeout(240_000);
+  const page = pg.page;
+  const from = await nextSeq(page);
+  const typed = await typeInTerminal(page, "sleep 3");
+  // Typed while `sleep` runs, with no Enter: the shell shows it on its next prompt's line.
+  await page.keyboard.type("echo ahead-");
+  await page.locator('[data-scenario="host-not-allowed"]').click();
+  await expect(page.locator('[data-waiting-scenario="host-not-allowed"]')).toBeVisible();
+  expect((await commandEnd(page, typed)).status).toBe(0);
+  // The prompt holds the person's half line: the shell is being edited, so the scenario keeps
+  // waiting rather than typing onto it.
+  await page.waitForFunction(() => window.__tab?.guest?.console.shell.phase === "editing", undefined, { timeout: 30_000 });
+  expect(await commandCount(page)).toBe(typed + 1);
+  await expect(page.locator('[data-waiting-scenario="host-not-allowed"]')).toBeVisible();
+  // The click on the row moved the focus to its button: back to the terminal to finish the line.
+  await page.locator("#terminal").click();
+  await page.keyboard.type("typed\n");
+  const theirs = await commandEnd(page, typed + 1);
+  expect(theirs).toEqual({ by: "user", status: 0, output: "ahead-typed\n" });
+  const w = await scenarioWindow(page, "host-not-allowed", from);
+  expect(w.end.phase).toBe("done");
+  const scenarioCommand = await commandEnd(page, typed + 2);
+  expect(scenarioCommand.by).toBe("page");
+  expect(scenarioCommand.output).toMatch(/403|CONNECT tunnel failed/);
+});
+
+test("Run agent while a person's command runs waits with a Cancel; cancelled, it types nothing and is not shared", async () => {
+  test.setTimeout(240_000);
+  const page = pg.page;
+  const sharedBefore = await shareSequence(page);
+  const from = await nextSeq(page);
+  // The Run agent button sits in the Resolver panel's header; the run then shows in the Runner panel.
+  await page.locator('[data-tab="resolver"]').click();
+  const typed = await typeInTerminal(page, "sleep 600; echo never");
+  await page.locator("[data-run-agent]").click();
+  const chip = page.locator("#panel-runner [data-waiting-run]");
+  await expect(chip.getByRole("button", { name: "Cancel" })).toBeVisible({ timeout: 120_000 });
+  await chip.getByRole("button", { name: "Cancel" }).click();
+  await page.waitForFunction(
+    (from) =>
+      window.__tab?.log.events().some((e) => e.seq >= from && e.kind === "scenario" && e.id.startsWith("run-") && e.phase === "cancelled"),
+    from,
+    { timeout: 60_000 },
+  );
+  await expect(page.locator("[data-waiting-run]")).toHaveCount(0);
+  await expect(page.locator("[data-run-agent]")).toBeEnabled();
+  // The person's command was never typed onto: it runs until they stop it.
+  await page.locator("#terminal").click();
+  await page.keyboard.press("Control+C");
+  expect(await commandEnd(page, typed)).toMatchObject({ by: "user", status: 130 });
+  expect(await commandCount(page)).toBe(typed + 1);
+  expect(await shareSequence(page)).toEqual(sharedBefore);
 });
 
 /** What the terminal shows (xterm's buffer, all lines). */

@@ -2,12 +2,13 @@ import { z } from "zod";
 
 /**
  * A scenario or tour step starting or finishing, so replays can compare sequences.
- * `interrupted`: a person pressed Ctrl+C during its command (exit status 130).
+ * `interrupted`: a person pressed Ctrl+C during its command (exit status 130);
+ * `cancelled`: a person cancelled it while it waited for the shell, before it typed anything.
  */
 export const ScenarioEvent = z.object({
   kind: z.literal("scenario"),
   id: z.string(),
-  phase: z.enum(["start", "done", "failed", "interrupted"]),
+  phase: z.enum(["start", "done", "failed", "interrupted", "cancelled"]),
   message: z.string(),
 });
 

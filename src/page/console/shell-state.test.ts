@@ -170,4 +170,53 @@ describe("the shell's state from its marks", () => {
     const { tracker } = atPrompt();
     expect(() => tracker.submit("a\nb")).toThrow(/one line/);
   });
+
+  it("keys typed ahead during a command are on the next prompt's line: the page waits for them", () => {
+    const { tracker, g } = atPrompt();
+    tracker.submit("sleep 4");
+    g.out("sleep 4\r\n");
+    tracker.userInput("ls -l");
+    g.out(`ls -l${prompt(0)}ls -l`);
+    tracker.userInput(REPORT);
+    expect(tracker.phase).toBe("editing");
+    expect(tracker.idle).toBe(false);
+    expect(() => tracker.submit("true")).toThrow(/not idle/);
+  });
+
+  it("a line typed ahead with Enter runs at the next prompt: busy until its own D mark", () => {
+    const { tracker, g } = atPrompt();
+    tracker.submit("sleep 4");
+    g.out("sleep 4\r\n");
+    tracker.userInput("echo ahead\r");
+    g.out(`echo ahead\r\n${prompt(0)}`);
+    expect(tracker.records[0]).toMatchObject({ by: "page", finished: true });
+    expect(tracker.phase).toBe("running");
+    g.out(`echo ahead\r\nahead\r\n${prompt(0)}`);
+    tracker.userInput(REPORT);
+    expect(tracker.records.map((r) => [r.by, r.finished])).toEqual([
+      ["page", true],
+      ["user", true],
+    ]);
+    expect(tracker.idle).toBe(true);
+  });
+
+  it("keys typed ahead and then erased, or thrown away by Ctrl+C, leave the next prompt idle", () => {
+    const { tracker, g } = atPrompt();
+    tracker.submit("sleep 4");
+    g.out("sleep 4\r\n");
+    tracker.userInput("ls");
+    tracker.userInput("\x7f\x7f");
+    g.out(prompt(0));
+    tracker.userInput(REPORT);
+    expect(tracker.idle).toBe(true);
+
+    tracker.submit("sleep 4");
+    g.out("sleep 4\r\n");
+    tracker.userInput("echo lost\rls");
+    tracker.userInput("\x03");
+    g.out(`^C\r\n${prompt(130)}`);
+    tracker.userInput(REPORT);
+    expect(tracker.records.at(-1)).toMatchObject({ status: 130 });
+    expect(tracker.idle).toBe(true);
+  });
 });

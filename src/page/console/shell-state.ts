@@ -48,6 +48,10 @@ export class ShellTracker {
   private echo: { left: number; inEscape: "" | "esc" | "csi"; seenAll: boolean } | null = null;
   /** A person's line: its output starts after the next line break. */
   private awaitingBreak = false;
+  /** What a person typed while a command ran: the shell reads it at its next prompt. */
+  private readonly ahead = new TypedAhead();
+  /** A partial line was typed ahead: once the typed-ahead lines ran, the prompt is being edited. */
+  private partialAfterLines = false;
   private readonly listeners = new Set<() => void>();
 
   get phase(): ShellPhase {
@@ -146,10 +150,20 @@ export class ShellTracker {
       case "command-start":
         if (!(this.phaseNow === "editing" && this.keepEditing)) this.phaseNow = "prompt";
         this.keepEditing = false;
+        // Keys typed ahead during the command: whole lines run now (as a paste does), a
+        // partial line is on the new prompt's line.
+        if (this.phaseNow === "prompt") {
+          const { lines, partial } = this.ahead.take();
+          this.queuedLines += lines;
+          if (partial) this.partialAfterLines = true;
+        }
         // A prompt after a paste's first line: the next line of it runs now.
         if (this.queuedLines > 0 && this.phaseNow === "prompt") {
           this.queuedLines--;
           this.start("user", null);
+        } else if (this.phaseNow === "prompt" && this.partialAfterLines) {
+          this.partialAfterLines = false;
+          this.phaseNow = "editing";
         }
         break;
       case "prompt-start":
@@ -180,7 +194,8 @@ export class ShellTracker {
   userInput(text: string): void {
     const rest = text.replace(CURSOR_REPORT, "");
     if (rest.length !== text.length) this.queryPending = false;
-    if (rest !== "" && (this.phaseNow === "prompt" || this.phaseNow === "editing")) {
+    if (rest !== "" && (this.phaseNow === "running" || this.phaseNow === "ended")) this.ahead.add(rest);
+    else if (rest !== "" && (this.phaseNow === "prompt" || this.phaseNow === "editing")) {
       const lines = rest.match(LINE_BREAKS)?.length ?? 0;
       if (lines > 0) {
         this.queuedLines = lines - 1;
@@ -218,5 +233,39 @@ export class ShellTracker {
     this.echo = by === "page" ? { left: command?.length ?? 0, inEscape: "", seenAll: (command?.length ?? 0) === 0 } : null;
     this.awaitingBreak = by === "user";
     return record;
+  }
+}
+
+/**
+ * Keys a person types while a command runs. The terminal is in cooked mode then: the kernel
+ * keeps them, Enter ends a line, Backspace and Ctrl+U edit the line being typed, and Ctrl+C
+ * (SIGINT) throws everything away. What is left is read by the shell at its next prompt.
+ * (A program that reads its input, such as `read`, may take whole lines first; the tracker
+ * cannot see that, so such lines still count: the page then waits until the next command ends.)
+ */
+class TypedAhead {
+  private lines = 0;
+  private line = "";
+
+  add(text: string): void {
+    for (const c of text.replace(/\x1b\[[0-9;?]*[@-~]|\x1b./g, "")) {
+      if (c === "\x03") {
+        this.lines = 0;
+        this.line = "";
+      } else if (c === "\r" || c === "\n") {
+        this.lines++;
+        this.line = "";
+      } else if (c === "\x15") this.line = "";
+      else if (c === "\x7f" || c === "\b") this.line = this.line.slice(0, -1);
+      else if (c >= " ") this.line += c;
+    }
+  }
+
+  /** What the next prompt gets, and forget it. */
+  take(): { lines: number; partial: boolean } {
+    const taken = { lines: this.lines, partial: this.line !== "" };
+    this.lines = 0;
+    this.line = "";
+    return taken;
   }
 }

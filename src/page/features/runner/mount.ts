@@ -17,7 +17,14 @@ function runnerRow(e: LogEvent): Row | null {
     };
   if (e.kind === "scenario" && e.id.startsWith("run-"))
     return {
-      tone: e.phase === "failed" || e.phase === "interrupted" ? "refused" : e.phase === "done" ? "ok" : "info",
+      tone:
+        e.phase === "failed" || e.phase === "interrupted"
+          ? "refused"
+          : e.phase === "cancelled"
+            ? "warn"
+            : e.phase === "done"
+              ? "ok"
+              : "info",
       cells: [e.id, e.phase, e.message],
     };
   return null;
@@ -30,7 +37,11 @@ function runnerRow(e: LogEvent): Row | null {
  */
 export function mount(ctx: FeatureContext): void {
   const { runner } = ctx.services;
-  const status = h("span", { class: "runner-status", attrs: { "aria-live": "polite" } });
+  // The run's status (and its waiting chip with a Cancel) shows beside both buttons.
+  const statuses = [0, 1].map(() => h("span", { class: "runner-status", attrs: { "aria-live": "polite" } }));
+  const show = (content: () => Node | string) => {
+    for (const status of statuses) replaceChildren(status, content());
+  };
   const makeButton = (attrs: Record<string, string>) =>
     h(
       "button",
@@ -44,12 +55,21 @@ export function mount(ctx: FeatureContext): void {
     );
   const buttons = [makeButton({ "data-run-agent": "" }), makeButton({})];
   runner.subscribe((state) => {
-    for (const b of buttons) b.disabled = state.phase === "running";
-    if (state.phase === "running") {
-      replaceChildren(status, `running ${state.harness}…`);
+    for (const b of buttons) b.disabled = state.phase === "running" || state.phase === "waiting";
+    if (state.phase === "waiting")
+      show(() =>
+        h(
+          "span",
+          { class: "scenario-waiting", attrs: { "data-waiting-run": "", role: "status" } },
+          `${state.harness}: waits for the shell… `,
+          h("button", { class: "small", attrs: { type: "button", "data-cancel-run": "" }, on: { click: () => runner.cancel() } }, "Cancel"),
+        ),
+      );
+    else if (state.phase === "running") {
+      show(() => `running ${state.harness}…`);
       ctx.selectPanel("runner");
-    } else if (state.phase === "done") replaceChildren(status, `${state.result.id}: ${state.result.outcome} (${state.result.stage})`);
-    else replaceChildren(status, `failed: ${state.message}`);
+    } else if (state.phase === "done") show(() => `${state.result.id}: ${state.result.outcome} (${state.result.stage})`);
+    else show(() => `failed: ${state.message}`);
   });
 
   // The button sits in the Resolver panel's header (next to what was resolved) and in the
@@ -57,7 +77,7 @@ export function mount(ctx: FeatureContext): void {
   ctx
     .panel("resolver")
     .addHeader(
-      h("div", { class: "runner-controls" }, buttons[0]!, " ", h("span", {}, "runs the harness's agent in the guest"), " ", status),
+      h("div", { class: "runner-controls" }, buttons[0]!, " ", h("span", {}, "runs the harness's agent in the guest"), " ", statuses[0]!),
     );
   ctx.addPanel(
     createEventPanel(
@@ -67,7 +87,7 @@ export function mount(ctx: FeatureContext): void {
         kinds: ["runner.step", "scenario"],
         columns: ["source", "step", "what happened"],
         row: runnerRow,
-        header: h("div", { class: "runner-controls" }, buttons[1]!),
+        header: h("div", { class: "runner-controls" }, buttons[1]!, " ", statuses[1]!),
       },
       ctx.log,
     ),

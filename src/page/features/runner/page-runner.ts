@@ -4,6 +4,8 @@ import { type RunnerDeps, type RunOptions, type RunResult, runAgent } from "./ru
 /** Where the page's runner is: what the Run agent buttons and status show. */
 export type RunnerState =
   | { phase: "running"; harness: string }
+  /** The run waits for the shell (a person's command, a scenario); `cancel()` gives up before it types. */
+  | { phase: "waiting"; harness: string }
   | { phase: "done"; result: RunResult }
   | { phase: "failed"; message: string };
 
@@ -14,7 +16,9 @@ export type RunnerState =
  */
 export interface PageRunner {
   run(options?: RunOptions): Promise<RunResult>;
-  /** Is told when a run starts and how it ended. */
+  /** Cancels the run in progress if it still waits for the shell (after that, only Ctrl+C stops it). */
+  cancel(): void;
+  /** Is told when a run starts, waits, and how it ended. */
   subscribe(listener: (state: RunnerState) => void): () => void;
 }
 
@@ -30,13 +34,20 @@ export function createPageRunner(deps: PageRunnerDeps): PageRunner {
     for (const listener of listeners) listener(state);
   };
   let busy: Promise<RunResult> | null = null;
+  let controller: AbortController | null = null;
 
   return {
     run(options = {}) {
       if (busy) return Promise.reject(new Error("a run is already in progress"));
       const harness = options.harness ?? deps.defaultHarness();
       tell({ phase: "running", harness });
-      busy = runAgent(deps, { ...options, harness })
+      const own = new AbortController();
+      controller = own;
+      const onWaiting = (waiting: boolean) => {
+        options.onWaiting?.(waiting);
+        tell({ phase: waiting ? "waiting" : "running", harness });
+      };
+      busy = runAgent(deps, { ...options, harness, signal: options.signal ?? own.signal, onWaiting })
         .then((result) => {
           tell({ phase: "done", result });
           return result;
@@ -57,8 +68,12 @@ export function createPageRunner(deps: PageRunnerDeps): PageRunner {
         })
         .finally(() => {
           busy = null;
+          if (controller === own) controller = null;
         });
       return busy;
+    },
+    cancel() {
+      controller?.abort(new Error("cancelled"));
     },
     subscribe(listener) {
       listeners.add(listener);

@@ -36,6 +36,10 @@ export interface RunOptions {
   env?: Readonly<Record<string, string>>;
   /** Replaces the harness's preflight_check (null: none). */
   preflight?: string | null;
+  /** Cancels the run while it still waits for the shell (a person's command, another scenario). */
+  signal?: AbortSignal;
+  /** Told true when the run has to wait for the shell, false once its command is typed. */
+  onWaiting?(waiting: boolean): void;
   /** How long to wait for the runner's outcome line (default: 15 minutes). */
   timeoutMs?: number;
   /** Skill handles to attach (seed 002); default: the ones the operator ticked in the Skills panel. */
@@ -87,21 +91,29 @@ interface RunLog {
   note(step: string, level: "info" | "warning" | "error", message: string, outcome?: string | null): void;
   /** Logs the failure (a step and the run's scenario end) and answers the failed result. */
   failed(stage: string, message: string): RunResult;
+  /** Logs the run's end as `interrupted` (Ctrl+C) or `cancelled` (while waiting) and answers it as failed. */
+  ended(phase: "interrupted" | "cancelled", message: string): RunResult;
 }
 
 function runLog(log: EventLog, id: string, harness: string, env: Readonly<Record<string, string>>): RunLog {
   const scrub = (text: string) => redact(text, env);
   const note: RunLog["note"] = (step, level, message, outcome = null) =>
     log.append({ kind: "runner.step", run: id, source: SOURCE, step, outcome, level, message: scrub(message) } satisfies NewEvent);
+  const end = (stage: string, phase: "failed" | "interrupted" | "cancelled", message: string): RunResult => {
+    note(stage, phase === "cancelled" ? "warning" : "error", message, phase);
+    log.append({ kind: "scenario", id, phase, message: scrub(message) });
+    return { id, harness, outcome: "failed", stage, status: 1, lines: [], delivered: [], preflight: "none", command: "", skills: [] };
+  };
   return {
     id,
     harness,
     scrub,
     note,
     failed(stage, message) {
-      note(stage, "error", message, "failed");
-      log.append({ kind: "scenario", id, phase: "failed", message: scrub(message) });
-      return { id, harness, outcome: "failed", stage, status: 1, lines: [], delivered: [], preflight: "none", command: "", skills: [] };
+      return end(stage, "failed", message);
+    },
+    ended(phase, message) {
+      return end(phase, phase, message);
     },
   };
 }
@@ -182,24 +194,44 @@ function watchStepLines(guest: Guest, log: EventLog, run: RunLog): { lines: Runn
  * for its command-finished mark, by when every step line is on the log; null on timeout,
  * after stopping it as a person would (or never typing it).
  */
-async function typeAndWait(guest: Guest, command: string, timeoutMs: number): Promise<CommandResult | null> {
+async function typeAndWait(
+  guest: Guest,
+  command: string,
+  timeoutMs: number,
+  options: Pick<RunOptions, "signal" | "onWaiting">,
+): Promise<CommandResult | "cancelled" | null> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const controller = new AbortController();
   let typed = false;
-  const running = guest.driver.run(command, { signal: controller.signal, onStarted: () => (typed = true) });
+  // The caller's Cancel only reaches a command still waiting; once typed, only Ctrl+C stops it.
+  const cancel = () => {
+    if (!typed) controller.abort(new Error("cancelled"));
+  };
+  options.signal?.addEventListener("abort", cancel, { once: true });
+  if (options.signal?.aborted) cancel();
+  const running = guest.driver
+    .run(command, { signal: controller.signal, onWaiting: options.onWaiting, onStarted: () => (typed = true) })
+    .catch((error: unknown) => {
+      if (!typed && options.signal?.aborted) return "cancelled" as const;
+      throw error;
+    });
   running.catch(() => undefined);
-  const ended = await Promise.race([
-    running,
-    new Promise<null>((resolve) => {
-      timer = setTimeout(() => resolve(null), timeoutMs);
-    }),
-  ]);
-  clearTimeout(timer);
-  if (ended === null) {
-    if (typed) guest.driver.interrupt();
-    else controller.abort(new Error("timed out"));
+  try {
+    const ended = await Promise.race([
+      running,
+      new Promise<null>((resolve) => {
+        timer = setTimeout(() => resolve(null), timeoutMs);
+      }),
+    ]);
+    if (ended === null) {
+      if (typed) guest.driver.interrupt();
+      else controller.abort(new Error("timed out"));
+    }
+    return ended;
+  } finally {
+    clearTimeout(timer);
+    options.signal?.removeEventListener("abort", cancel);
   }
-  return ended;
 }
 
 /**
@@ -242,14 +274,22 @@ export async function runAgent(deps: RunnerDeps, options: RunOptions = {}): Prom
   }
   await deliver(guest, plan, skills.length, run);
 
-  // One conversation with the console at a time: a scenario clicked meanwhile waits its turn.
+  // One conversation with the console at a time: a scenario clicked meanwhile waits its turn,
+  // and this run waits for one already going (or a person's command), shown with a Cancel.
+  const waiting = (on: boolean) => options.onWaiting?.(on);
+  if (deps.turns.busy || !guest.console.shell.idle) waiting(true);
   return deps.turns.take(async () => {
+    if (options.signal?.aborted) {
+      waiting(false);
+      return run.ended("cancelled", "cancelled while waiting for the shell");
+    }
     const watched = watchStepLines(guest, log, run);
     try {
       const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-      const ended = await typeAndWait(guest, plan.command, timeoutMs);
+      const ended = await typeAndWait(guest, plan.command, timeoutMs, { signal: options.signal, onWaiting: waiting });
+      if (ended === "cancelled") return run.ended("cancelled", "cancelled while waiting for the shell");
       if (ended === null) return run.failed("timeout", `no outcome from the guest within ${Math.round(timeoutMs / 1000)} s`);
-      if (ended.interrupted) return run.failed("interrupted", `interrupted: exit status ${ended.status} (Ctrl+C)`);
+      if (ended.interrupted) return run.ended("interrupted", `interrupted: exit status ${ended.status} (Ctrl+C)`);
       const last = watched.last();
       if (last === null) return run.failed("outcome", `the runner ended with exit status ${ended.status} and no outcome line`);
       await connectionsClosed(log, startSeq, 30_000);
@@ -276,6 +316,7 @@ export async function runAgent(deps: RunnerDeps, options: RunOptions = {}): Prom
         })),
       };
     } finally {
+      waiting(false);
       watched.stop();
     }
   });

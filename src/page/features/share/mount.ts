@@ -20,18 +20,24 @@ export function mount(ctx: FeatureContext): void {
   const ran: string[] = [];
   /** Verdicts produced while scenarios ran: [start seq, end seq) windows. */
   const windows: [number, number][] = [];
-  let open: number | null = null;
+  /** Started and not yet ended, by id: an agent run logs its start while it may still wait for a row. */
+  const open = new Map<string, number>();
   log.subscribe((e) => {
     if (e.kind !== "scenario") return;
     if (e.phase === "start") {
-      // An agent run (`run-<random>`) replays as the act "agent": the receiver runs the same
-      // harness's agent in its own guest.
-      ran.push(e.id.startsWith("run-") ? AGENT_ACT : e.id);
-      open = e.seq;
-    } else if (open !== null) {
-      windows.push([open, e.seq]);
-      open = null;
+      open.set(e.id, e.seq);
+      return;
     }
+    const from = open.get(e.id);
+    if (from === undefined) return;
+    open.delete(e.id);
+    // A row a person stopped with Ctrl+C (or cancelled) is not what the row produces: the link
+    // leaves it out, so a replay never types it and the sequence is only the rows that ran.
+    if (e.phase === "interrupted" || e.phase === "cancelled") return;
+    // An agent run (`run-<random>`) replays as the act "agent": the receiver runs the same
+    // harness's agent in its own guest.
+    ran.push(e.id.startsWith("run-") ? AGENT_ACT : e.id);
+    windows.push([from, e.seq]);
   });
   const sequenceOfRuns = (): SequenceStep[] =>
     verdictSequence(log.events().filter((e) => windows.some(([from, to]) => e.seq > from && e.seq < to)));
@@ -83,7 +89,10 @@ export function mount(ctx: FeatureContext): void {
       columns: ["phase", "scenario", "message"],
       row: (e) =>
         e.kind === "scenario"
-          ? { tone: e.phase === "failed" || e.phase === "interrupted" ? "refused" : "info", cells: [e.phase, e.id, e.message] }
+          ? {
+              tone: e.phase === "failed" || e.phase === "interrupted" ? "refused" : e.phase === "cancelled" ? "warn" : "info",
+              cells: [e.phase, e.id, e.message],
+            }
           : null,
     },
     log,
