@@ -94,7 +94,7 @@ test("row 4 embedded: terminal, Proxy panel and Run fit 800×500; Run gets ip-li
   const bar = page.locator(".embed-bar");
   await expect(bar.locator(".embed-title")).toHaveText("4. IP literal");
   await expect(bar.locator(".embed-explanation")).toContainText("Decided by .net");
-  await expect(bar.locator(".embed-explanation")).toContainText("Seed 004 row 4");
+  await expect(bar.locator(".embed-explanation")).toContainText("Verdict table, row 4");
   const open = page.locator(".embed-open");
   await expect(open).toHaveAttribute("target", "_blank");
   await expect(open).toHaveAttribute("rel", "noopener");
