@@ -2,8 +2,8 @@ import { type BrowserContext, expect, type Locator, type Page, test } from "@pla
 import { waitForGuest } from "./support/guest";
 
 // Issue 11, embed mode for docs: `?embed=1&scenario=N` fits an 800×500 iframe (terminal, the
-// row's one panel, a bar with Run), starts from the saved snapshot, and runs the row of seed
-// 004's verdict table (004_38ec4e288fc63d5a.txt) only when Run is clicked.
+// row's one panel, a bar with Run), starts from the saved snapshot, and runs the row of the
+// verdict table (docs/decisions/0005-the-page-is-the-only-network-client.md) only when Run is clicked.
 test.describe.configure({ mode: "serial" });
 
 const VIEWPORT = { width: 800, height: 500 };

@@ -3,7 +3,7 @@ import { BOOT_TIMEOUT_MS, commandCount, commandEnd, openPlayground, type Playgro
 import { refuseUnplanned, routeZen } from "./support/upstreams";
 
 // Issue 11, the guided training tour: the trainee types each step's command into the real
-// guest's terminal; the tour advances on the right outcome (seed 004, rows 2, 4, 6 and 7) and
+// guest's terminal; the tour advances on the right outcome (verdict table rows 2, 4, 6 and 7) and
 // not on a wrong one; progress survives a reload. One boot for the file.
 test.describe.configure({ mode: "serial" });
 
