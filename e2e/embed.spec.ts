@@ -2,8 +2,8 @@ import { type BrowserContext, expect, type Locator, type Page, test } from "@pla
 import { waitForGuest } from "./support/guest";
 
 // Issue 11, embed mode for docs: `?embed=1&scenario=N` fits an 800×500 iframe (terminal, the
-// row's one panel, a bar with Run), starts from the saved snapshot, and runs the row of seed
-// 004's verdict table (004_38ec4e288fc63d5a.txt) only when Run is clicked.
+// row's one panel, a bar with Run), starts from the saved snapshot, and runs the row of the
+// verdict table (docs/decisions/0005-the-page-is-the-only-network-client.md) only when Run is clicked.
 test.describe.configure({ mode: "serial" });
 
 const VIEWPORT = { width: 800, height: 500 };
@@ -94,7 +94,7 @@ test("row 4 embedded: terminal, Proxy panel and Run fit 800×500; Run gets ip-li
   const bar = page.locator(".embed-bar");
   await expect(bar.locator(".embed-title")).toHaveText("4. IP literal");
   await expect(bar.locator(".embed-explanation")).toContainText("Decided by .net");
-  await expect(bar.locator(".embed-explanation")).toContainText("Seed 004 row 4");
+  await expect(bar.locator(".embed-explanation")).toContainText("Verdict table, row 4");
   const open = page.locator(".embed-open");
   await expect(open).toHaveAttribute("target", "_blank");
   await expect(open).toHaveAttribute("rel", "noopener");

@@ -25,7 +25,7 @@ test("llrun --abi reports Landlock ABI 4 or newer (TCP rules need ABI 4)", async
   expect(Number(output.trim())).toBeGreaterThanOrEqual(4);
 });
 
-test("under llrun with connect allowed only to 3128, a direct connect gets EACCES from the kernel (seed 004, row 6)", async () => {
+test("under llrun with connect allowed only to 3128, a direct connect gets EACCES from the kernel (verdict table, row 6)", async () => {
   const { output } = await runInGuest(pg.page, "llrun --ro / --rw /tmp --connect 3128 -- tcpconnect 93.184.216.34 443");
   expect(output).toMatch(/tcpconnect: dst=93\.184\.216\.34:443 result=EACCES errno=13/);
   expect(output).toMatch(/llrun: ruleset abi=\d+ .*connect=3128/);

@@ -5,7 +5,7 @@ import { CORS, refuseUnplanned, routeZen } from "./support/upstreams";
 
 // Issue 9, optional part: a user-supplied model key turns the scripted agent into a
 // model-driven one whose model calls go through the proxy and are logged like any other request
-// (seed 004_38ec4e288fc63d5a.txt: one decision per request). The model API is fulfilled here by
+// (one decision event per request). The model API is fulfilled here by
 // Playwright routing with a scripted conversation (tests never reach the internet).
 test.describe.configure({ mode: "serial" });
 

@@ -2,7 +2,7 @@ import type { BrowserContext } from "@playwright/test";
 import { expect, type Page, test } from "@playwright/test";
 
 // Issue 7, page side: the resolver and the content-addressed cache in the real browser, on the
-// real IndexedDB (ADR 38, 000_07afaa5a5b2c4dce.txt). The sample's remote library exists only as
+// real IndexedDB (docs/decisions/0001-harness-resources-by-url-and-path.md). The sample's remote library exists only as
 // recordings (public/samples/fixtures); anything else reaching for the network is aborted.
 // These checks do not need the guest: the page boots it anyway, and no test waits for it.
 test.describe.configure({ mode: "serial", timeout: 300_000 });
@@ -275,7 +275,7 @@ test("the top bar's harness field resolves what is typed into it", async () => {
   expect(run.harness).toBe(REVIEW);
   expect(run.phase).toBe("done");
   // What the shared link fetched by pin is served from the cache now; unpinned relative
-  // references of a URL harness are fetched again on every resolve (ADR 38).
+  // references of a URL harness are fetched again on every resolve.
   const pinned = run.steps.filter((s) => s.url !== null && s.pin !== null);
   expect(pinned.map((s) => s.field)).toContain("harness");
   expect(pinned.map((s) => `${s.field}:${s.cache}`)).toEqual(pinned.map((s) => `${s.field}:hit`));

@@ -1,12 +1,13 @@
-// biome-ignore-all lint/suspicious/noTemplateCurlyInString: preflight commands hold literal ${VAR} references (ADR 128).
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: preflight commands hold literal ${VAR} references.
 import { expect, type Page, test } from "@playwright/test";
 import { openPlayground, type Playground, runInGuest } from "./support/guest";
 import { consoleText, nextSeq, runAgent, stepLines } from "./support/runs";
 import { refuseUnplanned, routeZen } from "./support/upstreams";
 
 // Issue 9: the resolved harness reaches the real guest over the 9p share and its agent runs
-// under llrun behind the proxy. Seeds: 003_e4cc8107c226924d.txt (quarantine of caller
-// config), 001_de6b5353bc123b0a.txt (ADR 128 preflight), 004_38ec4e288fc63d5a.txt (verdicts).
+// under llrun behind the proxy. The rules: caller config is quarantined
+// (docs/decisions/0004-caller-repository-configuration-is-quarantined.md), preflight_check is a literal command
+// (docs/decisions/0002-preflight-check-is-a-literal-command.md), and the proxy's verdicts (docs/decisions/0005-the-page-is-the-only-network-client.md).
 test.describe.configure({ mode: "serial" });
 
 let pg: Playground;
@@ -27,7 +28,7 @@ const step = stepLines;
 const treeHashes = async (page: Page, dir: string) =>
   (await runInGuest(page, `(cd ${dir} && find . -type f | sort | xargs sha256sum)`)).output;
 
-test("seed 003: opencode.json, .opencode/ and AGENTS.md are quarantined for the run; the tree is byte-identical afterwards", async () => {
+test("opencode.json, .opencode/ and AGENTS.md are quarantined for the run; the tree is byte-identical afterwards", async () => {
   test.setTimeout(300_000);
   const page = pg.page;
   const ws = "/tmp/ws-e2e";
@@ -43,7 +44,7 @@ test("seed 003: opencode.json, .opencode/ and AGENTS.md are quarantined for the 
 
   const result = await run(page, {
     workspace: ws,
-    // ADR 128: the child gets the allowlisted environment only, never the page's GH_TOKEN.
+    // The child gets the allowlisted environment only, never the page's GH_TOKEN.
     preflight: "env > /tmp/pf-env-e2e",
     env: { GH_TOKEN: SECRET },
     steps: [
@@ -96,7 +97,7 @@ test("seed 003: opencode.json, .opencode/ and AGENTS.md are quarantined for the 
   expect(childEnv).not.toContain("HTTPS_PROXY");
 });
 
-test("seed 004 under the runner: a disallowed host is refused by the proxy; a direct connect() gets EACCES", async () => {
+test("the verdict table under the runner: a disallowed host is refused by the proxy; a direct connect() gets EACCES", async () => {
   test.setTimeout(300_000);
   const page = pg.page;
   const from = await nextSeq(page);
@@ -130,7 +131,7 @@ test("seed 004 under the runner: a disallowed host is refused by the proxy; a di
   await expect(page.locator("#panel-proxy tbody tr").filter({ hasText: "host-not-allowed" }).first()).toBeAttached();
 });
 
-test("ADR 128: a ${GH_TOKEN} preflight is refused before expansion; the agent never starts", async () => {
+test("a ${GH_TOKEN} preflight is refused before expansion; the agent never starts", async () => {
   test.setTimeout(240_000);
   const page = pg.page;
   const result = await run(page, {
@@ -148,7 +149,7 @@ test("ADR 128: a ${GH_TOKEN} preflight is refused before expansion; the agent ne
   expect(JSON.stringify(notes)).not.toContain(SECRET);
 });
 
-test("ADR 128: a failing preflight fails fast with a redacted diagnostic", async () => {
+test("a failing preflight fails fast with a redacted diagnostic", async () => {
   test.setTimeout(240_000);
   const page = pg.page;
   const leaked = "ghp_L3akedT0kenValue0123456789abcdefABCD";
@@ -194,7 +195,7 @@ test('"Run agent" runs the demo harness end to end: resolve, deliver, quarantine
   await expect(page.locator("#panel-runner tbody tr").filter({ hasText: "outcome=ok" }).first()).toBeAttached();
 });
 
-test("seed 002: a run attaches an acquired skill by handle; its scripts stay host-side until the operator allows that exact pin", async () => {
+test("a run attaches an acquired skill by handle; its scripts stay host-side until the operator allows that exact pin", async () => {
   test.setTimeout(360_000);
   const page = pg.page;
   const canary = "CANARY-HANDLE-ONLY-51d0";

@@ -4,7 +4,7 @@ import { type BrowserContext, expect, type Page, type Route, test } from "@playw
 import { waitForGuest } from "./support/guest";
 import { nextSeq, runAgent } from "./support/runs";
 
-// Issue 8, page side (seed 002_e97db203962b5ecb.txt): discovery over a registry, pinned
+// Issue 8, page side (docs/decisions/0003-skills-from-a-public-registry.md): discovery over a registry, pinned
 // acquisition behind a handle, and the text only in a separate, explicitly opened view. The
 // registry and GitHub answer from the recordings in src/skills/testing/fixtures.
 test.describe.configure({ mode: "serial", timeout: 240_000 });
@@ -91,7 +91,7 @@ test.afterAll(async () => {
 
 const view = () => page.getByTestId("skills-choosing-view");
 
-test("a search shows the sanitized hits, ordered by id, installs labelled unverified (seed 002, Part 1)", async () => {
+test("a search shows the sanitized hits, ordered by id, installs labelled unverified", async () => {
   await view().getByRole("searchbox", { name: "Search skills" }).fill("pdf");
   await view().getByRole("button", { name: "Search", exact: true }).click();
   const hits = page.getByTestId("skills-hits").locator("li");
@@ -120,7 +120,7 @@ test("a malicious registry name renders inert: plain text, no escapes, no link, 
   expect(panel.text).not.toContain("evil.example");
 });
 
-test("acquiring a hit shows its progress, the handle and its provenance (seed 002, Part 2)", async () => {
+test("acquiring a hit shows its progress, the handle and its provenance", async () => {
   await page
     .locator('[data-testid="skills-hits"] li[data-skill-id="acme/skills-repo/pdf-tools"]')
     .getByRole("button", { name: "Acquire" })
@@ -195,7 +195,7 @@ test("the skill text never reached the choosing view; the inspection view opens 
   await expect(page.getByTestId("skill-inspection")).toHaveCount(0);
 });
 
-test("seed 002, Part 2: the operator attaches the acquired skill; the agent in the guest gets it by handle, the choosing view never", async () => {
+test("the operator attaches the acquired skill; the agent in the guest gets it by handle, the choosing view never", async () => {
   test.setTimeout(420_000);
   await waitForGuest(page);
   const record = page.locator('[data-testid="skills-handles"] article[data-skill-id="acme/skills-repo/pdf-tools"]');

@@ -3,7 +3,7 @@ import { BOOT_TIMEOUT_MS, commandCount, commandEnd, openPlayground, type Playgro
 import { refuseUnplanned, routeZen } from "./support/upstreams";
 
 // Issue 11, the guided training tour: the trainee types each step's command into the real
-// guest's terminal; the tour advances on the right outcome (seed 004, rows 2, 4, 6 and 7) and
+// guest's terminal; the tour advances on the right outcome (verdict table rows 2, 4, 6 and 7) and
 // not on a wrong one; progress survives a reload. One boot for the file.
 test.describe.configure({ mode: "serial" });
 
@@ -36,7 +36,7 @@ test("step 1: sending a file to pastebin is refused host-not-allowed by net, exp
   await expect(card(page)).toHaveAttribute("data-step", "ip-literal", { timeout: 90_000 });
   const explained = page.getByTestId("tour-explained");
   await expect(explained).toContainText("host-not-allowed (by net");
-  await expect(explained).toContainText("Seed 004, row 2");
+  await expect(explained).toContainText("Verdict table, row 2");
   expect(await tourEvents(page)).toEqual(expect.arrayContaining(["passed pastebin", "start ip-literal"]));
   await page.screenshot({ path: "docs/screenshots/tour.png" }); // docs/guide.md, "The guided tour"
 });
@@ -90,7 +90,7 @@ test("step 3: without llrun the SYN leaves and the wire refuses it (not the less
   await expect(card(page)).toHaveAttribute("data-step", "dns", { timeout: 90_000 });
   expect((await commandEnd(page, typed)).by).toBe("page");
   await expect(page.getByTestId("tour-explained")).toContainText("EACCES (errno 13)");
-  await expect(page.getByTestId("tour-explained")).toContainText("Seed 004, row 6");
+  await expect(page.getByTestId("tour-explained")).toContainText("Verdict table, row 6");
 });
 
 test("step 4: the DNS query is visible on the wire and answered REFUSED; the tour finishes", async () => {

@@ -1,9 +1,9 @@
 import { expect, type Page, test } from "@playwright/test";
 import { openPlayground, type Playground, runInGuest } from "./support/guest";
 
-// Seed 004_38ec4e288fc63d5a.txt, row 8, live from the real guest (issue 10): "push to a vault
-// for which the command asked op=read → the KMS returned only the read key; the push cannot
-// be signed" (by .kms). The guest runs sh /mnt/tab/bin/sgit, which the page put in the share.
+// Row 8 of the verdict table, live from the real guest (issue 10): a push under a grant that
+// asked op=read cannot be signed, because the KMS gave out only the read key
+// (docs/decisions/0006-vault-keys-stay-with-the-kms.md). The guest runs sh /mnt/tab/bin/sgit, which the page put in the share.
 // And the vault's known debt, paid: a write grant waits for the operator's Approve or Deny on
 // the page's approval card; an older manifest put back in the cache is refused as a rollback.
 test.describe.configure({ mode: "serial" });

@@ -87,7 +87,7 @@ test("ping 10.0.2.2 is answered by the page", async () => {
   expect(icmp).toBeGreaterThanOrEqual(4);
 });
 
-test("nslookup example.com 10.0.2.2 is visible on the Wire panel and answered REFUSED (seed 004, row 7)", async () => {
+test("nslookup example.com 10.0.2.2 is visible on the Wire panel and answered REFUSED (verdict table, row 7)", async () => {
   const { output } = await runInGuest(pg.page, "nslookup example.com 10.0.2.2 2>&1");
   expect(output).toMatch(/REFUSED/);
   const page = pg.page;

@@ -20,7 +20,7 @@ function diagnosticsFor(source: string, fileName = "src/log/__probe__.ts"): stri
   return ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, "\n"));
 }
 
-describe("the core/host split is enforced by the compiler (style.md: xterm's no-DOM core)", () => {
+describe("the core/host split is enforced by the compiler (like xterm's no-DOM core)", () => {
   it("a core file that uses `document` does not compile", () => {
     const errors = diagnosticsFor("export const title = document.title;\n");
     expect(errors.join("\n")).toMatch(/Cannot find name 'document'/);

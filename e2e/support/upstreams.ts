@@ -22,7 +22,7 @@ export function upstream(status: number, headers: Record<string, string>, body: 
       : route.fulfill({ status, headers: { ...CORS, ...headers }, body });
 }
 
-/** `https://api.github.com/zen` (seed 004 row 1's allowed GET) answered with `saying`. */
+/** `https://api.github.com/zen` (the allowed GET of the verdict table's row 1) answered with `saying`. */
 export async function routeZen(context: BrowserContext, saying: string): Promise<void> {
   await context.route("https://api.github.com/zen", upstream(200, { "content-type": "text/plain" }, saying));
 }

@@ -1,5 +1,5 @@
 /**
- * A growing byte writer whose length prefixes are filled in afterwards (style.md: subtls's
+ * A growing byte writer whose length prefixes are filled in afterwards (as subtls's
  * `writeLengthUint16()` returns an `end()`), so nested TLS and DNS structures cannot get
  * their lengths wrong by hand.
  */

@@ -45,7 +45,7 @@ export interface CasOptions {
   clock?: Clock;
 }
 
-/** The content-addressed cache (ADR 38): key = sha256 of the bytes, re-verified on every read. */
+/** The content-addressed cache: key = sha256 of the bytes, re-verified on every read. */
 export function createCas(options: CasOptions): Cas {
   const { store, log } = options;
   const digest = options.digest ?? webSha256;

@@ -22,8 +22,8 @@ function check(condition: boolean, message: string): asserts condition {
 const same = (a: Uint8Array | null, b: Uint8Array) => a !== null && a.length === b.length && a.every((v, i) => v === b[i]);
 
 /**
- * The one contract every store must pass (style.md: "one contract suite, many
- * implementations"; ADR 38: content-addressed, re-verified on every read).
+ * The one contract every store must pass (one contract suite, many implementations:
+ * docs/decisions/0007-how-the-code-is-shaped.md): content-addressed, re-verified on every read.
  */
 export function casContractChecks({ create }: CasContractOptions): CasCheck[] {
   async function setup() {
@@ -35,7 +35,7 @@ export function casContractChecks({ create }: CasContractOptions): CasCheck[] {
   }
   return [
     {
-      name: "put returns the sha256 of the bytes and get serves the same bytes back (ADR 38 content addressing)",
+      name: "put returns the sha256 of the bytes and get serves the same bytes back (content addressing)",
       async run() {
         const { cas } = await setup();
         const key = await cas.put(utf8("abc"));
@@ -53,7 +53,7 @@ export function casContractChecks({ create }: CasContractOptions): CasCheck[] {
       },
     },
     {
-      name: "tampered bytes are never served: the read is cache-corrupt, the entry evicted, the event logged (ADR 38 re-verification)",
+      name: "tampered bytes are never served: the read is cache-corrupt, the entry evicted, the event logged (re-verified on every read)",
       async run() {
         const { store, cas, log } = await setup();
         const key = await cas.put(utf8("abc"));

@@ -1,6 +1,6 @@
 import { z } from "zod";
 
-/** The two index tables beside the blobs: per-blob metadata, and URL → sha256 (ADR 38). */
+/** The two index tables beside the blobs: per-blob metadata, and URL → sha256. */
 export type CasTable = "entries" | "urls";
 
 /**
@@ -36,7 +36,7 @@ export const EntryRecord = z.object({
 });
 export type EntryRecord = z.infer<typeof EntryRecord>;
 
-/** The URL index: which bytes a URL served and when (ADR 38: enables offline mode). */
+/** The URL index: which bytes a URL served and when (it lets offline mode serve unpinned resources). */
 export const UrlRecord = z.object({
   url: z.string(),
   sha256: z.string().regex(SHA256_HEX),

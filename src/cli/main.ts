@@ -24,7 +24,7 @@ export function helpText(): string {
     "",
     "commands:",
     "  proxy     run the allowlisting egress proxy on a real socket",
-    "  resolve   resolve a harness: fetch, verify pins, cache (ADR 38)",
+    "  resolve   resolve a harness: fetch, verify pins, cache",
     "  pin       print the sha256 a reference to a file or directory must carry",
     "  skills    search a skill registry and acquire a skill from a pinned address",
     "  relay     a Wisp (TCP over WebSocket) relay for the page, to public addresses only",

@@ -7,8 +7,8 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 
-// Issue 6 / seed 004_38ec4e288fc63d5a.txt ("CONNECT allowed.host:443 then, inside the tunnel,
-// SNI other.host: impossible: .net sets SNI itself"): `npx tab proxy` terminates TLS inside
+// Issue 6 (a ClientHello naming another host than the CONNECT target is impossible by design,
+// because the proxy sets SNI itself; docs/decisions/0005-the-page-is-the-only-network-client.md): `npx tab proxy` terminates TLS inside
 // CONNECT with the same src/tls server as the page, driven by real clients (/usr/bin/curl,
 // openssl s_client), all on 127.0.0.1.
 //
@@ -157,7 +157,7 @@ afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
-describe("npx tab proxy terminates TLS inside CONNECT (issue 6, seed 004)", () => {
+describe("npx tab proxy terminates TLS inside CONNECT (issue 6)", () => {
   it("writes the session CA to --ca-out as a PEM certificate whose fingerprint it prints", async () => {
     const pem = await readFile(caFile, "utf8");
     expect(pem).toMatch(/^-----BEGIN CERTIFICATE-----\r?\n[\s\S]+-----END CERTIFICATE-----\r?\n?$/);

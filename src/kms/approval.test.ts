@@ -4,7 +4,7 @@ import { createKms, createMemoryKeyStore, type WriteApprovalRequest, type WriteA
 import { manualTimers, policyWith, vaultFixture } from "./testing/fixtures";
 import { proxiedVault } from "./testing/proxy";
 
-// Seed 004_38ec4e288fc63d5a.txt: .kms gives keys "for one command". The vault's known debt:
+// The KMS gives keys for one command only (docs/decisions/0006-vault-keys-stay-with-the-kms.md). The vault's known debt:
 // any guest process that reaches the proxy port (an agent under llrun included) could ask for
 // a write grant. A write grant now waits for the operator; a read grant (row 8) does not.
 
@@ -120,7 +120,7 @@ describe("a write grant for the guest waits for the operator", () => {
   });
 
   it.each<[string, "read" | "write", "guest" | "host"]>([
-    ["a read grant (seed 004 row 8 depends on it)", "read", "guest"],
+    ["a read grant (row 8 of the verdict table depends on it)", "read", "guest"],
     ["a write grant the page asks for itself (seeding its demo vault)", "write", "host"],
   ])("does not ask the operator for %s", async (_name, access, requester) => {
     const op = operator();

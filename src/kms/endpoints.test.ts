@@ -6,8 +6,8 @@ import { policyWith, str, text } from "./testing/fixtures";
 import { exchange } from "./testing/http";
 import { proxiedVault } from "./testing/proxy";
 
-// Seed 004_38ec4e288fc63d5a.txt: "POST /v0/vault/pull {vault_id, op: read} → the objects,
-// decrypted, never a key" and row 8: a push under a read grant is refused by .kms.
+// POST /v0/vault/pull answers the objects, decrypted, never a key; and row 8 of the verdict
+// table: a push under a read grant is refused by .kms.
 
 function setup(policy: Policy = policyWith("notes")) {
   return proxiedVault({ policy });
@@ -19,7 +19,7 @@ const push = (vaultId: string, objects: Record<string, string>, base: { generati
   objects: Object.entries(objects).map(([path, content]) => ({ path, content_base64: toBase64(text(content)) })),
 });
 
-describe("the vault endpoints through the proxy (seed 004 row 8)", () => {
+describe("the vault endpoints through the proxy", () => {
   it("grants, pushes with a write grant, and pulls the objects back decrypted, never a key", async () => {
     const s = setup();
     const write = await s.grant("notes", "write");

@@ -8,8 +8,8 @@ import { createSerial } from "./serial";
 import type { VaultObject, VaultStorage } from "./vault";
 
 /**
- * The proxy's vault endpoints (plugged into `createProxy({ handlers })`), the ".net" side of
- * seed 004 row 8: they get keys from the KMS for one command's grant, decrypt, encrypt and
+ * The proxy's vault endpoints (plugged into `createProxy({ handlers })`), the proxy's side of
+ * row 8 of the verdict table (docs/decisions/0006-vault-keys-stay-with-the-kms.md): they get keys from the KMS for one command's grant, decrypt, encrypt and
  * sign in the page, and answer the guest with objects, never with a key.
  *
  *   POST /v0/vault/grant {vault_id, op, command}  → {grant, vault_id, op, command, expires_at}

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { EMPTY_HEAD, judgeBase, judgeHead, STALE_BASE_CODE, type VaultHead } from "./index";
 
-// Seed 004_38ec4e288fc63d5a.txt (.kms signs the vault's manifests) and the vault's known debt:
+// The KMS signs the vault's manifests and the vault's known debt:
 // a validly signed but older manifest put back in the cache must not be accepted.
 
 const m = (c: string) => c.repeat(64);

@@ -2,12 +2,12 @@ import { describe, expect, it } from "vitest";
 import type { VaultOp } from "./index";
 import { policyWith, vaultFixture } from "./testing/fixtures";
 
-// Seed 004_38ec4e288fc63d5a.txt, row 8: "push to a vault for which the command asked
-// op=read → the KMS returned only the read key; the push cannot be signed" (by .kms).
+// Row 8 of the verdict table: a push under a grant that asked op=read cannot be signed,
+// because the KMS gave out only the read key.
 
 const policy = policyWith("notes", "other");
 
-describe("grants are issued only for vault ids on the policy (seed 004: the vault-id allowlist)", () => {
+describe("grants are issued only for vault ids on the policy (the vault-id allowlist)", () => {
   it("issues a grant for an allowed vault, with an expiry, and logs it without the token", async () => {
     const f = vaultFixture({ grantTtlMs: 60_000 });
     const { verdict, grant } = await f.kms.grant({ vaultId: "notes", op: "read", command: "sgit pull notes" }, policy);
@@ -55,7 +55,7 @@ describe("grants are issued only for vault ids on the policy (seed 004: the vaul
   });
 });
 
-describe("a grant unlocks only its vault and its op, until it expires (seed 004 row 8)", () => {
+describe("a grant unlocks only its vault and its op, until it expires", () => {
   type Case = {
     granted: { vaultId: string; op: VaultOp } | null;
     token?: string;
@@ -140,7 +140,7 @@ describe("a grant unlocks only its vault and its op, until it expires (seed 004 
     if (c.sign !== undefined) expect(outcome.keys !== undefined && "sign" in outcome.keys).toBe(c.sign);
   });
 
-  it("says why a read-granted push is refused in the words of seed 004", async () => {
+  it("says why a read-granted push is refused in the words of the verdict table", async () => {
     const f = vaultFixture();
     const { grant } = await f.kms.grant({ vaultId: "notes", op: "read", command: "sgit" }, policy);
     const outcome = await f.kms.keysFor(grant?.id ?? null, "notes", "write", policy);

@@ -7,7 +7,7 @@ import { KeyRecord, type KeyStore } from "./key-store";
 import type { VaultHead, VaultOp } from "./schema";
 
 /**
- * The in-page KMS (seed 004 row 8, ".kms"). It holds each vault's keys and gives them out
+ * The in-page KMS (docs/decisions/0006-vault-keys-stay-with-the-kms.md). It holds each vault's keys and gives them out
  * only for one command's grant: a grant names one vault and one op and expires. A read
  * grant unlocks the content key; only a write grant also unlocks the signing key, so a push
  * made under a read grant cannot be signed. Vault ids must be on the policy's `vaults`.

@@ -4,7 +4,7 @@ import { EMPTY_HEAD, type KeyRecord, STALE_BASE_CODE, type VaultHead, vaultHeadU
 import { policyWith, str } from "./testing/fixtures";
 import { type ProxiedVault, proxiedVault, pushBody } from "./testing/proxy";
 
-// Seed 004_38ec4e288fc63d5a.txt: .kms signs the vault's manifests. The vault's known debt
+// The KMS signs the vault's manifests. The vault's known debt
 // (rollback): whoever can write the cache can put back an older, validly signed manifest. The
 // generation in the signed manifest and the KMS's memory of the newest one refuse it.
 

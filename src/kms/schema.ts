@@ -1,7 +1,7 @@
 import { z } from "zod";
 
 /**
- * The vault's wire and storage formats (seed 004 row 8; the proxy's `/v0/vault/*` endpoints).
+ * The vault's wire and storage formats (docs/decisions/0006-vault-keys-stay-with-the-kms.md; the proxy's `/v0/vault/*` endpoints).
  * Everything here is parsed from untrusted bytes: the guest's request bodies and the cache's
  * blobs (the cache is IndexedDB, which anything on this origin can write).
  */

@@ -3,14 +3,14 @@ import { sha256Hex, toBase64, utf8 } from "../bytes";
 import { EMPTY_HEAD, generateVaultKeys, vaultHeadUri } from "./index";
 import { policyWith, str, text, vaultFixture } from "./testing/fixtures";
 
-// Seed 004_38ec4e288fc63d5a.txt: .net "does the vault encryption, decryption and signing with
-// keys it gets from .kms for one command". Objects are ciphertext in the content-addressed
+// The page encrypts, decrypts and signs the vault with keys it gets from the KMS for one
+// command (docs/decisions/0006-vault-keys-stay-with-the-kms.md). Objects are ciphertext in the content-addressed
 // cache; a signed manifest lists their hashes; anything changed in the cache is vault-tampered.
 
 const policy = policyWith("notes");
 const files = [
   { path: "README.md", bytes: text("# Notes\nkept in the page's vault\n") },
-  { path: "todo/today.txt", bytes: text("- read seed 004\n") },
+  { path: "todo/today.txt", bytes: text("- read the verdict table\n") },
 ];
 
 async function seeded() {
@@ -23,7 +23,7 @@ async function seeded() {
   return { ...f, keys: access.keys, manifest: written.manifest, head: { generation: written.generation, manifest: written.manifest } };
 }
 
-describe("vault objects are encrypted at rest and signed (seed 004 row 8)", () => {
+describe("vault objects are encrypted at rest and signed", () => {
   it("reads back what was written, at generation 1", async () => {
     const f = await seeded();
     const read = await f.storage.read("notes", f.keys, null);
@@ -39,7 +39,7 @@ describe("vault objects are encrypted at rest and signed (seed 004 row 8)", () =
     expect(blobs).toHaveLength(3); // two objects and the manifest
     for (const blob of blobs) {
       expect(str(blob ?? new Uint8Array())).not.toContain("kept in the page's vault");
-      expect(str(blob ?? new Uint8Array())).not.toContain("read seed 004");
+      expect(str(blob ?? new Uint8Array())).not.toContain("read the verdict table");
     }
   });
 

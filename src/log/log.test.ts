@@ -3,7 +3,7 @@ import { createEventLog, type LogEvent, parseJsonLines, toJsonLines } from "./in
 
 const note = (message: string) => ({ kind: "note", level: "info", source: "test", message }) as const;
 
-describe("the event log (design brief: one log, many views)", () => {
+describe("the event log (one log, many views)", () => {
   it("stamps each event with an increasing seq and the injected clock's time", () => {
     let now = 1000;
     const log = createEventLog({ clock: () => now++ });

@@ -1,7 +1,7 @@
 import { z } from "zod";
 
 /**
- * The verdict vocabulary (design brief, "Verdict vocabulary"). Codes are stable kebab-case
+ * The verdict vocabulary (the codes every component shares). Codes are stable kebab-case
  * strings that tests, panels, logs and the CLI all use: add codes, never rename one.
  */
 export const VERDICT_CODES = [
@@ -81,7 +81,7 @@ export function allow(reason: string, by: Decider, code: VerdictCode = "served")
   return { allowed: true, code, reason, by };
 }
 
-/** A refusal carries its code and its reason in one statement (style.md, smokescreen). */
+/** A refusal carries its code and its reason in one statement (as smokescreen's ACL sets its decisions; docs/decisions/0007-how-the-code-is-shaped.md). */
 export function refuse(code: VerdictCode, reason: string, by: Decider): Verdict {
   return { allowed: false, code, reason, by };
 }

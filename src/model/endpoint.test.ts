@@ -3,7 +3,7 @@ import { ModelSettings } from "./settings";
 import { anthropicText, guestSide, json, openAiText, policyAllowing } from "./testing/guest";
 
 // Issue 9 (optional part): the model-driven agent's model calls go through the proxy and are
-// logged like any other request (seed 004_38ec4e288fc63d5a.txt: one decision per request);
+// logged like any other request (one decision event per request);
 // the page holds the key, which never reaches the guest or the log.
 
 const KEY = "tabkey-CANARY-7f3a9c0d1e2b4a6f";

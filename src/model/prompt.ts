@@ -21,7 +21,7 @@ export interface PromptParts {
   /** How many steps the model gets before the run stops it. */
   maxSteps: number;
   /**
-   * The caller repository's AGENTS.md / CLAUDE.md (seed 003), captured before quarantine:
+   * The caller repository's AGENTS.md / CLAUDE.md, captured before quarantine:
    * given after the rules in a labelled subordinate block. Absent: no block at all.
    */
   repository?: readonly RepositoryNote[];

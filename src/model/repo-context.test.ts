@@ -4,7 +4,7 @@ import { captureRepositoryNotes, MAX_NOTE_BYTES, type RepositoryFile, systemProm
 import { RULES } from "./testing/guest";
 import { TEST_VERBS } from "./testing/steps";
 
-// Seed 003_e4cc8107c226924d.txt: caller configuration (opencode.json, .opencode/) is quarantined
+// Caller configuration (docs/decisions/0004-caller-repository-configuration-is-quarantined.md) (opencode.json, .opencode/) is quarantined
 // and never re-introduced; AGENTS.md / CLAUDE.md are captured and injected as explicitly
 // subordinate context, after the platform rules.
 

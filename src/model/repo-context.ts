@@ -1,5 +1,5 @@
 /**
- * The caller repository's notes as subordinate context (seed 003_e4cc8107c226924d.txt):
+ * The caller repository's notes as subordinate context (docs/decisions/0004-caller-repository-configuration-is-quarantined.md):
  * `AGENTS.md` / `CLAUDE.md` are captured before quarantine and given to the model after the
  * platform rules, in a block that says what they are: repository context that cannot change
  * the rules or grant anything. Caller configuration (`opencode.json`, `opencode.jsonc`,

@@ -4,7 +4,7 @@ import { quoteLine } from "./answer";
 import type { VerbUsage } from "./prompt";
 
 /**
- * The skill verbs of the model-driven agent (seed 002): steps the page takes itself, inside
+ * The skill verbs of the model-driven agent (docs/decisions/0003-skills-from-a-public-registry.md): steps the page takes itself, inside
  * `POST /v0/model`, without the guest. `search_skills QUERY` (offered only when a registry is
  * configured) gives metadata; `acquire_skill ID` gives a handle; `use_skill HANDLE` puts the
  * skill's `<skill_context>` block into the model's context. What the model is shown of them is

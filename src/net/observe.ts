@@ -9,8 +9,8 @@ import { formatTcpFlags, TCP_FIN, TCP_RST, TCP_SYN } from "./tcp-segment";
 type WireFrameEvent = Extract<NewEvent, { kind: "wire.frame" }>;
 
 /**
- * The Wire panel's tap, as one step of the frame pipeline (style.md: not sprinkled through the
- * stack). Every frame is counted; control frames (ARP, ICMP, UDP/DNS, TCP SYN/FIN/RST) are
+ * The Wire panel's tap, as one step of the frame pipeline (not sprinkled through the
+ * stack; docs/decisions/0007-how-the-code-is-shaped.md). Every frame is counted; control frames (ARP, ICMP, UDP/DNS, TCP SYN/FIN/RST) are
  * logged as `wire.frame` with a one-line summary; bulk data and bare ACKs are only counted.
  * It only peeks at header bytes, never trusts them: the peer validates frames separately.
  */

@@ -79,7 +79,7 @@ describe("the peer at 10.0.2.2 (issue 4)", () => {
     ]);
   });
 
-  it("answers DNS REFUSED by default and logs the query's name and type (seed 004: the DNS query stays visible)", () => {
+  it("answers DNS REFUSED by default and logs the query's name and type (under a ports-only policy the DNS query stays visible)", () => {
     const { deliver, take, log, peer } = createScriptedPeer();
     deliver(guestUdpFrame({ srcPort: 33333, dstPort: 53, payload: dnsQuery("api.github.com") }));
     const [reply] = take();

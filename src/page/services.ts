@@ -20,7 +20,7 @@ export const CAS_DATABASE = { name: "linux-in-a-tab", store: "cas" } as const;
 /**
  * The page's services, built once here and handed to every feature as `ctx.services`: one
  * instance of each, so the proxy serves the same vault and model endpoint the features
- * drive, and the resolver, skills and vault share one verified cache (ADR 38).
+ * drive, and the resolver, skills and vault share one verified cache (content-addressed, re-hashed on every read).
  */
 export interface PageServices {
   /** The CAS's digest (its counts show where large inputs were hashed). */

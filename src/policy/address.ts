@@ -1,8 +1,8 @@
 /**
- * What kind of host is this (style.md: smokescreen's `ipType`, kept apart from load and
+ * What kind of host is this (like smokescreen's `ipType`, kept apart from load and
  * decide). Two questions live here, both pure:
  *  - `classifyHost`: is a URL or CONNECT host a name or an IP literal, in any spelling the
- *    WHATWG URL parser accepts (seed 004: "403 IP literals are refused")?
+ *    WHATWG URL parser accepts (IP literals are refused, only names can be allowed)?
  *  - `classifyAddress`: is a resolved address globally reachable, or loopback, private,
  *    link-local, CGNAT, documentation…, which the Node host refuses (`private-address`)?
  */

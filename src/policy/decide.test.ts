@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { DEFAULT_POLICY, decide, evaluate, normalisePath, type Policy, Policy as PolicySchema } from "./index";
 
-// Seed 004_38ec4e288fc63d5a.txt: the host, endpoint and port allowlists; no IP literals.
+// The host, endpoint and port allowlists (docs/decisions/0005-the-page-is-the-only-network-client.md); no IP literals.
 const policy: Policy = PolicySchema.parse({
   version: 1,
   hosts: [
@@ -14,7 +14,7 @@ const policy: Policy = PolicySchema.parse({
 
 const get = (url: string, method = "GET") => ({ method, url });
 
-describe("decide: the verdict table of seed 004 (004_38ec4e288fc63d5a.txt)", () => {
+describe("decide: the proxy's rows of the verdict table", () => {
   it.each([
     ["an allowlisted host and endpoint is served", get("https://api.github.com/repos/torvalds/linux"), "served"],
     ["a host not on the allowlist is refused (pastebin row)", get("https://pastebin.com/raw/abc"), "host-not-allowed"],
@@ -59,7 +59,7 @@ describe("decide: SSRF, every spelling of an IP the WHATWG URL parser accepts is
     ["bracketed IPv6 loopback", "[::1]"],
     ["IPv4-mapped IPv6", "[::ffff:127.0.0.1]"],
     ["IPv4-mapped IPv6 in hex", "[::ffff:7f00:1]"],
-    ["a public IPv4 (seed 004 row 4)", "93.184.216.34"],
+    ["a public IPv4 (verdict table, row 4)", "93.184.216.34"],
     ["the cloud metadata address", "169.254.169.254"],
     ["a public IPv6", "[2606:4700::1111]"],
   ])("%s (%s)", (_name, host) => {

@@ -3,8 +3,8 @@ import { classifyHost } from "./address";
 import type { EndpointRule, HostRule, Policy } from "./schema";
 
 /**
- * `decide(policy, request) → Verdict`: pure and synchronous, no I/O (design brief). Every
- * refusal is one statement with its code and reason (style.md, smokescreen `acl.go`).
+ * `decide(policy, request) → Verdict`: pure and synchronous, no I/O. Every
+ * refusal is one statement with its code and reason (as smokescreen's `acl.go` does; docs/decisions/0007-how-the-code-is-shaped.md).
  *
  * The URL is split by hand, with the WHATWG delimiters (`/ \ ? #`), and the request that is
  * fetched is rebuilt from the pieces that were checked: what was decided is what is fetched.

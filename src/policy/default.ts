@@ -4,7 +4,7 @@ import { Policy } from "./schema";
 /**
  * The policy the page starts with (and `npx tab proxy` without `--policy`): api.github.com
  * (read-only API paths) and raw.githubusercontent.com, both of which answer CORS, so the
- * first rows of seed 004's verdict table work in a browser.
+ * first rows of the verdict table (docs/decisions/0005-the-page-is-the-only-network-client.md) work in a browser.
  */
 export const DEFAULT_POLICY: Policy = Policy.parse(defaultPolicyFile);
 

@@ -3,7 +3,7 @@ import { sha256Hex, utf8 } from "../bytes";
 import { createEventLog } from "../log";
 import { canonicalJson, createPolicyHolder, DEFAULT_POLICY, DEFAULT_POLICY_TEXT, parsePolicy, policyHash } from "./index";
 
-// Seed 004_38ec4e288fc63d5a.txt: the policy holds the host, endpoint and vault-id allowlists;
+// The policy holds the host, endpoint and vault-id allowlists;
 // GET /v0/policy serves it with its hash.
 
 describe("loading a policy: YAML or JSON, errors name the line and the field", () => {

@@ -2,7 +2,7 @@ import { LineCounter, parseDocument } from "yaml";
 import { Policy } from "./schema";
 
 /**
- * Loading a policy file (style.md: load, decide and classify are separate). YAML and JSON
+ * Loading a policy file (load, decide and classify are separate). YAML and JSON
  * both go through the `yaml` parser (JSON is YAML 1.2), so every error can name its line;
  * zod then validates and normalises. A policy that does not validate is never half-applied.
  */

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { classifyHost } from "./address";
 
 /**
- * The policy file's schema (seed 004: "it holds the host, endpoint and vault-id allowlists").
+ * The policy file's schema (it holds the host, endpoint and vault-id allowlists).
  * Host patterns are normalised here, once, so `decide` compares like with like: lowercase,
  * punycode (IDNA), no trailing dot. IP literals are never allowed in a policy.
  */
@@ -77,7 +77,7 @@ export const Policy = z.strictObject({
   /** Ports allowed by default; 443 only unless listed. */
   ports: z.array(Port).min(1).default([443]),
   http: HttpHandling.default("upgrade"),
-  /** Vault ids a `/v0/vault/*` request may name (seed 004: vault-id allowlist). */
+  /** Vault ids a `/v0/vault/*` request may name (the vault-id allowlist). */
   vaults: z.array(z.string().min(1)).default([]),
 });
 export type Policy = z.infer<typeof Policy>;

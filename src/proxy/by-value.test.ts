@@ -4,7 +4,7 @@ import { type Policy, Policy as PolicySchema } from "../policy";
 import { createProxy, type OwnHandler, type ProxyOptions } from "./index";
 import { memoryConnection, parseResponse, recordedFetch } from "./testing/memory";
 
-// Seed 004_38ec4e288fc63d5a.txt (".net: the only network client"): a request the page makes
+// The proxy is the only network client: a request the page makes
 // on the guest's behalf from an own endpoint (issue 9's model endpoint) takes the by-value
 // path of POST /v0/fetch and is still exactly one decision event, about the upstream URL.
 
@@ -54,7 +54,7 @@ const forwarding =
     };
   };
 
-describe("own handlers fetch upstream by value, under the policy, with one decision event (seed 004)", () => {
+describe("own handlers fetch upstream by value, under the policy, with one decision event", () => {
   it("fetches an allowed URL with the handler's headers and records one fetch-mode decision about it", async () => {
     const { proxy, fetch, decisions } = setup(forwarding("https://api.example.com/v1/messages", [["x-api-key", "k-secret-1"]]));
     const response = await ask(proxy);

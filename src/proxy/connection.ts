@@ -102,7 +102,7 @@ export class Connection {
   }
 }
 
-/** Builds the one canonical decision event (style.md), with secrets redacted. */
+/** Builds the one canonical decision event, with secrets redacted. */
 export function decisionEvent(id: string, record: DecisionRecord, durationMs: number): NewEvent {
   return {
     kind: "proxy.decision",

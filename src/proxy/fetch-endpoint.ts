@@ -13,7 +13,7 @@ import { type UpstreamDeps as FetchDeps, fetchUpstream } from "./upstream";
 type UpstreamDeps = FetchDeps & Pick<ProxyOptions, "maxBodyBytes">;
 
 /**
- * `POST /v0/fetch` (seed 004, harness-aware mode): a request by value, checked against the
+ * `POST /v0/fetch` (harness-aware mode): a request by value, checked against the
  * same host and endpoint allowlists, answered `{status, headers, body}`. Binary bodies travel
  * as base64 with `base64: true`, both ways.
  */

@@ -4,7 +4,7 @@ import { type Policy, Policy as PolicySchema, policyHash } from "../policy";
 import { createProxy, type ProxyOptions } from "./index";
 import { memoryConnection, opaqueRedirect, parseResponse, recordedFetch } from "./testing/memory";
 
-// Seed 004_38ec4e288fc63d5a.txt: ".net: the only network client" — every request gets a
+// The proxy is the only network client (docs/decisions/0005-the-page-is-the-only-network-client.md): every request gets a
 // verdict, a log entry, and allowed ones are fetched with redirect: "manual".
 
 const policy: Policy = PolicySchema.parse({
@@ -40,7 +40,7 @@ async function roundTrip(proxy: ReturnType<typeof createProxy>, request: string 
 
 const get = (url: string, host = new URL(url).host, extra = "") => `GET ${url} HTTP/1.1\r\nHost: ${host}\r\n${extra}\r\n`;
 
-describe("absolute-form requests get a verdict, then fetch (seed 004 verdict table)", () => {
+describe("absolute-form requests get a verdict, then fetch (the verdict table)", () => {
   it("serves an allowlisted request, streams the body, and says X-Verdict: served", async () => {
     const { proxy, fetch, decisions } = setup();
     const response = parseResponse(await roundTrip(proxy, get("https://api.github.com/zen")));
@@ -271,7 +271,7 @@ describe("CONNECT: the verdict first, then a tunnel for the TLS terminator", () 
   });
 });
 
-describe("the proxy's own endpoints (seed 004 API table)", () => {
+describe("the proxy's own endpoints", () => {
   const post = (path: string, body: string) =>
     `POST ${path} HTTP/1.1\r\nHost: ${OWN}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
 
@@ -381,7 +381,7 @@ describe("the proxy's own endpoints (seed 004 API table)", () => {
   });
 });
 
-describe("the canonical decision event (style.md: one event per request)", () => {
+describe("the canonical decision event (one event per request)", () => {
   it("records exactly one decision per request, whatever its fate", async () => {
     const { proxy, decisions } = setup();
     await roundTrip(

@@ -24,7 +24,7 @@ import type { EgressProxy, ProxyOptions, TunnelContext } from "./types";
 import { fetchUpstream } from "./upstream";
 
 /**
- * The proxy (seed 004, `.net`): every request the guest makes comes through `handle`, gets a
+ * The proxy (docs/decisions/0005-the-page-is-the-only-network-client.md): every request the guest makes comes through `handle`, gets a
  * verdict from the policy, and exactly one `proxy.decision` event. Allowed requests are fetched
  * with the injected fetch; nothing here touches a socket, the DOM or Node.
  */

@@ -1,7 +1,7 @@
 import { utf8 } from "../bytes";
 import type { Verdict, VerdictCode } from "../log";
 
-/** Writing responses: heads, refusals (design brief: 403 + X-Verdict + JSON body), framing. */
+/** Writing responses: heads, refusals (403 + X-Verdict + JSON body), framing. */
 
 export type ResponseHeaders = [name: string, value: string][];
 

@@ -6,7 +6,7 @@ import { createProxy, DEFAULT_HEAD_TIMEOUT_MS, DEFAULT_IDLE_TIMEOUT_MS, type Pro
 import { memoryConnection, parseResponse, recordedFetch } from "./testing/memory";
 import { fakeTimers } from "./testing/timers";
 
-// Seed 004_38ec4e288fc63d5a.txt (".net: the only network client") and docs/architecture.md's
+// The proxy is the only network client, and docs/architecture.md's
 // known debt "Proxy idle timeout": a guest connection that sends half a request head, or
 // nothing, or goes quiet, must not hold the proxy's resources forever. Time is a fake the
 // test moves: nothing here waits for real, and nothing asserts how long anything took.
@@ -73,7 +73,7 @@ async function openTunnel(c: ReturnType<typeof setup>): Promise<void> {
   await c.sees("200 Connection Established\r\n\r\n");
 }
 
-describe("the head timeout: a request head must be complete in time, or 408 (seed 004, known debt)", () => {
+describe("the head timeout: a request head must be complete in time, or 408 (known debt)", () => {
   it.each([
     ["half a request head", "GET https://api.github.com/zen HTTP/1.1\r\nHo"],
     ["nothing at all", ""],
@@ -125,7 +125,7 @@ describe("the head timeout: a request head must be complete in time, or 408 (see
   });
 });
 
-describe("the idle timeout: a connection or tunnel with no traffic either way is closed (seed 004, known debt)", () => {
+describe("the idle timeout: a connection or tunnel with no traffic either way is closed (known debt)", () => {
   it("closes a keep-alive connection after the idle period and logs a note naming its last request", async () => {
     const c = setup();
     await c.client.send(get("https://api.github.com/zen"));

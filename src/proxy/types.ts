@@ -9,7 +9,7 @@ export interface UpstreamInit {
   method: string;
   headers: [string, string][];
   body: Uint8Array<ArrayBuffer> | null;
-  /** Always "manual": a redirect is never followed (seed 004). */
+  /** Always "manual": a redirect is never followed. */
   redirect: "manual";
   /** The address `resolveHost` checked for this name (Node host pins it); browsers ignore it. */
   address?: string;

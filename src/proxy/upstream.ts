@@ -7,7 +7,7 @@ import type { ProxyOptions } from "./types";
 /**
  * The fetch path every allowed request takes (absolute-form, tunnel, /v0/fetch): the host's
  * name check, `fetch(url, { redirect: "manual" })`, and what a redirect or an unreadable
- * answer means. A redirect is never followed (seed 004).
+ * answer means. A redirect is never followed.
  */
 
 export type UpstreamOutcome =

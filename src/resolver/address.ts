@@ -1,7 +1,7 @@
 import { refuse, type Verdict } from "../log";
 
 /**
- * What kind of host a URL names (style.md: classify separately from deciding). WHATWG URL
+ * What kind of host a URL names (classified separately from deciding). WHATWG URL
  * parsing has already turned every IPv4 spelling (`0x7f.1`, `2130706433`, `017700000001`)
  * into a dotted quad, and IPv6 into brackets, so these two tests cover "any spelling".
  */

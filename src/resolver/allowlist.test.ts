@@ -9,7 +9,7 @@ function entry(raw: string): AllowlistEntry {
 const ORG = [entry("https://github.com/fullsend-ai/library/"), entry("https://raw.githubusercontent.com/fullsend-ai/library/")];
 const passes = (url: string, org = ORG, harness: AllowlistEntry[] = []) => checkAllowlisted(url, org, harness);
 
-describe("ADR 38 allowlists: a URL passes when an org or harness entry covers it", () => {
+describe("allowlists: a URL passes when an org or harness entry covers it", () => {
   it.each([
     ["a file directly under the prefix", "https://github.com/fullsend-ai/library/tree/abc/skills/rust"],
     ["an upper-case scheme and host (normalized)", "HTTPS://GitHub.com/fullsend-ai/library/x"],
@@ -50,7 +50,7 @@ describe("ADR 38 allowlists: a URL passes when an org or harness entry covers it
     expect(passes(url)).toMatchObject({ allowed: false, code: "not-allowlisted" });
   });
 
-  it("a harness-level entry admits a URL the org entries alone do not (ADR 38 amendment #6452: org OR harness)", () => {
+  it("a harness-level entry admits a URL the org entries alone do not (org OR harness)", () => {
     const org = [entry("https://github.com/")];
     const harness = [entry("https://github.com/fullsend-ai/library/")];
     expect(passes("https://github.com/fullsend-ai/library/x", [], harness)).toMatchObject({ allowed: true });
@@ -67,7 +67,7 @@ describe("ADR 38 allowlists: a URL passes when an org or harness entry covers it
   });
 });
 
-describe("ADR 38 resolved question 1: harness entries must be a subset of the org's", () => {
+describe("harness entries must be a subset of the org's", () => {
   it.each([
     ["a different host", "https://attacker.example/"],
     ["a parent of an org entry (wider than allowed)", "https://github.com/"],

@@ -2,7 +2,7 @@ import { refuse, type Verdict } from "../log";
 import { isIpLiteral } from "./address";
 
 /**
- * A URL reduced to what prefix matching compares (ADR 38, "allowed_remote_resources"):
+ * A URL reduced to what prefix matching compares (`allowed_remote_resources`):
  * host, explicit port (or none), and the path in two forms — with only unreserved escapes
  * decoded (what the server is asked for) and fully percent-decoded (what a server that
  * decodes would see) — both after dot-segment removal. A URL is under a prefix only when
@@ -121,8 +121,7 @@ export function covers(entry: AllowlistEntry, key: MatchKey): boolean {
 }
 
 /**
- * A URL passes if an org-level or a harness-level entry covers it (ADR 38 amendment
- * 2026-09-07, #6452). Harness entries have already been checked to be a subset of the org's.
+ * A URL passes if an org-level or a harness-level entry covers it. Harness entries have already been checked to be a subset of the org's.
  */
 export function checkAllowlisted(url: string, org: readonly AllowlistEntry[], harness: readonly AllowlistEntry[]): Verdict {
   const key = matchKey(url);
@@ -136,7 +135,7 @@ export function checkAllowlisted(url: string, org: readonly AllowlistEntry[], ha
 }
 
 /**
- * ADR 38, resolved question 1: every harness-level entry must lie under an org-level entry,
+ * Every harness-level entry must lie under an org-level entry,
  * checked before anything is fetched. Returns the refusal naming the first offending entry.
  */
 export function checkSubset(

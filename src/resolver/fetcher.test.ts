@@ -5,7 +5,7 @@ import { createMemoryFetch } from "./testing/memory-fetch";
 
 const limits = { maxBytes: 16 };
 
-describe("ADR 38 SSRF rules for every fetch (000_07afaa5a5b2c4dce.txt, security implication 7)", () => {
+describe("SSRF rules for every fetch: https only, no redirects, no IP literals or internal addresses", () => {
   it.each([
     ["http:// is not-https", "http://x.example/a", "not-https"],
     ["ftp:// is not-https", "ftp://x.example/a", "not-https"],

@@ -12,7 +12,7 @@ export type FetchLike = (url: string, init: RequestInit) => Promise<Response>;
 
 export type FetchOutcome =
   | { ok: true; bytes: Uint8Array }
-  /** `transient`: a network failure worth falling back to a stale cache entry for (ADR 38 amendment). */
+  /** `transient`: a network failure worth falling back to a stale cache entry for. */
   | { ok: false; verdict: Verdict; transient: boolean };
 
 export interface FetchLimits {
@@ -21,7 +21,7 @@ export interface FetchLimits {
 }
 
 /**
- * One fetch under ADR 38's SSRF rules: https only, no IP literals, no redirects
+ * One fetch under the SSRF rules: https only, no IP literals, no redirects
  * (`redirect: "manual"`; a 3xx or an opaque redirect is a refusal), status exactly 200, and
  * a size cap enforced while the body streams in.
  */

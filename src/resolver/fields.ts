@@ -9,7 +9,7 @@ import type { Harness } from "./schema";
  */
 export type Origin = { kind: "local"; base: string } | { kind: "remote"; base: string } | { kind: "tree"; base: string };
 
-/** How ADR 38 treats a field: declarative (may be a URL) or executable/config (local only). */
+/** How a field is treated (docs/decisions/0001-harness-resources-by-url-and-path.md): declarative (may be a URL) or executable/config (local only). */
 export interface FieldSpec {
   executable: boolean;
   shape: "file" | "directory";
@@ -54,7 +54,7 @@ export function skillBasename(ref: string): string {
 }
 
 /**
- * Merges `base:` layers (ADR 38 exception, ADR-0045): a child's top-level field replaces
+ * Merges `base:` layers (the one way scripts may come from a URL): a child's top-level field replaces
  * its base's, except `skills`, which are concatenated (base first) and de-duplicated by
  * basename with the child's entry taking the base's place; `validation_loop` merges one level
  * deep; each value remembers the layer it came from so its relative references resolve

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { toHex, utf8 } from "../bytes";
 
-/** A skill/plugin directory URL: `https://github.com/OWNER/REPO/tree/REF/PATH` (ADR 38). */
+/** A skill/plugin directory URL: `https://github.com/OWNER/REPO/tree/REF/PATH`. */
 export interface GithubTreeRef {
   owner: string;
   repo: string;

@@ -33,7 +33,7 @@ export interface LayerLoad {
 }
 
 /**
- * The harness and its `base:` chain (ADR 38 exception, ADR-0045): each layer fetched or
+ * The harness and its `base:` chain (the one way scripts may come from a URL): each layer fetched or
  * read, schema-checked, and its own allowlist entries checked against the org's before
  * anything it names is fetched.
  */
@@ -128,7 +128,7 @@ export class HarnessLayers {
         : isRoot
           ? (outcome.origin as Origin)
           : { kind: "local", base: step.origin?.kind === "local" ? step.origin.base : baseOfHarnessPath(outcome.res.path ?? "/") };
-    // ADR 38 resolved question 1: harness-level entries must be under org entries, before any fetch.
+    // Harness-level entries must be under org entries, before any fetch.
     const entries = parsed.value.allowed_remote_resources ?? [];
     const layerEntries: AllowlistEntry[] = [];
     const prefix = step.resource === "base" ? `${step.field}.` : "";

@@ -3,7 +3,7 @@ import { createHttpLocalFiles, encodePathSegment } from "./index";
 
 // The page reads the sample bundle's recordings (src/resolver/README.md, "Fixtures") from its
 // own origin; a recording of a URL with a query is a file named `…__query=…`.
-describe("bundle file URLs as static servers find them (recorded responses, ADR 38 fixtures)", () => {
+describe("bundle file URLs as static servers find them (recorded responses)", () => {
   it.each([
     ["a recorded query's = is sent unescaped", "c__query=recursive=1", "c__query=recursive=1"],
     ["a host's port colon is sent unescaped", "x.example:8443", "x.example:8443"],

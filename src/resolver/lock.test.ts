@@ -17,7 +17,7 @@ async function world() {
   return { fetch, cas, harness, local: createMemoryLocalFiles({}) };
 }
 
-describe("ADR 38 resolved question 6: .fullsend/lock.yaml, version 1", () => {
+describe(".fullsend/lock.yaml, version 1", () => {
   it("is generated from a resolution, rendered as YAML, and read back by the schema unchanged", async () => {
     const { fetch, cas, harness, local } = await world();
     const resolution = await resolveHarness({ harness, fetch, cas, local, orgConfig: ORG, clock: () => T0 });

@@ -122,7 +122,7 @@ async function readCachedFile(cas: Cas, sha256: string): Promise<Uint8Array | { 
 const totalBytes = (m: Map<string, Uint8Array>) => [...m.values()].reduce((n, b) => n + b.length, 0);
 
 /**
- * A remote file (ADR 38): the cache by pin (or the lock's hash), else — unless offline — a
+ * A remote file: the cache by pin (or the lock's hash), else — unless offline — a
  * guarded fetch, the pin checked on the bytes, the parse gate, then the cache. Unpinned
  * same-origin resources fall back to the URL index when offline or on a transient error.
  */
@@ -202,7 +202,7 @@ export async function obtainRemoteFile(
 }
 
 /**
- * A remote directory (ADR 38 skill model) through the GitHub trees API and
+ * A remote directory (a skill is a forge directory pinned by its tree hash) through the GitHub trees API and
  * raw.githubusercontent.com: each file's git blob id checked, then the tree hash against the pin.
  */
 export async function obtainRemoteDirectory(
@@ -266,7 +266,7 @@ export async function obtainRemoteDirectory(
     return refused(
       refuse(
         "invalid-harness",
-        `${url} is not a https://github.com/OWNER/REPO/tree/REF/PATH directory URL; HTTP has no directory listing (ADR 38)`,
+        `${url} is not a https://github.com/OWNER/REPO/tree/REF/PATH directory URL; HTTP has no directory listing`,
         "resolver",
       ),
     );

@@ -41,7 +41,7 @@ export function isWithin(dir: string, path: string): boolean {
 }
 
 /**
- * The `.fullsend` base of a harness file (ADR 38, "resolved against the .fullsend base"):
+ * The `.fullsend` base of a harness file (relative references resolve against it):
  * the directory holding `harness/` when the file sits in one, else the file's own directory.
  */
 export function baseOfHarnessPath(harnessPath: string): string {

@@ -1,6 +1,6 @@
 import { refuse, type Verdict } from "../log";
 
-/** ADR 128 decision 2: the bare-path heuristic, verbatim (not a security control). */
+/** The bare-path heuristic of docs/decisions/0002-preflight-check-is-a-literal-command.md, as written there (a hint, not a security control). */
 export const PREFLIGHT_PATH_LIKE = /^[./]?[\w./-]+\.(sh|py|rb|js)$/;
 
 export interface LintDiagnostic {
@@ -11,7 +11,7 @@ export interface LintDiagnostic {
 }
 
 /**
- * ADR 128: flag a `preflight_check` that looks like a script path, at severity error. The
+ * Flags a `preflight_check` that looks like a script path, at severity error. The
  * diagnostic is shown, never fatal: the command is not resolved and not refused for it.
  */
 export function lintPreflight(field: string, command: string | undefined): LintDiagnostic[] {
@@ -21,7 +21,7 @@ export function lintPreflight(field: string, command: string | undefined): LintD
       field,
       severity: "error",
       code: "preflight-path-like",
-      message: `${field} "${command}" looks like a script path, but preflight_check is a literal sh -c command and is never resolved or fetched (ADR 128); inline the probe or call it explicitly`,
+      message: `${field} "${command}" looks like a script path, but preflight_check is a literal sh -c command and is never resolved or fetched; inline the probe or call it explicitly`,
     },
   ];
 }
@@ -29,7 +29,7 @@ export function lintPreflight(field: string, command: string | undefined): LintD
 /** The minimal host environment a preflight may see unless the harness's host allows more. */
 export const DEFAULT_PREFLIGHT_ENV: readonly string[] = ["PATH", "HOME", "LANG", "LC_ALL", "TERM", "TMPDIR", "USER", "SHELL"];
 
-/** Forge, mint and provider credentials, excluded by default (ADR 128 decision 1). */
+/** Forge, mint and provider credentials, excluded by default. */
 const CREDENTIAL_NAMES = new Set([
   "GH_TOKEN",
   "GITHUB_TOKEN",
@@ -67,8 +67,8 @@ export type PreflightExpansion =
 
 export interface ExpandOptions {
   /**
-   * Credentials individually justified for this probe (ADR 128: "Any necessary credential
-   * must be individually justified and scoped"): only these may pass the credential rule.
+   * Credentials individually justified for this probe (a credential is admitted
+   * only with a justification for that one probe): only these may pass the credential rule.
    */
   justifiedCredentials?: readonly string[];
 }
@@ -149,7 +149,7 @@ const TOKEN_SHAPES: readonly RegExp[] = [
 ];
 
 /**
- * Redacts sensitive values from a diagnostic (ADR 128: failure and timeout diagnostics
+ * Redacts sensitive values from a diagnostic (failure and timeout diagnostics
  * include the expanded command): the values of credential-named variables in `env`, then
  * anything shaped like a known token.
  */

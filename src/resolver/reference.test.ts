@@ -3,7 +3,7 @@ import { parsePinnedUrl, refForm } from "./index";
 
 const HEX = "ab".repeat(32);
 
-describe("ADR 38 (000_07afaa5a5b2c4dce.txt): three reference forms", () => {
+describe("three reference forms", () => {
   it.each([
     ["an absolute file path is absolute", "/opt/fullsend/agents/code.md", "absolute"],
     ["a bare relative path is relative", "agents/code.md", "relative"],
@@ -16,7 +16,7 @@ describe("ADR 38 (000_07afaa5a5b2c4dce.txt): three reference forms", () => {
   });
 });
 
-describe("ADR 38: every URL must carry #sha256=<64 hex> (the fragment after the last #)", () => {
+describe("every URL must carry #sha256=<64 hex> (the fragment after the last #)", () => {
   it.each([
     ["a lower-case pin is accepted as is", `https://x.example/a.md#sha256=${HEX}`, HEX],
     ["an upper-case pin is accepted and lower-cased", `https://x.example/a.md#sha256=${HEX.toUpperCase()}`, HEX],

@@ -1,6 +1,6 @@
 import { refuse, type Verdict } from "../log";
 
-/** The three reference forms of ADR 38 (000_07afaa5a5b2c4dce.txt, Option A). */
+/** The three reference forms: absolute path, path relative to the base, https URL (docs/decisions/0001-harness-resources-by-url-and-path.md). */
 export type RefForm = "absolute" | "relative" | "url";
 
 /** Anything with a scheme (`https:`, `http:`, `file:`, `ftp:`) is a URL form, allowed or not. */
@@ -18,8 +18,8 @@ const PIN = /^sha256=([0-9a-fA-F]{64})$/;
 
 /**
  * The pin is the fragment after the LAST `#` and must be exactly `sha256=<64 hex>`
- * (upper-case hex accepted, lower-cased). Anything else is `hash-missing` (ADR 38:
- * "All URLs must include a SHA256 integrity hash").
+ * (upper-case hex accepted, lower-cased). Anything else is `hash-missing`:
+ * every URL must carry its sha256 pin.
  */
 export function parsePinnedUrl(ref: string): PinnedUrl {
   const at = ref.lastIndexOf("#");

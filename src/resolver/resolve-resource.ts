@@ -34,7 +34,7 @@ export type Plan =
   | { kind: "local"; path: string; origin: Origin }
   | { kind: "refused"; verdict: Verdict; extra: Partial<ResolvedResource> };
 
-/** The allowlists in force: the org's, and the entries each loaded layer added (ADR 38). */
+/** The allowlists in force: the org's, and the entries each loaded layer added. */
 export interface Allowlists {
   org: readonly AllowlistEntry[];
   harness: AllowlistEntry[];
@@ -64,7 +64,7 @@ const contentOf = (step: Step): ContentKind =>
   step.resource === "harness" || step.resource === "base" ? "yaml-mapping" : step.spec.content;
 
 /**
- * One reference → one node (ADR 38): the three reference forms under their field's rules,
+ * One reference → one node (docs/decisions/0001-harness-resources-by-url-and-path.md): the three reference forms under their field's rules,
  * the allowlists, the walk's limits, pins (the harness's or the lock's), then the bytes from
  * the cache, the network or the local files, each recorded as one `resolver.step`.
  */
@@ -228,7 +228,7 @@ export class ResourceResolver {
         return refused(
           refuse(
             "executable-url",
-            `${step.field} must be a local path: scripts and configuration are never fetched from a URL (ADR 38, Option C)`,
+            `${step.field} must be a local path: scripts and configuration are never fetched from a URL`,
             "resolver",
           ),
         );
@@ -258,7 +258,7 @@ export class ResourceResolver {
       const tree = treeUrlOfRaw(url);
       if (tree === null)
         return refused(
-          refuse("invalid-harness", `${url} is a directory under a non-forge URL base; HTTP has no directory listing (ADR 38)`, "resolver"),
+          refuse("invalid-harness", `${url} is a directory under a non-forge URL base; HTTP has no directory listing`, "resolver"),
           { url },
         );
       url = tree;

@@ -32,7 +32,7 @@ function setup(harness: string, extraLocal: Record<string, string> = {}, routes:
 }
 const byField = (r: Awaited<ReturnType<ReturnType<typeof setup>["run"]>>, field: string) => r.resources.find((x) => x.field === field);
 
-describe("ADR 38 (000_07afaa5a5b2c4dce.txt): executable and configuration fields must be local", () => {
+describe("executable and configuration fields must be local", () => {
   const url = `${RAW}/x.sh#sha256=${"a".repeat(64)}`;
   it.each([
     ["pre_script", `pre_script: ${url}`],
@@ -50,7 +50,7 @@ describe("ADR 38 (000_07afaa5a5b2c4dce.txt): executable and configuration fields
   });
 });
 
-describe("ADR 38: the three reference forms for declarative fields", () => {
+describe("the three reference forms for declarative fields", () => {
   it.each([
     ["a relative path resolves against the directory holding harness/", "agents/a.md", true, null],
     ["an absolute path is read as is, even outside the base", "/etc/fullsend/agents/abs.md", true, null],
@@ -103,7 +103,7 @@ describe("ADR 38: the three reference forms for declarative fields", () => {
   });
 });
 
-describe("ADR 38 resolved question 1: harness allowlist entries must be a subset, checked before any fetch", () => {
+describe("harness allowlist entries must be a subset, checked before any fetch", () => {
   it("a harness entry outside the org list rejects the harness and nothing is fetched", async () => {
     const pin = await pinOf(AGENT);
     const { run, fetch } = setup(
@@ -119,7 +119,7 @@ describe("ADR 38 resolved question 1: harness allowlist entries must be a subset
   });
 });
 
-describe("ADR 38 transitive closure: visited set, depth 10, breadth 50, one pin per URL", () => {
+describe("transitive closure: visited set, depth 10, breadth 50, one pin per URL", () => {
   it("a skill that depends on itself through another is a cycle", async () => {
     const files: Record<string, string> = {};
     const repo0 = await githubRepo("org", "lib", C, { "skills/a/SKILL.md": skill(), "skills/b/SKILL.md": skill() });
@@ -227,7 +227,7 @@ describe("ADR 38 transitive closure: visited set, depth 10, breadth 50, one pin 
   });
 });
 
-describe("ADR 38 base: composition", () => {
+describe("base: composition", () => {
   it("a base seen twice is a cycle", async () => {
     const { run } = setup("base: harness/b.yaml\n", { "/repo/.fullsend/harness/b.yaml": "base: harness/h.yaml\n" });
     const r = await run();
@@ -290,7 +290,7 @@ describe("a harness given by URL (the page's ?harness=URL#sha256=…)", () => {
   });
 });
 
-describe("ADR 38 resolved question 5: offline mode and cache warm", () => {
+describe("offline mode and cache warm", () => {
   it("offline, every missing resource is listed in one offline-miss error and nothing is fetched; after a warm, offline succeeds from the cache", async () => {
     const agentPin = await pinOf(AGENT);
     const policyPin = await pinOf(POLICY);
@@ -328,7 +328,7 @@ describe("ADR 38 resolved question 5: offline mode and cache warm", () => {
   });
 });
 
-describe("every step is an event on the log (design brief: one log, many views)", () => {
+describe("every step is an event on the log (one log, many views)", () => {
   it("logs resolver.run start and done and one resolver.step per resource, with the tree and the verdicts", async () => {
     const { run, log } = setup("agent: agents/a.md\npolicy: policies/p.yaml\nvalidation_loop:\n  preflight_check: scripts/x.sh\n");
     const r = await run();
@@ -337,6 +337,6 @@ describe("every step is an event on the log (design brief: one log, many views)"
     expect(steps.every((s) => s.run === "r1" && (s.parent === null || s.parent === 0))).toBe(true);
     expect(log.ofKind("resolver.run").map((e) => e.phase)).toEqual(["start", "progress", "progress", "progress", "progress", "done"]);
     expect(log.ofKind("resolver.lint")).toEqual([expect.objectContaining({ code: "preflight-path-like", severity: "error" })]);
-    expect(r.ok).toBe(true); // ADR 128: the lint is shown, not fatal
+    expect(r.ok).toBe(true); // the lint is shown, not fatal
   });
 });

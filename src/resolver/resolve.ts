@@ -17,7 +17,7 @@ import { WalkLimits } from "./walk-limits";
 export { remoteBaseOf } from "./harness-layers";
 
 /**
- * Resolves a harness (ADR 38, 000_07afaa5a5b2c4dce.txt; ADR 128, 001_de6b5353bc123b0a.txt):
+ * Resolves a harness (docs/decisions/0001-harness-resources-by-url-and-path.md, docs/decisions/0002-preflight-check-is-a-literal-command.md):
  * schema, allowlists, `base:` layers, every resource field with its pin, the transitive
  * closure of skills, offline misses, lint — one `resolver.step` event per node.
  */
@@ -92,7 +92,7 @@ export async function resolveHarnessSession(options: ResolveOptions): Promise<{ 
     record.record(
       { field: f, ref: command, spec: HARNESS_SPEC, origin: null, depth: 1, parent: rootId, chain: [], resource: "command" },
       now(),
-      allow("a literal sh -c command: never resolved or fetched (ADR 128)", "resolver"),
+      allow("a literal sh -c command: never resolved or fetched", "resolver"),
       {},
     );
     for (const d of lintPreflight(f, command)) record.lint(d);

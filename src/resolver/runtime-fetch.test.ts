@@ -16,7 +16,7 @@ import {
 } from "./index";
 import { createMemoryFetch, githubRepo, pinOf, type Route } from "./testing/memory-fetch";
 
-// ADR 38 (000_07afaa5a5b2c4dce.txt), phase 4 "runtime dependency loading": run-time loading is
+// Run-time loading, the last phase of docs/decisions/0001-harness-resources-by-url-and-path.md, is
 // opt-in per harness, every run-time resource goes through the same validation and caching as
 // the harness's, and every fetch is in the run's audit log. Issue 21 gives the answers.
 

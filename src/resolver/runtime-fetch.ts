@@ -7,7 +7,7 @@ import { now, type Step } from "./run-record";
 import type { ResolveSession } from "./session";
 
 /**
- * Run-time fetch (ADR 38, phase 4, "runtime dependency loading"): while a run lasts, its agent
+ * Run-time fetch (the last phase of docs/decisions/0001-harness-resources-by-url-and-path.md): while a run lasts, its agent
  * may ask for one more pinned resource by URL. It is opt-in per harness
  * (`allow_runtime_fetch: true`), bounded (`max_runtime_fetches`, default 10), and resolved by
  * the run's own resolver session: the same allowlists (org and harness), pins, forge

@@ -4,7 +4,7 @@ import { refuse, type Verdict } from "../log";
 const Ref = z.string().min(1, "must not be empty");
 
 /**
- * The harness schema (ADR 38 fields). Fields this resolver does not interpret are passed
+ * The harness schema. Fields this resolver does not interpret are passed
  * through untouched (`z.looseObject`), so a fullsend harness keeps its other settings.
  */
 export const Harness = z.looseObject({
@@ -20,7 +20,7 @@ export const Harness = z.looseObject({
     .looseObject({
       script: Ref.optional(),
       schema: Ref.optional(),
-      /** ADR 128: a literal `sh -c` command, never resolved as a path. */
+      /** A literal `sh -c` command, never resolved as a path (docs/decisions/0002-preflight-check-is-a-literal-command.md). */
       preflight_check: z.string().optional(),
     })
     .optional(),

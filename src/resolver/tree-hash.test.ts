@@ -5,7 +5,7 @@ import { GithubTree, parseGithubTreeUrl, parseTreeManifest, selectTreeFiles, tre
 const A = "a".repeat(64);
 const B = "b".repeat(64);
 
-describe("the directory hash (issue 7, ADR 38 tree hash)", () => {
+describe("the directory hash (issue 7)", () => {
   it("is sha256 of 'path:sha256' lines sorted by UTF-8 bytes, joined with \\n plus a final \\n", async () => {
     const files = [
       { path: "scripts/check.sh", sha256: B },
@@ -42,7 +42,7 @@ describe("the directory hash (issue 7, ADR 38 tree hash)", () => {
   });
 });
 
-describe("skill directories through the GitHub trees API (ADR 38 skill directory model)", () => {
+describe("skill directories through the GitHub trees API (a skill is a forge directory)", () => {
   it.each([
     ["a pinned tree URL", "https://github.com/o/r/tree/abc123/skills/rust", { owner: "o", repo: "r", ref: "abc123", path: "skills/rust" }],
     ["the repository root", "https://github.com/o/r/tree/abc123", { owner: "o", repo: "r", ref: "abc123", path: "" }],

@@ -3,7 +3,7 @@ import type { Step } from "./run-record";
 import type { ResolveLimits } from "./types";
 
 /**
- * The bounds of one run's walk (ADR 38): no resource is its own ancestor (`cycle`), one pin
+ * The bounds of one run's walk: no resource is its own ancestor (`cycle`), one pin
  * per URL (`hash-mismatch`), the closure no deeper than `maxDepth` and the `base:` chain no
  * deeper than `maxBaseDepth` (`depth-exceeded`), at most `maxDependencies` dependencies listed by
  * one resource and at most `maxRemoteResources` distinct remote URLs in the whole harness

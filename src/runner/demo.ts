@@ -1,7 +1,7 @@
 /**
  * The "Run agent" demo: a harness the resolver resolves from memory (so every resource shows in
  * the Resolver panel with its hash) and a caller repository that tries to take over the run
- * with opencode.json, .opencode/ and AGENTS.md (seed 003). Used when no `?harness=` is given.
+ * with opencode.json, .opencode/ and AGENTS.md (docs/decisions/0004-caller-repository-configuration-is-quarantined.md). Used when no `?harness=` is given.
  */
 
 export const RUNNER_DEMO_HARNESS = "/runner-demo/.fullsend/harness/agent-demo.yaml";
@@ -29,7 +29,7 @@ pre_script: scripts/pre.sh
 post_script: scripts/post.sh
 validation_loop:
   script: scripts/validate.sh
-  # ADR 128: a literal sh -c command; \${HOME} is expanded by the page from the allowlist.
+  # A literal sh -c command, never a script path; \${HOME} is expanded by the page from the allowlist.
   preflight_check: command -v curl >/dev/null && test -d "\${HOME}"
 timeout_minutes: 5
 agent_steps:

@@ -1,4 +1,4 @@
-// biome-ignore-all lint/suspicious/noTemplateCurlyInString: these strings are shell commands holding literal ${VAR} references (ADR 128).
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: these strings are shell commands holding literal ${VAR} references.
 import { describe, expect, it } from "vitest";
 import { sha256Hex } from "../bytes";
 import { createCas, createMemoryStore } from "../cas";
@@ -20,7 +20,7 @@ import { AgentStep } from "./verbs";
 const SECRET = "ghp_abcdefghijklmnopqrstuvwxyz0123456789";
 const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
 
-describe("ADR 128 (001_de6b5353bc123b0a.txt): the runner gets an already-checked preflight command", () => {
+describe("the runner gets an already-checked preflight command", () => {
   const env = { ...GUEST_HOST_ENV, GH_TOKEN: SECRET, PYTHON: "python3" };
 
   it("expands allowlisted references and hands the same allowlisted environment to sh -c, never a credential", () => {
@@ -209,7 +209,7 @@ describe("buildRunPlan: what the page writes to /mnt/tab/run/<id>/ (guest/runner
   });
 });
 
-describe("skills attached by handle reach the run (seed 002, Part 2)", () => {
+describe("skills attached by handle reach the run", () => {
   const skill = (scripts: { name: string; text: string }[], held = 0): AttachedSkill => {
     const enc = new TextEncoder();
     return {

@@ -25,7 +25,7 @@ export const WorkspacePath = z
 export const RUN_ID = /^run-[a-z0-9]{4,32}$/;
 
 /**
- * The host environment the page stands for when it expands `${VAR}` (ADR 128): the guest
+ * The host environment the page stands for when it expands `${VAR}` (docs/decisions/0002-preflight-check-is-a-literal-command.md): the guest
  * shell's own variables. The same allowlisted subset reaches the `sh -c` process.
  */
 export const GUEST_HOST_ENV: Readonly<Record<string, string>> = {
@@ -44,7 +44,7 @@ export type PreflightPlan =
   | { kind: "refused"; verdict: Verdict; references: string[] };
 
 /**
- * ADR 128: every `${NAME}` is checked before any is expanded (a credential or a name outside
+ * Every `${NAME}` is checked before any is expanded (a credential or a name outside
  * the allowlist refuses the whole command); the `sh -c` process gets exactly the allowlisted
  * variables that exist, never a credential.
  */
@@ -141,7 +141,7 @@ export interface RunRequest {
   env?: Readonly<Record<string, string>>;
   /** Replaces the harness's preflight_check (null: none). */
   preflight?: string | null;
-  /** Skills the run attaches by handle (seed 002): their wrapped text, and scripts only when allowed. */
+  /** Skills the run attaches by handle: their wrapped text, and scripts only when allowed. */
   skills?: readonly AttachedSkill[];
 }
 
@@ -246,7 +246,7 @@ export async function buildRunPlan(request: RunRequest): Promise<PlanResult> {
   }
   for (const [name, text] of planText) await add(`plan/${name}`, utf8(text), null);
 
-  // Attached skills (seed 002, Part 2): the wrapped text, and scripts only when the operator
+  // Attached skills (docs/decisions/0003-skills-from-a-public-registry.md): the wrapped text, and scripts only when the operator
   // allowed this exact pin. `plan/skills` names each one for tab-run: dir, handle, pin, digest.
   const skillLines: string[] = [];
   for (const skill of request.skills ?? []) {

@@ -1,4 +1,4 @@
-// biome-ignore-all lint/suspicious/noTemplateCurlyInString: runner lines quote literal ${VAR} references (ADR 128).
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: runner lines quote literal ${VAR} references.
 import { describe, expect, it } from "vitest";
 import { redact } from "../resolver";
 import { lineLevel, parseRunnerLine, runnerLineEvent, runOutcome } from "./step-lines";
@@ -6,7 +6,7 @@ import { lineLevel, parseRunnerLine, runnerLineEvent, runOutcome } from "./step-
 describe("the runner's console lines become log events (guest/runner/README.md)", () => {
   it.each([
     [
-      "a quarantine step (seed 003)",
+      "a quarantine step",
       "tab-run: step=quarantine path=.opencode kind=config to=/run/tab-run/run-1/quarantine",
       { step: "quarantine", path: ".opencode", kind: "config", to: "/run/tab-run/run-1/quarantine" },
       null,
@@ -86,7 +86,7 @@ describe("the runner's console lines become log events (guest/runner/README.md)"
     expect(runnerLineEvent(parseRunnerLine(raw)!, "run-1", (t) => t)).toMatchObject({ kind: "runner.step", run: "run-1", ...expected });
   });
 
-  it("redacts the page's known secrets on top of the guest's own redaction (ADR 128)", () => {
+  it("redacts the page's known secrets on top of the guest's own redaction", () => {
     const secret = "s3cr3t-value-123";
     const line = parseRunnerLine(`tab-run: step=preflight result=failed status=1 -- command: probe ${secret}`)!;
     const event = runnerLineEvent(line, "run-1", (t) => redact(t, { API_TOKEN: secret }));

@@ -5,8 +5,8 @@ import { acquireSkill, createMemoryBlobStore, createMemoryHandleStore, MAX_FILE_
 import { type FileSpec, githubRepo, SHA } from "./testing/github";
 import { countingStream, createRouteFetch, type RouteAnswer } from "./testing/route-fetch";
 
-// Seed 002_e97db203962b5ecb.txt, pinned address 1 ("A GitHub URL bearing a full commit SHA")
-// and Staging 3 ("proves with an adversarial canary that the parent never received the text").
+// Acquisition from a GitHub tree at a full commit SHA, one of the two pinned addresses
+// (docs/decisions/0003-skills-from-a-public-registry.md), proven with a canary: whoever asked never receives the text.
 const CANARY = "CANARY-SKILL-TEXT-7f3a";
 const SKILL_MD = `---\nname: pdf-tools\ndescription: Extract text.\n---\n\n${CANARY}\n`;
 const TREE = `https://api.github.com/repos/acme/skills-repo/git/trees/${SHA}?recursive=1`;
@@ -24,7 +24,7 @@ async function acquire(files: Record<string, FileSpec>, patch: Record<string, Ro
 
 const rawRequests = (requests: readonly string[]) => requests.filter((u) => u.startsWith("https://raw.githubusercontent.com/"));
 
-describe("acquisition from a commit SHA admits the whitelisted payload behind a handle (seed 002)", () => {
+describe("acquisition from a commit SHA admits the whitelisted payload behind a handle", () => {
   it("SKILL.md and scripts are fetched at the pinned SHA and stored; the record carries the provenance", async () => {
     const script = "#!/bin/sh\necho hi\n";
     const { outcome, store, handles, fetch } = await acquire({
@@ -76,7 +76,7 @@ describe("acquisition from a commit SHA admits the whitelisted payload behind a 
   });
 });
 
-describe("nothing is fetched when the listing already refuses (seed 002)", () => {
+describe("nothing is fetched when the listing already refuses", () => {
   it.each([
     [
       "a references/ directory",
@@ -133,7 +133,7 @@ describe("nothing is fetched when the listing already refuses (seed 002)", () =>
   });
 });
 
-describe("fetched bytes are capped while streaming, checked against the tree, and must be UTF-8 (seed 002)", () => {
+describe("fetched bytes are capped while streaming, checked against the tree, and must be UTF-8", () => {
   it("a file that streams past 256 KiB is refused without reading it all", async () => {
     const big = countingStream(4 * 1024 * 1024);
     const { outcome, store } = await acquire(

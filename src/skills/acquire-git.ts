@@ -7,7 +7,7 @@ import { logStep } from "./steps";
 import { type AdmittedFile, judgeListing, MAX_FILE_BYTES, TreeListing } from "./tree";
 
 /**
- * Acquisition from a full commit SHA (seed 002, pinned address 1): list the tree at the SHA,
+ * Acquisition from a full commit SHA (one of the two pinned addresses; docs/decisions/0003-skills-from-a-public-registry.md): list the tree at the SHA,
  * judge the listing, and only then fetch the admitted files from raw.githubusercontent.com at
  * the same SHA, each checked against the blob id the listing gave for it.
  */

@@ -4,8 +4,8 @@ import { createEventLog } from "../log";
 import { acquireSkill, createMemoryBlobStore, createMemoryHandleStore, KNOWN_INDEX_SCHEMAS } from "./index";
 import { createRouteFetch, type RouteAnswer } from "./testing/route-fetch";
 
-// Seed 002_e97db203962b5ecb.txt, pinned address 2: "A .well-known/agent-skills entry whose
-// sha256: digest verifies against the fetched bytes. Verification is fail-closed."
+// A .well-known/agent-skills entry is a pinned address only when its sha256: digest verifies
+// against the fetched bytes, fail-closed (docs/decisions/0003-skills-from-a-public-registry.md).
 const CANARY = "CANARY-SKILL-TEXT-7f3a";
 const SKILL_MD = `---\nname: pdf-helper\ndescription: Fill forms.\n---\n\n${CANARY}\n`;
 const ORIGIN = "https://docs.example.com";
@@ -41,7 +41,7 @@ async function acquire(routes: Record<string, RouteAnswer>, id = ID) {
   return { outcome, fetch, log, store, handles };
 }
 
-describe("a well-known entry is admitted only when its digest verifies (seed 002)", () => {
+describe("a well-known entry is admitted only when its digest verifies", () => {
   it("the entry's bytes hash to its digest: admitted, with the index digest and method recorded", async () => {
     const { outcome, fetch, log } = await acquire({ [INDEX]: { body: await indexWith([await entry()]) }, [SKILL_URL]: { body: SKILL_MD } });
     expect(outcome.ok).toBe(true);
@@ -83,7 +83,7 @@ describe("a well-known entry is admitted only when its digest verifies (seed 002
   });
 });
 
-describe("the index is a hit only when it parses into the required shape (seed 002)", () => {
+describe("the index is a hit only when it parses into the required shape", () => {
   it("an HTML page with status 200 is unparsable-index (the skills.sh well-known case)", async () => {
     const { outcome, fetch } = await acquire({
       [INDEX]: {

@@ -8,7 +8,7 @@ import { logStep } from "./steps";
 import { MAX_FILE_BYTES } from "./tree";
 
 /**
- * Acquisition from a `.well-known/agent-skills/index.json` entry (seed 002, pinned address 2):
+ * Acquisition from a `.well-known/agent-skills/index.json` entry (one of the two pinned addresses; docs/decisions/0003-skills-from-a-public-registry.md):
  * the entry's mandatory `sha256:` digest is verified fail-closed against the fetched bytes. Only
  * `skill-md` entries are admitted: an archive carries an inventory the whitelist never judged.
  */

@@ -6,7 +6,7 @@ import { resolveSkillAddress } from "./resolve";
 import { logStep } from "./steps";
 
 /**
- * `acquire_skill` (seed 002, Part 2): resolve a discovery id to a pinned address, fetch only
+ * `acquire_skill` (docs/decisions/0003-skills-from-a-public-registry.md): resolve a discovery id to a pinned address, fetch only
  * that address, apply the complete-payload refusal, write the admitted text behind a handle and
  * return the handle record — never the text.
  *

@@ -25,7 +25,7 @@ export function wrapSkillContext(handle: string, text: string): string {
 }
 
 /**
- * A skill given to one run (seed 002, Part 2: the load path). `context` is the text wrapped in a
+ * A skill given to one run (the load path: by handle only). `context` is the text wrapped in a
  * `<skill_context source="handle:…">` block (`wrapSkillContext`); `activation` is what the run's record carries so a
  * reader of the run can say which bytes shaped the work: the handle, the digest of the exact
  * text injected, and the pin the acquisition recorded.

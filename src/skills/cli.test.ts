@@ -4,9 +4,8 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
-// `npx tab skills` against the recorded fixtures in src/skills/testing/fixtures (seed
-// 002_e97db203962b5ecb.txt, Staging 3: "proves with an adversarial canary that the parent never
-// received the skill text"): the canary in every recorded SKILL.md never reaches the output.
+// `npx tab skills` against the recorded fixtures in src/skills/testing/fixtures (a
+// canary proves that whoever asked never receives the skill text): the canary in every recorded SKILL.md never reaches the output.
 const ROOT = resolve(import.meta.dirname, "../..");
 const FIXTURES = resolve(import.meta.dirname, "testing/fixtures");
 const CANARY = "CANARY-SKILL-TEXT-7f3a";

@@ -25,7 +25,7 @@ export type Fetched = { ok: true; bytes: Uint8Array; contentType: string } | { o
  * GETs `url` and reads at most `cap` bytes of its body while it streams; the first byte over the
  * cap cancels the stream and refuses (`too-large`), so a hostile server cannot make us buffer
  * more than the cap. Only status 200 is a candidate for success; whether it is one is decided
- * by the caller's parse, never by the status (seed 002, "Gate on the parse, never on the status").
+ * by the caller's parse, never by the status (a missing file may come back as an HTML page with status 200).
  */
 export async function fetchCapped(fetch: SkillsFetch, url: string, cap: number, headers: Record<string, string> = {}): Promise<Fetched> {
   let response: Response;

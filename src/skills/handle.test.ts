@@ -11,7 +11,7 @@ import {
 import { githubRepo, SHA } from "./testing/github";
 import { createRouteFetch } from "./testing/route-fetch";
 
-// Seed 002_e97db203962b5ecb.txt, Part 2: "the chooser never reads what it chose"; the text is
+// Loading is by handle: whoever chose a skill never reads its text; the text is
 // read by one explicit call; scripts run only where the operator allows that exact pin.
 const CANARY = "CANARY-SKILL-TEXT-7f3a";
 const SKILL_MD = `# pdf\n\n${CANARY}\n`;
@@ -28,7 +28,7 @@ async function acquired(scripts = true) {
   return { record: outcome.record, log, store, handles };
 }
 
-describe("handle records never contain the text (seed 002)", () => {
+describe("handle records never contain the text", () => {
   it("no field of the record holds the text, and the schema has no field for it", async () => {
     const { record, handles } = await acquired();
     expect(JSON.stringify(record)).not.toContain(CANARY);
@@ -52,7 +52,7 @@ describe("handle records never contain the text (seed 002)", () => {
   });
 });
 
-describe("openSkillText is the one explicit way to the text (seed 002)", () => {
+describe("openSkillText is the one explicit way to the text", () => {
   it("attach returns the text behind reveal() and logs an attach step with the handle, not the text", async () => {
     const { record, log, store, handles } = await acquired();
     const opened = await openSkillText(record.handle, "attach", { store, handles, log });
@@ -90,7 +90,7 @@ describe("openSkillText is the one explicit way to the text (seed 002)", () => {
   });
 });
 
-describe("scripts run only where the operator allows that exact pin (seed 002)", () => {
+describe("scripts run only where the operator allows that exact pin", () => {
   it.each([
     ["an empty allow-set refuses", () => [], false],
     ["the exact pin allows", (r: SkillHandleRecord) => [r.pin], true],

@@ -5,7 +5,7 @@ import type { SkillBlobStore, SkillHandleRecord, SkillHandleStore } from "./stor
 
 /**
  * Reading a skill's text is one explicit call, logged, separate from everything that shows a
- * skill (seed 002, "Handle-load: the text never reaches the chooser"). What it returns keeps the
+ * skill (loading is by handle: the text never reaches whoever chose it). What it returns keeps the
  * text behind `reveal()`: serializing or printing it shows only its digest, so a view that
  * passes it along by accident renders nothing of the text.
  */

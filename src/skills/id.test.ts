@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { parseSkillId, parseSkillRef } from "./index";
 
-// Seed 002_e97db203962b5ecb.txt: ours "refuses ids that do not match the expected
-// {owner}/{repo}/{slug} shape rather than passing an odd one through sanitized".
+// An id that does not have the {owner}/{repo}/{slug} shape is refused, not passed through
+// sanitized: an odd id is how a name gets squatted.
 const SHA = "9fceb02d0ae598e95dc970b74767f19372d61af8";
 
-describe("discovery ids have the owner/repo/slug shape (seed 002)", () => {
+describe("discovery ids have the owner/repo/slug shape", () => {
   it.each([
     ["a plain id", "acme/skills-repo/pdf-tools"],
     ["dots, underscores and hyphens in repo and slug", "acme/my.repo_x/skill.v2_b-c"],
@@ -40,7 +40,7 @@ describe("discovery ids have the owner/repo/slug shape (seed 002)", () => {
   });
 });
 
-describe("a trailing @<40 lowercase hex> is taken as the pin without asking (seed 002)", () => {
+describe("a trailing @<40 lowercase hex> is taken as the pin without asking", () => {
   it("an id with a full SHA carries it as the pin", () => {
     const parsed = parseSkillRef(`acme/r/s@${SHA}`);
     expect(parsed).toEqual({ ok: true, value: { kind: "git", id: "acme/r/s", owner: "acme", repo: "r", slug: "s", pin: SHA } });

@@ -1,7 +1,7 @@
 import { refuse, type Verdict } from "../log";
 
 /**
- * The shapes of what names a skill (seed 002). A discovery id is `owner/repo/slug`; anything
+ * The shapes of what names a skill. A discovery id is `owner/repo/slug`; anything
  * else is refused rather than passed through sanitized, because an odd id is how a name gets
  * to look like one we trust.
  */

@@ -1,4 +1,4 @@
-// Skills (seed 002): discovery over a public registry, resolution to a pinned address,
+// Skills (docs/decisions/0003-skills-from-a-public-registry.md): discovery over a public registry, resolution to a pinned address,
 // whitelisted acquisition behind a handle, and the one explicit call that reads the text.
 
 export { acquireSkill } from "./acquire";

@@ -4,7 +4,7 @@ import { createMemoryBlobStore, createMemoryHandleStore, createModelSkillTools, 
 import { githubRepo, SHA } from "./testing/github";
 import { createRouteFetch } from "./testing/route-fetch";
 
-// Seed 002_e97db203962b5ecb.txt, as a model sees it: metadata from discovery, a handle from
+// The skill rules (docs/decisions/0003-skills-from-a-public-registry.md), as a model sees them: metadata from discovery, a handle from
 // acquisition (never the text, the pin, the commit, the digest or the address), the text only
 // through an attached handle, scripts only for a pin the operator allowed.
 

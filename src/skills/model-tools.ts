@@ -7,7 +7,7 @@ import { scrubSkillText } from "./scrub";
 import { DEFAULT_SEARCH_LIMIT, searchSkills } from "./search";
 
 /**
- * Skills for a model-driven agent (seed 002): the same discovery, pinned acquisition and
+ * Skills for a model-driven agent (docs/decisions/0003-skills-from-a-public-registry.md): the same discovery, pinned acquisition and
  * handle attachment as the Skills panel, seen through what a model may be shown. A search
  * gives metadata only (ids, sanitized names, sources, unverified install counts); an
  * acquisition gives the handle, the id, the text's size and how many scripts are held, never

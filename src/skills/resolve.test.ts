@@ -3,7 +3,7 @@ import { createEventLog } from "../log";
 import { isUsableBranchName, parseSkillRef, resolveSkillAddress } from "./index";
 import { createRouteFetch, type RouteAnswer } from "./testing/route-fetch";
 
-// Seed 002_e97db203962b5ecb.txt, "Address resolution": a discovery hit becomes
+// Address resolution: a discovery hit becomes
 // {id, owner, repo, slug, commitSha, resolvedAt} by reading the default branch head.
 const SHA = "9fceb02d0ae598e95dc970b74767f19372d61af8";
 const API = "https://api.github.com/repos/acme/skills-repo";
@@ -22,7 +22,7 @@ async function resolve(input: string, routes: Record<string, RouteAnswer>) {
   return { resolved, fetch, log };
 }
 
-describe("a hit is pinned to its repository's default branch head (seed 002)", () => {
+describe("a hit is pinned to its repository's default branch head", () => {
   it("reads default_branch, then the commit at that branch, and records the full SHA and the time", async () => {
     const { resolved, fetch } = await resolve("acme/skills-repo/pdf-tools", {
       [API]: { body: { default_branch: "main" } },

@@ -5,7 +5,7 @@ import { COMMIT_SHA_PATTERN, type GitSkillRef } from "./id";
 import { logStep } from "./steps";
 
 /**
- * Address resolution (seed 002, Staging 2): a discovery id is not a pinned address. Reading the
+ * Address resolution: a discovery id is not a pinned address. Reading the
  * source repository's default branch head turns it into one, `{id, owner, repo, slug,
  * commitSha, resolvedAt}`. The registry's served `hash` is never the pin.
  */

@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { MAX_REGISTRY_STRING, sanitizeRegistryString } from "./index";
 
-// Seed 002_e97db203962b5ecb.txt, "Every string is treated as hostile": control characters and
+// Every registry string is hostile data: control characters and
 // terminal escapes stripped, newlines collapsed, length capped.
 const ESC = "\u001b";
 const BEL = "\u0007";
 
-describe("registry strings are sanitized before they reach any context (seed 002)", () => {
+describe("registry strings are sanitized before they reach any context", () => {
   it.each([
     ["a CSI colour sequence is removed", `${ESC}[31mred${ESC}[0m`, "red"],
     ["a CSI with private parameters and intermediates is removed", `a${ESC}[?1049hb${ESC}[1 qc`, "abc"],

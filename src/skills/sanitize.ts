@@ -1,7 +1,7 @@
 /**
- * Every string the registry sends is hostile data (seed 002, "Every string is treated as
- * hostile"): it may carry terminal escapes, invisible characters that make one name look like
- * another, or a wall of text. This turns it into one short, visible line before it reaches a
+ * Every string the registry sends is hostile data (docs/decisions/0003-skills-from-a-public-registry.md):
+ * it may carry terminal escapes, invisible characters that make one name look like another, or
+ * a wall of text. This turns it into one short, visible line before it reaches a
  * panel, a log or a model.
  */
 

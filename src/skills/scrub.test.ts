@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { scrubSkillText, SKILL_TEXT_WITHHELD as W } from "./index";
 
-// Seed 002_e97db203962b5ecb.txt: a skill's text reaches the run that attached it, never a view.
+// A skill's text reaches the run that attached it, never a view.
 // What a model writes back about a skill it used is scrubbed of the skill's text before the
 // operator's transcript shows it: any stretch of 32 characters or more that is also in the skill.
 

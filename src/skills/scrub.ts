@@ -1,6 +1,6 @@
 /**
  * What a model writes back about a skill it used must not carry the skill's text to the
- * operator's transcript (seed 002: the text reaches a run, never a view). `scrubSkillText`
+ * operator's transcript (the text reaches a run, never a view). `scrubSkillText`
  * replaces every stretch of `text` that also occurs in one of the skills' texts and is at
  * least `SCRUB_WINDOW` characters long, compared with case and runs of whitespace ignored, by
  * `SKILL_TEXT_WITHHELD`. Shorter overlaps (a word, a name) stay: they are not the text.

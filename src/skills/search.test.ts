@@ -3,7 +3,8 @@ import { createEventLog } from "../log";
 import { searchSkills } from "./index";
 import { createRouteFetch } from "./testing/route-fetch";
 
-// Seed 002_e97db203962b5ecb.txt, Part 1 (discovery) and "Gate on the parse, never on the status".
+// Discovery returns metadata only; a response is a hit when it parses, whatever its status
+// (docs/decisions/0003-skills-from-a-public-registry.md).
 const URL_PDF = "https://skills.sh/api/search?q=pdf&limit=10";
 
 function entry(id: string, source: string, extra: object = {}) {
@@ -17,7 +18,7 @@ async function run(body: unknown, request: { query?: string; limit?: number; reg
   return { outcome, fetch, log };
 }
 
-describe("a bad query or limit is refused before any request (seed 002)", () => {
+describe("a bad query or limit is refused before any request", () => {
   it.each([
     ["an empty query", { query: "" }],
     ["a one-character query", { query: "p" }],
@@ -65,7 +66,7 @@ describe("the registry origin is configurable and must be an https origin", () =
   });
 });
 
-describe("a search answer is a hit only when it parses (seed 002, gate on the parse)", () => {
+describe("a search answer is a hit only when it parses, never on its status", () => {
   it("an HTML page with status 200 is unparsable-index, not an empty result", async () => {
     const fetch = createRouteFetch({
       [URL_PDF]: {
@@ -98,7 +99,7 @@ describe("a search answer is a hit only when it parses (seed 002, gate on the pa
   });
 });
 
-describe("entries with a bad id are dropped and counted (seed 002)", () => {
+describe("entries with a bad id are dropped and counted", () => {
   it.each([
     ["an id with the wrong shape", entry("../../etc/passwd", "../.."), "id-shape"],
     ["an id with an all-dots segment", entry("acme/../x", "acme/.."), "id-shape"],
@@ -129,7 +130,7 @@ describe("entries with a bad id are dropped and counted (seed 002)", () => {
   });
 });
 
-describe("install counts are unverified and never sort, rank or gate (seed 002, the ranking signal)", () => {
+describe("install counts are unverified and never sort, rank or gate (anyone can forge them)", () => {
   it("hits come back ordered by id whatever their install counts", async () => {
     const { outcome } = await run({
       skills: [

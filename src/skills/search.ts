@@ -6,13 +6,13 @@ import { sanitizeRegistryString } from "./sanitize";
 import { logStep } from "./steps";
 
 /**
- * Discovery (seed 002, Part 1): `GET <registry>/api/search`, metadata only. It returns ids,
+ * Discovery (docs/decisions/0003-skills-from-a-public-registry.md): `GET <registry>/api/search`, metadata only. It returns ids,
  * sanitized names, sources and install counts; it cannot fetch, read or load a skill.
  */
 
 export const DEFAULT_REGISTRY = "https://skills.sh";
 export const DEFAULT_SEARCH_LIMIT = 10;
-/** The most hits one search returns; a caller narrows the query instead (seed 002). */
+/** The most hits one search returns; a caller narrows the query instead. */
 export const MAX_SEARCH_LIMIT = 50;
 export const MIN_QUERY_LENGTH = 2;
 export const MAX_QUERY_LENGTH = 200;
@@ -31,7 +31,7 @@ export interface SkillHit {
   source: string;
   /**
    * The registry's install count, or null when it sent none usable. Forgeable by anyone with an
-   * HTTP client (seed 002, "The ranking signal"): shown labelled as unverified, never used to
+   * HTTP client (the registry fills it from unauthenticated telemetry): shown labelled as unverified, never used to
    * sort, rank or gate.
    */
   installsUnverified: number | null;

@@ -12,7 +12,7 @@ export interface StepFields {
 
 /**
  * Appends one `skills.step` event. Callers pass ids, addresses, digests and counts only; no
- * caller has the skill text in scope when it logs (seed 002: every step is an event, and no
+ * caller has the skill text in scope when it logs (every step is an event, and no
  * event carries the text).
  */
 export function logStep(log: EventLog, step: SkillsStepName, fields: StepFields, verdict: Verdict): void {

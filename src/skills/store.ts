@@ -34,7 +34,7 @@ export const HeldScript = z.object({
 export type HeldScript = z.infer<typeof HeldScript>;
 
 /**
- * What a handle stands for (seed 002, "The pin rides with the token, not with the text"). No
+ * What a handle stands for (the pin rides with the handle, not with the text). No
  * field holds skill text or is read out of it: `skillMdSha256` names the text in the store and
  * every other field comes from the host's own request or computation.
  */

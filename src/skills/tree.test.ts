@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { candidateRoots, judgeListing, MAX_FILE_BYTES, MAX_SCRIPTS, TreeListing } from "./index";
 
-// Seed 002_e97db203962b5ecb.txt, "Instructions-only is enforced on the payload, not assumed of
-// the source": candidate roots, the path whitelist, and the caps, all judged on the listing.
+// What a skill may contain is enforced on its payload, never assumed of its source
+// (docs/decisions/0003-skills-from-a-public-registry.md): candidate roots, the path whitelist, and the caps, all judged on the listing.
 type Entry = { path: string; mode?: string; type?: "blob" | "tree" | "commit"; size?: number };
 
 function listing(entries: Entry[], truncated = false): TreeListing {
@@ -21,7 +21,7 @@ function listing(entries: Entry[], truncated = false): TreeListing {
 
 const skill = (root: string, more: Entry[] = []) => [{ path: `${root}/SKILL.md` }, ...more];
 
-describe("a truncated listing refuses (seed 002)", () => {
+describe("a truncated listing refuses", () => {
   it("truncated: true is truncated-tree even when the skill is visible", () => {
     const judged = judgeListing(listing(skill("skills/pdf"), true), "repo", "pdf");
     expect(judged.ok ? null : judged.verdict.code).toBe("truncated-tree");
@@ -32,7 +32,7 @@ describe("a truncated listing refuses (seed 002)", () => {
   });
 });
 
-describe("candidate roots are byte-equal to the slug (seed 002)", () => {
+describe("candidate roots are byte-equal to the slug", () => {
   it.each([
     ["a directory whose final segment is the slug", skill("skills/pdf"), "repo", "pdf", ["skills/pdf"]],
     ["a top-level directory named the slug", skill("pdf"), "repo", "pdf", ["pdf"]],
@@ -85,7 +85,7 @@ describe("candidate roots are byte-equal to the slug (seed 002)", () => {
   });
 });
 
-describe("the whitelist: root SKILL.md and regular files directly under scripts/ (seed 002)", () => {
+describe("the whitelist: root SKILL.md and regular files directly under scripts/", () => {
   it("SKILL.md plus scripts of mode 100644 and 100755 are admitted", () => {
     const judged = judgeListing(
       listing(
@@ -147,7 +147,7 @@ describe("the whitelist: root SKILL.md and regular files directly under scripts/
   });
 });
 
-describe("caps are decided on the listing (seed 002)", () => {
+describe("caps are decided on the listing", () => {
   const scripts = (n: number) => Array.from({ length: n }, (_, i) => ({ path: `p/scripts/s${i}.sh` }));
 
   it(`${MAX_SCRIPTS} scripts are admitted`, () => {

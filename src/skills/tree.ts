@@ -3,7 +3,7 @@ import { refuse, type Verdict } from "../log";
 import { sanitizeRegistryString } from "./sanitize";
 
 /**
- * The payload inventory of a commit (seed 002, "Instructions-only is enforced on the payload"):
+ * The payload inventory of a commit (what a skill may contain is enforced on the payload, never assumed):
  * the recursive tree listing, the candidate skill roots in it, and the path whitelist judged on
  * the listing alone, before a single file is fetched. Pure: no I/O.
  */

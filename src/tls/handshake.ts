@@ -69,7 +69,7 @@ function constantTimeEqual(a: Uint8Array, b: Uint8Array): boolean {
 
 /**
  * The checks on a ClientHello, in the order a verdict should name them: first the SNI rule
- * (seed 004 row 5: inside CONNECT A, a ClientHello for B is impossible by design), whatever
+ * (verdict table, row 5: inside CONNECT A, a ClientHello for B is impossible by design), whatever
  * TLS version the client speaks, then what this server can negotiate.
  */
 export function checkClientHello(hello: ClientHello, connectHost: string): string {

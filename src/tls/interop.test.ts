@@ -112,7 +112,7 @@ describe("node:tls completes a verified TLS 1.3 handshake with our server and ex
     expect(sessionEvents(lastSessionId()).find((e) => e.phase === "established")?.helloRetry).toBe(true);
   });
 
-  it("refuses a client naming another host with alert 112 and an sni-mismatch verdict (seed 004_38ec4e288fc63d5a, row 5)", async () => {
+  it("refuses a client naming another host with alert 112 and an sni-mismatch verdict (verdict table, row 5)", async () => {
     const run = await nodeClient(server.port, { servername: "other.example" }, Buffer.from("x"));
     expect(run.session).toBeNull();
     expect(run.error?.code).toBe("ERR_SSL_TLSV1_UNRECOGNIZED_NAME");

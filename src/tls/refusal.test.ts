@@ -18,7 +18,7 @@ const hello = (spec: ClientHelloSpec) => [clientHelloRecord(spec)];
 const SERVER_HELLO_START = "160303007a02";
 const x25519Share = { group: 0x1d, key: new Uint8Array(32).fill(5) };
 
-describe("a ClientHello the server refuses gets an alert and a coded verdict (seed 004_38ec4e288fc63d5a, row 5)", () => {
+describe("a ClientHello the server refuses gets an alert and a coded verdict (verdict table, row 5)", () => {
   it.each([
     [
       "a ClientHello naming another host than the CONNECT is sni-mismatch, by design",

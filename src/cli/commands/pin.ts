@@ -4,7 +4,7 @@ import { createFsLocalFiles } from "../../resolver/fs-local-files.node.js";
 import type { Command } from "../main";
 
 export const command: Command = {
-  summary: "pin: print the sha256 a reference to a file or directory must carry (ADR 38)",
+  summary: "pin: print the sha256 a reference to a file or directory must carry",
   usage: `npx tab pin PATH
 
   prints the lowercase hex sha256 to put after #sha256= : of the bytes for a file, and for a

@@ -34,7 +34,7 @@ afterAll(async () => {
   await rm(cache, { recursive: true, force: true });
 });
 
-describe("npx tab resolve (issue 7 CLI, ADR 38)", () => {
+describe("npx tab resolve (issue 7 CLI)", () => {
   it("resolves the sample harness from recordings: one JSON line per resource, exit 0", async () => {
     const out = await tab("resolve", join(SAMPLES, ".fullsend/harness/demo.yaml"), "--fixtures", FIXTURES, "--cache", cache);
     expect(out.code).toBe(0);
@@ -65,7 +65,7 @@ describe("npx tab resolve (issue 7 CLI, ADR 38)", () => {
     expect(out.stderr).toMatch(/offline-miss: offline, and 2 resource\(s\) are not in the cache/);
   });
 
-  it("the refused sample exits 1 with each refusal coded, and prints the ADR 128 lint as a line", async () => {
+  it("the refused sample exits 1 with each refusal coded, and prints the path-like preflight_check lint as a line", async () => {
     const out = await tab("resolve", join(SAMPLES, ".fullsend/harness/refused.yaml"), "--fixtures", FIXTURES, "--cache", cache);
     expect(out.code).toBe(1);
     const codes = Object.fromEntries(out.lines.filter((l) => l.verdict === "refused").map((l) => [l.field, l.code]));

@@ -56,7 +56,7 @@ async function readOrgConfig(
 }
 
 export const command: Command = {
-  summary: "resolve: resolve a harness (ADR 38): fetch, verify pins, cache; one JSON line per resource",
+  summary: "resolve: resolve a harness: fetch, verify pins, cache; one JSON line per resource",
   usage: `${USAGE}
 
   HARNESS            a harness file, or https://…/harness.yaml#sha256=<hex>

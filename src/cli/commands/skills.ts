@@ -7,7 +7,7 @@ import { createGuardedFetch } from "../guarded-fetch";
 import type { Command } from "../main";
 
 /**
- * `npx tab skills search|acquire`: the same core the page uses (seed 002). Output is one JSON
+ * `npx tab skills search|acquire`: the same core the page uses. Output is one JSON
  * line per hit, refusal or handle record; the skill's text is never printed. Exit 0 on success,
  * 1 on a refusal, 64 on a usage error. `--log` writes the `skills.step` events to stderr.
  */

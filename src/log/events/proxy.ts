@@ -2,8 +2,8 @@ import { z } from "zod";
 import { VerdictFields } from "./common";
 
 /**
- * The one canonical decision event per proxy request (style.md: smokescreen's
- * CANONICAL-PROXY-DECISION). Panels, `GET /v0/log` and tests read this event.
+ * The one canonical decision event per proxy request (as smokescreen logs one
+ * CANONICAL-PROXY-DECISION line). Panels, `GET /v0/log` and tests read this event.
  * Secrets (Authorization, cookies, tokens) are redacted before it is built.
  */
 export const ProxyDecision = z.object({

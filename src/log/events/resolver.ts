@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { Decider, VerdictCode } from "../verdict";
 
-/** One resolver step for one resource (ADR 38): what was asked, how it was found, the verdict. */
+/** One resolver step for one resource: what was asked, how it was found, the verdict. */
 export const ResolverStep = z.object({
   kind: z.literal("resolver.step"),
   /** The resolve this step belongs to. */
@@ -43,7 +43,7 @@ export const ResolverRun = z.object({
   message: z.string().optional(),
 });
 
-/** An authoring diagnostic (e.g. ADR 128's path-like preflight_check lint). Shown, not fatal. */
+/** An authoring diagnostic (e.g. the lint for a preflight_check that looks like a script path). Shown, not fatal. */
 export const ResolverLint = z.object({
   kind: z.literal("resolver.lint"),
   run: z.string(),

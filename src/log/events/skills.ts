@@ -2,7 +2,7 @@ import { z } from "zod";
 import { VerdictFields } from "./common";
 
 /**
- * One step of skill discovery or acquisition (seed 002). Never carries the skill's text: only
+ * One step of skill discovery or acquisition. Never carries the skill's text: only
  * ids, addresses, digests and sizes. `inspect` is an operator reading the text in the
  * inspection view; `attach` is the text being given to a run.
  */
@@ -20,7 +20,7 @@ export const SkillsStep = z.object({
 });
 
 /**
- * A vault or KMS decision (seed 004, row 8): a grant issued or refused, a vault's keys
+ * A vault or KMS decision (docs/decisions/0006-vault-keys-stay-with-the-kms.md): a grant issued or refused, a vault's keys
  * created, a pull or push served or refused. Never carries key material or object contents:
  * only ids, the grant's access, counts and the manifest's sha256.
  */

@@ -9,7 +9,7 @@ export interface ContractResult {
 const CONTRACT_DB = "linux-in-a-tab-cas-contract";
 
 /**
- * Runs the CAS contract (style.md: one contract suite, many implementations) against the real
+ * Runs the CAS contract (one contract suite, many implementations: docs/decisions/0007-how-the-code-is-shaped.md) against the real
  * IndexedDB store in this browser, on a database of its own so the page's cache is untouched.
  * Loaded on demand (e2e and curious users), never on the page's first load.
  */

@@ -1,7 +1,7 @@
 import * as Comlink from "comlink";
 
 /**
- * SHA-256 off the main thread for the content-addressed cache (brief: "workers (Comlink)").
+ * SHA-256 off the main thread for the content-addressed cache (heavy work goes to a Comlink worker).
  * WebCrypto is the hash; the worker only keeps a large digest from blocking the page's
  * event loop while the guest and the panels run.
  */

@@ -17,7 +17,7 @@ describe("guest result lines become Kernel panel events (Landlock 6.12 has no au
     });
   });
 
-  it("reads a connect() refused by the kernel with EACCES (seed 004, row 6)", () => {
+  it("reads a connect() refused by the kernel with EACCES (verdict table, row 6)", () => {
     expect(parseGuestLine("\x1b[0mtcpconnect: dst=93.184.216.34:443 result=EACCES errno=13\r")).toMatchObject({
       kind: "kernel.result",
       program: "tcpconnect",

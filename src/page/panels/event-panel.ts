@@ -36,7 +36,7 @@ export interface EventPanel {
 const MAX_ROWS = 1500;
 
 /**
- * A panel renders the events of some kinds from the one log, and nothing else (brief: one
+ * A panel renders the events of some kinds from the one log, and nothing else (one
  * log, many views). Rendering is batched per animation frame so a burst of frames on the
  * wire costs one layout, and the DOM holds at most MAX_ROWS rows.
  */

@@ -11,7 +11,7 @@ export interface PanelHeaders {
   kernel?: HTMLElement;
 }
 
-/** The six panels of the design brief, each a view of the one log, in their tab order. */
+/** The six panels, each a view of the one log, in their tab order. */
 export const PANELS: readonly (Omit<EventPanelSpec, "header"> & { id: keyof PanelHeaders })[] = [
   {
     id: "wire",

@@ -148,7 +148,7 @@ export function mountScenarioBar(options: {
     buttons.set(s.id, b);
     return b;
   };
-  replaceChildren(bar, h("span", { class: "scenario-label" }, "Scenarios (seed 004):"), ...scenarios.map(button), explanation);
+  replaceChildren(bar, h("span", { class: "scenario-label" }, "Scenarios (the verdict table):"), ...scenarios.map(button), explanation);
   bar.hidden = scenarios.length === 0;
   return {
     run,

@@ -6,8 +6,8 @@ import { type TreeFile, treeHash } from "../tree-hash";
  * The sample harness tree served at public/samples (the page's default harness) and its
  * recorded remote resources in the --fixtures layout. Single source: `npx tsx
  * src/resolver/testing/write-sample.node.ts` writes it; sample.test.ts checks the files on
- * disk still equal this output. The remote library (`example-org/agent-library`, the
- * ADR 38 allowlist example) exists only as these recordings.
+ * disk still equal this output. The remote library (`example-org/agent-library`, an
+ * allowlist entry the org config trusts) exists only as these recordings.
  */
 export const SAMPLE_OWNER = "example-org";
 export const SAMPLE_REPO = "agent-library";
@@ -64,7 +64,7 @@ description: Reviews a pull request and writes findings as JSON.
 You review the change in /workspace. Report each finding with file, line and reason.
 `,
   "scripts/review-pre.sh": `#!/bin/sh
-# Fetched from the same pinned origin as the base harness (ADR 38 base: exception).
+# Fetched from the same pinned origin as the base harness (the base: exception).
 set -eu
 git -C /workspace log -1 --oneline
 `,
@@ -82,7 +82,7 @@ allowed_remote_resources:
 };
 
 const LOCAL: Record<string, string> = {
-  ".fullsend/config.yaml": `# Org-level config (ADR 38): the only place new remote origins are trusted.
+  ".fullsend/config.yaml": `# Org-level config: the only place new remote origins are trusted.
 allowed_remote_resources:
   - https://github.com/${SAMPLE_OWNER}/${SAMPLE_REPO}/
   - https://raw.githubusercontent.com/${SAMPLE_OWNER}/${SAMPLE_REPO}/
@@ -209,7 +209,7 @@ host_files:
 validation_loop:
   script: scripts/validate.sh
   schema: schemas/result.json
-  # ADR 128: a literal sh -c command; \${HOME} is expanded from the allowlisted environment.
+  # A literal sh -c command, never a script path; \${HOME} is expanded from the allowlisted environment.
   preflight_check: command -v curl >/dev/null && test -d "\${HOME}"
 timeout_minutes: 15
 allowed_remote_resources:
@@ -218,7 +218,7 @@ allowed_remote_resources:
   );
   files.set(
     ".fullsend/harness/with-base.yaml",
-    `# base: composition (ADR 38 exception): inherits the URL-published review harness; its
+    `# base: composition (scripts may come from a pinned base): inherits the URL-published review harness; its
 # scripts are fetched from the same pinned origin, cached, and rewritten to cache paths.
 base: ${raw}/harness/review.yaml#sha256=${pins.reviewHarness}
 agent: agents/demo.md

@@ -2,11 +2,11 @@ import { describe, expect, it } from "vitest";
 import { SCENARIOS } from "../../shell/scenarios";
 import { embedExplanation, fullPlaygroundHref, readEmbedRequest, validValues } from "./params";
 
-// Issue 11, embed mode for docs: `?embed=1&scenario=N` picks one row of the verdict table of
-// seed 004 (004_38ec4e288fc63d5a.txt) by row number or id; anything else is explained.
+// Issue 11, embed mode for docs: `?embed=1&scenario=N` picks one row of the verdict table
+// (docs/decisions/0005-the-page-is-the-only-network-client.md) by row number or id; anything else is explained.
 const read = (query: string) => readEmbedRequest(new URLSearchParams(query), SCENARIOS);
 
-describe("which scenario an embed link names (seed 004 verdict table)", () => {
+describe("which scenario an embed link names (a row of the verdict table)", () => {
   it.each([
     ["a row number picks that row", "embed=1&scenario=4", "ip-literal"],
     ["the first row is row 1", "embed=1&scenario=1", "served"],
@@ -65,10 +65,10 @@ describe("the embed bar's text and link", () => {
   });
 
   it.each([
-    ["row 4 is decided by .net", 4, ".net", "Seed 004 row 4"],
-    ["row 5 is decided by the design", 5, "the design", "Seed 004 row 5"],
-    ["row 6 is decided by the kernel", 6, "the kernel (Landlock)", "Seed 004 row 6"],
-  ])("%s, and the paragraph cites seed 004's row", (_name, row, by, cite) => {
+    ["row 4 is decided by .net", 4, ".net", "Verdict table, row 4"],
+    ["row 5 is decided by the design", 5, "the design", "Verdict table, row 5"],
+    ["row 6 is decided by the kernel", 6, "the kernel (Landlock)", "Verdict table, row 6"],
+  ])("%s, and the paragraph cites its row of the verdict table", (_name, row, by, cite) => {
     const scenario = SCENARIOS.find((s) => s.row === row);
     if (!scenario) throw new Error(`no row ${row}`);
     const text = embedExplanation(scenario);

@@ -23,7 +23,7 @@ export function readEmbedRequest(params: URLSearchParams, scenarios: readonly Sc
   if (scenario) return { mode: "scenario", scenario };
   return {
     mode: "invalid",
-    message: `scenario=${echo(value)} is not a row of the verdict table (seed 004): use ${validValues(scenarios)}.`,
+    message: `scenario=${echo(value)} is not a row of the verdict table: use ${validValues(scenarios)}.`,
   };
 }
 

@@ -1,13 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { harnessFromHref, shareQuery } from "./link";
 
-// ADR 38 (000_07afaa5a5b2c4dce.txt): a harness is opened by URL with its `#sha256=` pin; the
+// A harness (docs/decisions/0001-harness-resources-by-url-and-path.md) is opened by URL with its `#sha256=` pin; the
 // page link carries that URL in `?harness=`, and the pin must survive either spelling.
 const PIN = "7c24e5c5721cb2b07336895c66d8ee0e10e32dae9fed6dad8504b0b45a5fccb5";
 const URL_ = "https://raw.githubusercontent.com/example-org/agent-library/ff9c/harness/review.yaml";
 const PAGE = "http://127.0.0.1:4411/";
 
-describe("the harness a page link asks for (ADR 38 pinned URLs in ?harness=)", () => {
+describe("the harness a page link asks for (pinned URLs in ?harness=)", () => {
   it.each([
     ["an encoded link keeps its pin (what the share button produces)", `${PAGE}?harness=${encodeURIComponent(`${URL_}#sha256=${PIN}`)}`],
     ["an unencoded link gets its pin back from the page's fragment", `${PAGE}?harness=${URL_}#sha256=${PIN}`],

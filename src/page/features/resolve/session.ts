@@ -107,7 +107,7 @@ export function createResolverSession(options: ResolverSessionOptions): Resolver
       const { harness, resolution } = lastLockable;
       const ref = harness === SAMPLE ? SAMPLE_HARNESS_PATH : harness;
       const name = (ref.split("#")[0] ?? ref).replace(/^.*\//, "").replace(/\.ya?ml$/i, "");
-      // ADR 38 names a local harness by its path relative to the .fullsend base.
+      // A local harness is named by its path relative to the .fullsend base.
       const source = ref.startsWith("/.fullsend/") ? ref.slice("/.fullsend/".length) : resolution.source;
       return renderLockFile(buildLockFile(resolution, name, now, { source }));
     },

@@ -14,9 +14,9 @@ export interface ResolverTreeView {
 }
 
 /**
- * The Resolver panel's tree of the latest run (ADR 38): one node per `resolver.step`, placed
+ * The Resolver panel's tree of the latest run: one node per `resolver.step`, placed
  * under its `parent` as the steps arrive, with its verdict, cache state and pin; a progress
- * bar from `resolver.run`; the run's lints. Rendered from the log only (brief: one log, many
+ * bar from `resolver.run`; the run's lints. Rendered from the log only (one log, many
  * views); refs and reasons come from harness authors and servers, so they are text nodes.
  */
 export function createResolverTree(log: EventLog): ResolverTreeView {

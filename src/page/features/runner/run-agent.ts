@@ -42,7 +42,7 @@ export interface RunOptions {
   onWaiting?(waiting: boolean): void;
   /** How long to wait for the runner's outcome line (default: 15 minutes). */
   timeoutMs?: number;
-  /** Skill handles to attach (seed 002); default: the ones the operator ticked in the Skills panel. */
+  /** Skill handles to attach (loaded by handle, never by text); default: the ones the operator ticked in the Skills panel. */
   skills?: readonly string[];
 }
 
@@ -125,7 +125,7 @@ function resolveFor(deps: RunnerDeps, harness: string): Promise<Resolution> {
 }
 
 /**
- * Skills by handle (seed 002, Part 2): each read is one logged `attach`; a handle that does
+ * Skills by handle: each read is one logged `attach`; a handle that does
  * not open fails the run rather than running without what the operator asked for.
  */
 async function attachSkills(deps: RunnerDeps, handles: readonly string[], run: RunLog): Promise<AttachedSkill[] | RunResult> {

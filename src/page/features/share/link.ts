@@ -24,7 +24,7 @@ export const MAX_INLINE_POLICY = 1500;
 /** A policy is small; a published one larger than this is refused while it streams in. */
 const MAX_POLICY_BYTES = 1024 * 1024;
 
-/** A policy reference is an https URL pinned the way every harness URL is (ADR 38). */
+/** A policy reference is an https URL pinned the way every harness URL is (`#sha256=`). */
 const isPolicyRef = (ref: string) => {
   const pinned = parsePinnedUrl(ref);
   return pinned.ok && pinned.url.startsWith("https://");

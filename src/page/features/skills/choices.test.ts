@@ -6,8 +6,8 @@ function memoryStorage(initial: Record<string, string> = {}) {
   return { getItem: (k: string) => items.get(k) ?? null, setItem: (k: string, v: string) => void items.set(k, v), items };
 }
 
-// Seed 002_e97db203962b5ecb.txt: "allowSkillScripts is off unless set … a run that says
-// neither runs no script"; the operator's choices are remembered, and read back as untrusted.
+// Skill scripts are off unless the operator allows them, so a run that says neither runs no
+// script (docs/decisions/0003-skills-from-a-public-registry.md); the operator's choices are remembered, and read back as untrusted.
 describe("the operator's skill choices", () => {
   it("default to no attachment and no script allowed", () => {
     const choices = createSkillChoices(memoryStorage());

@@ -1,7 +1,7 @@
 import { z } from "zod";
 
 /**
- * The operator's decisions about acquired skills (seed 002, Part 2): which handles the next
+ * The operator's decisions about acquired skills (loading is by handle, and scripts run only where the operator allows that pin; docs/decisions/0003-skills-from-a-public-registry.md): which handles the next
  * agent run attaches, and which exact pins may run their scripts. Both default to nothing
  * ("a run that says neither runs no script"). Kept in localStorage; read back as untrusted.
  */

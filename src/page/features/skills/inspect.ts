@@ -9,7 +9,7 @@ export interface InspectDeps {
 }
 
 /**
- * The inspection view (seed 002, "Handle-load: the text never reaches the chooser"): the one
+ * The inspection view (loading is by handle: the text never reaches whoever chose the skill): the one
  * place SKILL.md text is shown, on explicit request, clearly marked untrusted. It is a modal
  * <dialog> outside the choosing view, built when opened and removed when closed, and the text
  * is set with textContent (it is an author's markdown, hostile like everything from outside).

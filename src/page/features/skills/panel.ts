@@ -27,7 +27,7 @@ const row = "display: flex; flex-wrap: wrap; gap: 6px; align-items: center";
 const mono = "font-family: ui-monospace, monospace; font-size: 12px";
 
 /**
- * The choosing view (seed 002): search a registry, see sanitized hits, acquire one, see its
+ * The choosing view (docs/decisions/0003-skills-from-a-public-registry.md): search a registry, see sanitized hits, acquire one, see its
  * handle and provenance. It holds ids, handles, digests and verdicts only — never SKILL.md
  * text: nothing here reads a blob; the text opens only in the inspection view, on request.
  */
@@ -97,7 +97,7 @@ export function createSkillsView(deps: SkillsViewDeps): HTMLElement {
     replaceChildren(hits, ...outcome.hits.map(hitItem));
   }
 
-  // Install counts are forgeable (seed 002, "The ranking signal"): labelled, never sorted on.
+  // Install counts are forgeable (anyone can inflate them with an unauthenticated request): labelled, never sorted on.
   const hitItem = (hit: SkillHit) =>
     h(
       "li",
@@ -208,7 +208,7 @@ export function createSkillsView(deps: SkillsViewDeps): HTMLElement {
     );
   };
 
-  /** Two operator decisions per handle (seed 002): attach it to runs; allow its scripts for this exact pin. */
+  /** Two operator decisions per handle, both off by default: attach it to runs; allow its scripts for this exact pin. */
   const handleChoices = (record: SkillHandleRecord) => {
     const checkbox = (label: string, title: string, checked: boolean, attrs: Record<string, string>, change: (on: boolean) => void) => {
       const box = h("input", { attrs: { type: "checkbox", ...attrs } });

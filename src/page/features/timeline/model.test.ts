@@ -12,8 +12,8 @@ import {
   timelineMarks,
 } from "./model";
 
-// Issue 11: the request timeline plots every decision of the verdict vocabulary (design
-// brief, "Verdict vocabulary"; seed 004_38ec4e288fc63d5a.txt's table) on one lane per `by`.
+// Issue 11: the request timeline plots every decision of the verdict vocabulary (the codes
+// of src/log/verdict.ts and the verdict table of docs/decisions/0005-the-page-is-the-only-network-client.md) on one lane per `by`.
 
 const stamp = (event: NewEvent, time = 1_000): LogEvent => createEventLog({ clock: () => time }).append(event);
 

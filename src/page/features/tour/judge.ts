@@ -85,7 +85,7 @@ export function judge(step: TourStep, event: NewEvent): Judgement {
   if (matches(step, outcome))
     return {
       outcome: "passed",
-      reason: `What happened: ${what}. ${step.explanation} Seed 004, row ${step.seedRow}: ${step.seedText}.`,
+      reason: `What happened: ${what}. ${step.explanation} Verdict table, row ${step.seedRow}: ${step.seedText}.`,
     };
   const why = whyNot(step, outcome);
   return { outcome: "wrong", reason: `What happened instead: ${what}. ${why ? `${why} ` : ""}${step.retry}` };

@@ -41,7 +41,7 @@ export function createTourMachine(steps: readonly TourStep[], initial: TourProgr
   const finished = (): TourUpdate => ({
     phase: "finished",
     step: steps[steps.length - 1]?.id ?? "",
-    message: `Tour finished: ${steps.map((s) => `${s.title} (seed 004 row ${s.seedRow}, by ${s.expect.by})`).join("; ")}.`,
+    message: `Tour finished: ${steps.map((s) => `${s.title} (verdict table row ${s.seedRow}, by ${s.expect.by})`).join("; ")}.`,
   });
 
   return {

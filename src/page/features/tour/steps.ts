@@ -13,9 +13,9 @@ export type TourExpectation =
 /** One step of the guided tour: the task, the command to type, and what a pass means. */
 export interface TourStep {
   id: string;
-  /** Row of the verdict table in seed 004 (`004_38ec4e288fc63d5a.txt`) this step shows. */
+  /** Row of the verdict table (docs/decisions/0005-the-page-is-the-only-network-client.md) this step shows. */
   seedRow: number;
-  /** That row, as the seed words it. */
+  /** That row, as the verdict table words it. */
   seedText: string;
   title: string;
   task: string;
@@ -36,7 +36,7 @@ export const AGENT_POLICY = "llrun --ro / --rw /tmp --connect 3128 --";
 
 /**
  * The tour, in order (issue 11): try to send a file to pastebin, then the IP address, then
- * bypass the proxy, then DNS. Each step is a row of seed 004's verdict table.
+ * bypass the proxy, then DNS. Each step is a row of the verdict table.
  */
 export const TOUR_STEPS: readonly TourStep[] = [
   {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createApprovalQueue } from "./approvals";
 
-// Seed 004_38ec4e288fc63d5a.txt (.kms gives keys for one command) and the vault's known debt:
+// The KMS gives keys for one command only (docs/decisions/0006-vault-keys-stay-with-the-kms.md) and the vault's known debt:
 // a write grant waits for the operator, who answers on the page's approval card.
 
 const request = (signal: AbortSignal, command = "sgit push demo-notes (pid 9)") => ({

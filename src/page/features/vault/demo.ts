@@ -12,7 +12,7 @@ const DEMO_FILES: readonly { path: string; text: string }[] = [
     text: "# demo-notes\n\nA vault kept by the page: encrypted in its cache, signed by its KMS.\nThe guest sees these files, never a key.\n",
   },
   { path: "todo.txt", text: "- pull the vault\n- edit a note\n" },
-  { path: "notes/seed-004.txt", text: "Row 8: a push under a read grant cannot be signed (.kms).\n" },
+  { path: "notes/row-8.txt", text: "Row 8: a push under a read grant cannot be signed (.kms).\n" },
 ];
 
 /**

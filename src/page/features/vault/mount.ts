@@ -7,7 +7,7 @@ import { DEMO_VAULT_ID, ensureDemoVault } from "./demo";
 import { SGIT, VAULT_SCENARIO } from "./scenario";
 
 /**
- * The vault feature (seed 004 row 8): the in-page KMS and vault, the guest client delivered
+ * The vault feature (row 8 of the verdict table; docs/decisions/0006-vault-keys-stay-with-the-kms.md): the in-page KMS and vault, the guest client delivered
  * into the 9p share as /mnt/tab/bin/sgit (so the guest image does not change), the demo
  * vault, the row-8 button in the scenario bar, and the approval card in the Proxy panel's
  * header: a guest's write grant waits there for the operator's Approve or Deny.
