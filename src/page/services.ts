@@ -3,14 +3,16 @@ import { type Cas, createCas, createIdbStore } from "../cas";
 import type { EventLog } from "../log";
 import type { ModelEndpoint } from "../model";
 import type { OwnHandlers } from "../proxy";
-import type { FetchLike } from "../resolver";
+import type { FetchLike, OrgAllowlist } from "../resolver";
 import { createPageDigest, type PageDigest } from "./cache/digest";
 import type { ConsoleTurns } from "./console/console-turns";
 import type { Guest } from "./emulator/boot";
 import { createPageModelEndpoint } from "./features/model/endpoint";
 import { harnessFromHref } from "./features/resolve/link";
+import { createPageOrgAllowlist } from "./features/resolve/org-allowlist";
 import { createResolverSession, type ResolverSession } from "./features/resolve/session";
 import { createPageRunner, type PageRunner } from "./features/runner/page-runner";
+import { proposedPrefixes } from "./features/share/link";
 import { createPageSkills, type PageSkills } from "./features/skills/stores";
 import { createPageVault, type PageVault } from "./features/vault/service";
 
@@ -34,6 +36,8 @@ export interface PageServices {
   modelEndpoint: ModelEndpoint;
   /** The sample bundle, its recordings, pinned URLs: the Resolver panel's and the runner's. */
   resolver: ResolverSession;
+  /** The org allowlist every resolve uses: edited in the Resolver panel, proposed (never applied) by a share link. */
+  orgAllowlist: OrgAllowlist;
   runner: PageRunner;
   /** The page's own endpoints on the proxy (`/v0/vault/*`, `/v0/model`). */
   proxyHandlers: OwnHandlers;
@@ -62,12 +66,18 @@ export function createPageServices(options: PageServicesOptions): PageServices {
   const vault = createPageVault({ cas, log });
   const modelEndpoint = createPageModelEndpoint();
   const link = harnessFromHref(href);
+  const bundleRoot = new URL("samples/", href).href;
+  const orgAllowlist = createPageOrgAllowlist({ log, storage: options.storage, bundleRoot });
+  // Proposed here, before any feature mounts, so a link's resolve always sees it pending.
+  const proposed = proposedPrefixes(link.params);
+  if (proposed.length > 0) void orgAllowlist.propose(proposed, "share link");
   const resolver = createResolverSession({
     cas,
     log,
-    bundleRoot: new URL("samples/", href).href,
+    bundleRoot,
     recordings: link.params.get("fixtures") === "samples",
     fetch,
+    orgAllowlist,
   });
   const runner = createPageRunner({
     log,
@@ -92,6 +102,7 @@ export function createPageServices(options: PageServicesOptions): PageServices {
     vault,
     modelEndpoint,
     resolver,
+    orgAllowlist,
     runner,
     proxyHandlers: { ...vault.service.handlers, ...modelEndpoint.handlers },
     fetch,

@@ -14,6 +14,28 @@ export {
 } from "./local-files";
 export { buildLockFile, type LockDependency, LockFile, lockedPins, parseLockFile, renderLockFile } from "./lock";
 export { pinOfLocal } from "./obtain";
+export {
+  checkOrgAllowlist,
+  MAX_ORG_ALLOWLIST_ENTRIES,
+  OrgAllowlistEntries,
+  OrgAllowlistEntry,
+  type OrgAllowlistParse,
+  orgAllowlistCanonical,
+  orgAllowlistEntryProblem,
+  orgAllowlistHash,
+  orgAllowlistText,
+  parseOrgAllowlistText,
+} from "./org-allowlist";
+export {
+  type AllowlistProposal,
+  type AllowlistUpdate,
+  createOrgAllowlist,
+  ORG_ALLOWLIST_KEY,
+  type OrgAllowlist,
+  type OrgAllowlistOptions,
+  type OrgAllowlistStorage,
+  type ProposalDecision,
+} from "./org-allowlist-store";
 export { readOrgConfig } from "./org-config";
 export { baseOfHarnessPath, isWithin, joinPath, normalizePath } from "./paths";
 export {

@@ -101,6 +101,35 @@ describe("npx tab resolve (issue 7 CLI)", () => {
   });
 });
 
+describe("npx tab resolve --allow-prefix: the org allowlist from the command line, checked as the page's editor checks it", () => {
+  const LIBRARY = ["https://raw.githubusercontent.com/example-org/agent-library/", "https://github.com/example-org/agent-library/"];
+  const resolveUrl = async (...flags: string[]) =>
+    tab("resolve", (await buildSample()).remoteHarnessUrl, "--fixtures", FIXTURES, "--cache", cache, ...flags);
+
+  it("without an org allowlist, a pinned harness URL is refused not-allowlisted", async () => {
+    const out = await resolveUrl();
+    expect(out.code).toBe(1);
+    expect(out.lines[0]).toMatchObject({ field: "harness", verdict: "refused", code: "not-allowlisted" });
+  });
+
+  it("with its prefixes allowed, the same harness resolves", async () => {
+    const out = await resolveUrl(...LIBRARY.flatMap((p) => ["--allow-prefix", p]));
+    expect(out.code).toBe(0);
+    expect(out.lines[0]).toMatchObject({ field: "harness", verdict: "allowed", sha256: (await buildSample()).pins.reviewHarness });
+  });
+
+  it.each([
+    ["a path-confusion spelling", "https://raw.githubusercontent.com/example-org/agent-library/../../x/", "not in normal form"],
+    ["a prefix without its trailing slash", "https://raw.githubusercontent.com/example-org/agent-library", 'does not end in "/"'],
+    ["plain http", "http://raw.githubusercontent.com/example-org/", "only https://"],
+  ])("%s is a usage error naming the reason, and nothing is resolved", async (_, prefix, why) => {
+    const out = await resolveUrl("--allow-prefix", prefix);
+    expect(out.code).toBe(64);
+    expect(out.stderr).toContain(why);
+    expect(out.lines).toEqual([]);
+  });
+});
+
 describe("npx tab resolve shows each rule the resolver shares with the reference (issue 20), from recordings", () => {
   const raw = async () => `https://raw.githubusercontent.com/example-org/agent-library/${(await buildSample()).commit}`;
   const policy = async () => `${await raw()}/policies/rust-sandbox.yaml#sha256=${(await buildSample()).pins.policy}`;

@@ -8,10 +8,12 @@ import { createEventLog } from "../../log";
 import {
   baseOfHarnessPath,
   buildLockFile,
+  checkOrgAllowlist,
   createFixtureFetch,
   DEFAULT_LIMITS,
   type FetchLike,
   type LockFile,
+  type OrgConfig,
   parseLockFile,
   parseOrgConfig,
   parseYamlMapping,
@@ -25,7 +27,7 @@ import { createGuardedFetch, portsListedIn } from "../guarded-fetch";
 import type { Command } from "../main";
 
 const USAGE =
-  "npx tab resolve HARNESS [--org-config FILE] [--offline] [--cache DIR] [--lock] [--warm] [--fixtures DIR] [--base DIR] [--max-depth N]";
+  "npx tab resolve HARNESS [--org-config FILE] [--allow-prefix URL]... [--offline] [--cache DIR] [--lock] [--warm] [--fixtures DIR] [--base DIR] [--max-depth N]";
 
 /** One JSON line per resource and per lint diagnostic (the CLI's stable output). */
 export function outputLines(resolution: Resolution): string[] {
@@ -61,6 +63,9 @@ export const command: Command = {
 
   HARNESS            a harness file, or https://…/harness.yaml#sha256=<hex>
   --org-config FILE  the org config.yaml holding allowed_remote_resources (default: BASE/config.yaml if present)
+  --allow-prefix URL one more org allowed_remote_resources entry (repeatable), checked as the page's
+                     Resolver panel checks it: https://, ending in /, in normal form (no ./.. segments,
+                     escapes or upper-case host)
   --offline          no network at all; every resource missing from the cache is listed
   --cache DIR        the content-addressed cache (default: ~/.cache/linux-in-a-tab/cas)
   --lock             write BASE/lock.yaml from a fresh resolution (otherwise BASE/lock.yaml, if present, is
@@ -79,6 +84,7 @@ exit status: 0 when nothing was refused (lint errors alone do not fail), 1 when 
         allowPositionals: true,
         options: {
           "org-config": { type: "string" },
+          "allow-prefix": { type: "string", multiple: true },
           offline: { type: "boolean" },
           cache: { type: "string" },
           lock: { type: "boolean" },
@@ -113,7 +119,7 @@ exit status: 0 when nothing was refused (lint errors alone do not fail), 1 when 
     const base = values.base !== undefined ? resolvePath(values.base) : isUrl ? process.cwd() : baseOfHarnessPath(harness);
 
     const orgPath = values["org-config"] ?? (existsSync(resolvePath(base, "config.yaml")) ? resolvePath(base, "config.yaml") : undefined);
-    let orgConfig = null;
+    let orgConfig: OrgConfig | null = null;
     if (orgPath !== undefined) {
       const org = await readOrgConfig(orgPath).catch((error: Error) => ({ ok: false as const, message: error.message }));
       if (!org.ok) {
@@ -125,6 +131,17 @@ exit status: 0 when nothing was refused (lint errors alone do not fail), 1 when 
         return 64;
       }
       orgConfig = org.value.value;
+    }
+    // The same check as the page's org allowlist editor (one engine, two hosts).
+    const prefixes = values["allow-prefix"] ?? [];
+    if (prefixes.length > 0) {
+      const checked = checkOrgAllowlist(prefixes);
+      if (!checked.ok) {
+        process.stderr.write(`tab resolve: --allow-prefix ${checked.errors.join("; ")}\nusage: ${USAGE}\n`);
+        return 64;
+      }
+      const listed = orgConfig?.allowed_remote_resources ?? [];
+      orgConfig = { ...orgConfig, allowed_remote_resources: [...listed, ...checked.entries.filter((e) => !listed.includes(e))] };
     }
 
     const lockPath = resolvePath(base, "lock.yaml");

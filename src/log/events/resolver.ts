@@ -63,4 +63,19 @@ export const CacheEvent = z.object({
   message: z.string().optional(),
 });
 
-export const resolverEvents = [ResolverStep, ResolverRun, ResolverLint, CacheEvent] as const;
+/**
+ * A change to the org-level allowlist the operator keeps (the page's Resolver panel): which
+ * list is now active, by the sha256 of its canonical form (src/resolver/org-allowlist.ts),
+ * what was added and removed, and who changed it (the editor, a share link's accepted
+ * proposal, a reset to the default).
+ */
+export const OrgAllowlistChange = z.object({
+  kind: z.literal("resolver.allowlist"),
+  oldHash: z.string(),
+  newHash: z.string(),
+  source: z.string(),
+  added: z.array(z.string()),
+  removed: z.array(z.string()),
+});
+
+export const resolverEvents = [ResolverStep, ResolverRun, ResolverLint, CacheEvent, OrgAllowlistChange] as const;

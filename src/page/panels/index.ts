@@ -30,7 +30,7 @@ export const PANELS: readonly (Omit<EventPanelSpec, "header"> & { id: keyof Pane
   {
     id: "resolver",
     title: "Resolver",
-    kinds: ["resolver.step", "resolver.run", "resolver.lint", "skills.step"],
+    kinds: ["resolver.step", "resolver.run", "resolver.lint", "resolver.allowlist", "skills.step"],
     columns: ["verdict", "field", "ref", "cache", "pin", "size"],
     row: resolverRow,
   },

@@ -98,6 +98,23 @@ export function resolverRow(e: LogEvent): Row | null {
         tone: e.phase === "failed" ? "refused" : "info",
         cells: [e.phase, "harness", e.harness, "", `${e.done}/${e.total}`, e.message ?? ""],
       };
+    case "resolver.allowlist":
+      return {
+        tone: "info",
+        cells: [
+          "allowlist",
+          "org allowlist",
+          [...e.added.map((a) => `+ ${a}`), ...e.removed.map((r) => `− ${r}`)].join("\n") || "(reordered)",
+          "",
+          `${e.oldHash.slice(0, 12)} → ${e.newHash.slice(0, 12)}`,
+          e.source,
+        ],
+        details: [
+          ["old sha256", e.oldHash],
+          ["new sha256", e.newHash],
+          ["source", e.source],
+        ],
+      };
     case "resolver.lint":
       return { tone: e.severity === "error" ? "warn" : "info", cells: [`lint ${e.severity}`, e.field, e.message, "", e.code, ""] };
     case "skills.step":

@@ -1,6 +1,7 @@
 import type { Resolution } from "../../../resolver";
 import { h } from "../../shell/dom";
 import type { FeatureContext } from "../context";
+import { createAllowlistView } from "./allowlist-view";
 import { createCacheView } from "./cache-view";
 import { harnessFromHref } from "./link";
 import { type ResolveMode, SAMPLE } from "./session";
@@ -10,11 +11,12 @@ import { createResolverTree } from "./tree";
  * The resolver's page side (issue 7): `?harness=URL#sha256=…` (or the top bar's field)
  * resolves a shared harness; the bundled sample is offered, resolved on demand (or at load
  * with `?harness=sample`); `?fixtures=samples` answers remote fetches from the recordings.
- * The Resolver panel shows the run as a tree; the Cache panel shows the CAS on IndexedDB.
+ * The Resolver panel shows the org allowlist (editable; a link's proposal waits for Accept)
+ * and the run as a tree; the Cache panel shows the CAS on IndexedDB.
  */
 export function mount(ctx: FeatureContext): void {
   const link = harnessFromHref(location.href);
-  const { cas, resolver: session } = ctx.services;
+  const { cas, resolver: session, orgAllowlist } = ctx.services;
   let current = link.harness ?? SAMPLE;
 
   const note = h("span", { class: "counters", attrs: { "aria-live": "polite", "data-testid": "resolve-note" } });
@@ -39,7 +41,8 @@ export function mount(ctx: FeatureContext): void {
     note,
   );
   const tree = createResolverTree(ctx.log);
-  ctx.panel("resolver").addHeader(h("div", { class: "panel-header" }, controls, tree.element));
+  const allowlistView = createAllowlistView(orgAllowlist, () => ctx.selectPanel("resolver"));
+  ctx.panel("resolver").addHeader(h("div", { class: "panel-header" }, controls, allowlistView, tree.element));
   ctx.panel("cache").addHeader(createCacheView(cas, ctx.log));
 
   async function run(harness: string, mode: ResolveMode): Promise<Resolution | null> {
@@ -83,6 +86,7 @@ export function mount(ctx: FeatureContext): void {
   ctx.expose("resolver", {
     cas,
     session,
+    orgAllowlist,
     db: ctx.services.casDatabase,
     digest: ctx.services.digest,
     resolve: (harness: string, mode: ResolveMode = "resolve") => run(harness, mode),
@@ -91,8 +95,11 @@ export function mount(ctx: FeatureContext): void {
   });
 
   if (link.harness !== null) {
-    if (link.harness !== SAMPLE) ctx.layout.harnessInput.value = link.harness;
-    void run(link.harness, "resolve");
+    const harness = link.harness;
+    if (harness !== SAMPLE) ctx.layout.harnessInput.value = harness;
+    // A link that proposes allowlist entries is resolved once the operator has answered, so
+    // its harness meets the allowlist the operator chose (rejected: refused as before).
+    void orgAllowlist.settled().then(() => run(harness, "resolve"));
   }
 }
 

@@ -6,6 +6,7 @@ import {
   createHttpLocalFiles,
   type FetchLike,
   type LocalFiles,
+  type OrgAllowlist,
   type OrgConfig,
   type Resolution,
   readOrgConfig,
@@ -16,7 +17,7 @@ import {
 /** `?harness=sample` and the "Resolve the sample" button: the bundle's default harness. */
 export const SAMPLE = "sample";
 export const SAMPLE_HARNESS_PATH = "/.fullsend/harness/demo.yaml";
-const ORG_CONFIG_PATH = "/.fullsend/config.yaml";
+export const ORG_CONFIG_PATH = "/.fullsend/config.yaml";
 const FIXTURES_ROOT = "/fixtures";
 
 export type ResolveMode = "resolve" | "warm" | "offline";
@@ -30,6 +31,8 @@ export interface ResolverSessionOptions {
   recordings: boolean;
   /** The real network (the product is written for the real internet). */
   fetch: FetchLike;
+  /** The operator's org allowlist (the Resolver panel's), used as the org config's `allowed_remote_resources`. */
+  orgAllowlist: OrgAllowlist;
 }
 
 export interface ResolveRecord {
@@ -52,8 +55,9 @@ export interface ResolverSession {
 
 /**
  * The page's resolver: the sample bundle as local files, the bundle's config.yaml as the org
- * allowlist, recordings or the real fetch, and the shared CAS. Runs are serialized so the
- * Resolver panel's tree always belongs to one run.
+ * config with the operator's org allowlist (its default is that config's) in place of its
+ * `allowed_remote_resources`, recordings or the real fetch, and the shared CAS. Runs are
+ * serialized so the Resolver panel's tree always belongs to one run.
  */
 export function createResolverSession(options: ResolverSessionOptions): ResolverSession {
   const { cas, log } = options;
@@ -75,11 +79,13 @@ export function createResolverSession(options: ResolverSessionOptions): Resolver
   async function run(harness: string, mode: ResolveMode): Promise<Resolution> {
     const isBundle = harness === SAMPLE || harness.startsWith("/");
     const ref = harness === SAMPLE ? SAMPLE_HARNESS_PATH : harness;
+    await options.orgAllowlist.ready;
+    const sampleConfig = await readOrg();
     const resolution = await resolveHarness({
       harness: ref,
       cas,
       log,
-      orgConfig: await readOrg(),
+      orgConfig: { ...sampleConfig, allowed_remote_resources: [...options.orgAllowlist.entries()] },
       // The bundle's remote library exists only as recordings; a shared URL uses the network
       // unless the link asked for the recordings.
       fetch: isBundle || options.recordings ? recorded : options.fetch,

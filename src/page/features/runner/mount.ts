@@ -96,6 +96,9 @@ export function mount(ctx: FeatureContext): void {
 
   // The link's own parameters, the pinned harness URL's fragment included (resolve/link.ts).
   if (harnessFromHref(location.href).params.get("run") === "1") {
-    void ctx.guest.then(() => runner.run()).catch(() => undefined);
+    // After the operator has answered the link's org allowlist proposal, if it made one.
+    void Promise.all([ctx.guest, ctx.services.orgAllowlist.settled()])
+      .then(() => runner.run())
+      .catch(() => undefined);
   }
 }

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { buildShareUrl, fetchPinnedPolicy, packPolicy, policyReference, readShareState, type ShareState } from "./link";
+import { buildShareUrl, fetchPinnedPolicy, packPolicy, policyReference, proposedPrefixes, readShareState, type ShareState } from "./link";
 
 // Issue 11: a share link carries the harness, the policy (inline when small, else by hash +
 // URL), the scenarios and the sender's verdict sequence; bad parts are dropped with a reason.
-const base: ShareState = { harness: null, policy: null, policyRef: null, scenarios: [], expect: null };
+const base: ShareState = { harness: null, policy: null, policyRef: null, scenarios: [], expect: null, allowPrefixes: [] };
 const params = (url: string) => new URL(url).searchParams;
 
 describe("share links", () => {
@@ -42,6 +42,35 @@ describe("share links", () => {
     expect(state.policy).toBeNull();
     expect(state.scenarios).toEqual(["served"]);
     expect(problems).toHaveLength(2);
+  });
+});
+
+describe("a share link carries the sender's extra org allowlist prefixes, as a proposal", () => {
+  const ACME = "https://raw.githubusercontent.com/acme-labs/agent-harnesses/";
+  const GH = "https://github.com/acme-labs/agent-harnesses/";
+
+  it("round-trips each prefix as one allow-prefix parameter", async () => {
+    const url = await buildShareUrl("https://tab.example/", { ...base, allowPrefixes: [ACME, GH] });
+    expect(params(url).getAll("allow-prefix")).toEqual([ACME, GH]);
+    const { state, problems } = await readShareState(params(url));
+    expect(problems).toEqual([]);
+    expect(state.allowPrefixes).toEqual([ACME, GH]);
+  });
+
+  it("reads repeats once, skips empty ones, and keeps at most 8 with a reason", async () => {
+    expect(
+      proposedPrefixes(
+        new URLSearchParams([
+          ["allow-prefix", ACME],
+          ["allow-prefix", " "],
+          ["allow-prefix", ACME],
+        ]),
+      ),
+    ).toEqual([ACME]);
+    const many = new URLSearchParams(Array.from({ length: 9 }, (_, i) => ["allow-prefix", `https://h${i}.example/`]));
+    const { state, problems } = await readShareState(many);
+    expect(state.allowPrefixes).toHaveLength(8);
+    expect(problems).toEqual([expect.stringContaining("more than 8")]);
   });
 });
 

@@ -15,6 +15,24 @@ export interface ShareState {
   scenarios: string[];
   /** The sender's verdict sequence (`code:by,…`), when small enough to carry. */
   expect: string | null;
+  /**
+   * Org allowlist prefixes the sender uses beyond the default (`allow-prefix=`, repeated).
+   * Only a proposal: the receiver sees them and must accept them before any is used.
+   */
+  allowPrefixes: string[];
+}
+
+/** The link parameter carrying one proposed org allowlist prefix (repeated for several). */
+export const ALLOW_PREFIX_PARAM = "allow-prefix";
+/** A link proposes a handful of prefixes at most; more are dropped with a reason. */
+export const MAX_PROPOSED_PREFIXES = 8;
+
+/**
+ * The prefixes a link proposes, as written (the allowlist checks each before showing it).
+ * Read before any feature mounts (src/page/services.ts), so a link's resolve waits for the answer.
+ */
+export function proposedPrefixes(params: URLSearchParams): string[] {
+  return [...new Set(params.getAll(ALLOW_PREFIX_PARAM).map((p) => p.trim()))].filter((p) => p !== "").slice(0, MAX_PROPOSED_PREFIXES);
 }
 
 const MAX_EXPECT = 1500;
@@ -58,6 +76,7 @@ export async function buildShareUrl(base: string, state: ShareState): Promise<st
   else if (state.policy) url.searchParams.set("policy", await packPolicy(state.policy));
   if (state.scenarios.length > 0) url.searchParams.set("scenarios", state.scenarios.join(","));
   if (state.expect && state.expect.length <= MAX_EXPECT) url.searchParams.set("expect", state.expect);
+  for (const prefix of state.allowPrefixes.slice(0, MAX_PROPOSED_PREFIXES)) url.searchParams.append(ALLOW_PREFIX_PARAM, prefix);
   return url.href;
 }
 
@@ -86,7 +105,12 @@ export async function readShareState(params: URLSearchParams): Promise<{ state: 
     problems.push("the link's policy-ref is not an https URL pinned with #sha256=<64 hex>; the default policy stays");
     policyRef = null;
   }
-  return { state: { harness: params.get("harness"), policy, policyRef, scenarios, expect: params.get("expect") }, problems };
+  if (params.getAll(ALLOW_PREFIX_PARAM).length > MAX_PROPOSED_PREFIXES)
+    problems.push(
+      `the link proposes more than ${MAX_PROPOSED_PREFIXES} org allowlist prefixes; only the first ${MAX_PROPOSED_PREFIXES} are shown`,
+    );
+  const allowPrefixes = proposedPrefixes(params);
+  return { state: { harness: params.get("harness"), policy, policyRef, scenarios, expect: params.get("expect"), allowPrefixes }, problems };
 }
 
 export type FetchedPolicy = { ok: true; text: string } | { ok: false; verdict: Verdict };

@@ -62,6 +62,8 @@ export function mount(ctx: FeatureContext): void {
         policyRef: null,
         scenarios: ran,
         expect: encodeSequence(sequenceOfRuns()),
+        // What the sender allows beyond the default travels as a proposal the receiver must accept.
+        allowPrefixes: ctx.services.orgAllowlist.entries().filter((e) => !ctx.services.orgAllowlist.defaults().includes(e)),
       };
       layout.root.querySelector(".share-policy-ref")?.remove();
       const packedLength = policy === null ? 0 : (await packPolicy(policy)).length;
@@ -125,6 +127,8 @@ export function mount(ctx: FeatureContext): void {
         });
     }
     if (state.scenarios.length === 0) return;
+    // The link's allowlist proposal (src/page/services.ts opens it) is answered before its acts run.
+    await ctx.services.orgAllowlist.settled();
     await ctx.guest;
     for (const id of state.scenarios) {
       if (id !== AGENT_ACT) await ctx.scenarios.run(id);
