@@ -69,8 +69,17 @@ export function createPageServices(options: PageServicesOptions): PageServices {
   const bundleRoot = new URL("samples/", href).href;
   const orgAllowlist = createPageOrgAllowlist({ log, storage: options.storage, bundleRoot });
   // Proposed here, before any feature mounts, so a link's resolve always sees it pending.
+  // An embedded view has no Resolver panel to ask in: its proposals are dropped, said on the log,
+  // rather than leaving the link's resolve waiting for an answer nobody can give.
   const proposed = proposedPrefixes(link.params);
-  if (proposed.length > 0) void orgAllowlist.propose(proposed, "share link");
+  if (proposed.length > 0 && link.params.get("embed") === "1")
+    log.append({
+      kind: "note",
+      level: "warning",
+      source: "resolver",
+      message: `an embedded view does not take org allowlist proposals; ignored: ${proposed.join(", ")}`,
+    });
+  else if (proposed.length > 0) void orgAllowlist.propose(proposed, "share link");
   const resolver = createResolverSession({
     cas,
     log,
