@@ -1,3 +1,5 @@
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WebSocket } from "ws";
 import { type HttpsUpstream, startHttpsUpstream } from "../../../e2e/support/https-upstream";
@@ -5,11 +7,15 @@ import { createTestCa, type TestCa } from "../../../e2e/support/test-ca";
 import { type RunningRelay, runRelay } from "../../cli/relay/testing/harness";
 import { guardRefusal } from "../../log";
 import type { UpstreamInit } from "../../proxy";
-import { createWispRelayFetch } from "./wisp-fetch";
+import { createEpoxyEngine, createWispRelayFetch } from "./wisp-fetch";
 
 // Issue 19: the page's relay fetcher with the real engine (epoxy-tls) through the real
 // `npx tab relay` process to a local HTTPS upstream under a throwaway CA. Node has no
 // WebSocket global before v22; epoxy opens its WebSocket with the `ws` package's here.
+
+// The page fetches the wasm from the URL its bundle gives it; Node reads the package's file.
+const wasmPath = join(import.meta.dirname, "..", "..", "..", "node_modules", "@mercuryworkshop", "epoxy-tls", "full", "epoxy.wasm");
+const engine = createEpoxyEngine(() => readFile(wasmPath));
 
 let ca: TestCa;
 let upstream: HttpsUpstream;
@@ -40,7 +46,7 @@ const url = (host: string, path: string) => `https://${host}:${upstream.port}${p
 
 describe("the page's fetch through a Wisp relay (epoxy-tls)", () => {
   it("reads a host that sends no CORS headers, verifying its certificate, and drops the engine's own headers", async () => {
-    const fetch = createWispRelayFetch(relay.url, [ca.certPem]);
+    const fetch = createWispRelayFetch(relay.url, [ca.certPem], engine);
     const response = await fetch(url("upstream.test", "/ok"), get);
     expect(response.status).toBe(200);
     expect(await response.text()).toBe(`ok from upstream.test:${upstream.port} over the relay\n`);
@@ -50,8 +56,22 @@ describe("the page's fetch through a Wisp relay (epoxy-tls)", () => {
     expect(record).toMatchObject({ address: "127.0.0.1", port: upstream.port, refused: false });
   });
 
+  it("opens one Wisp stream per request and closes it once the answer has been read", async () => {
+    const fetch = createWispRelayFetch(relay.url, [ca.certPem], engine);
+    const seen = relay.records().length;
+    for (const path of ["/ok", "/moved", "/ok"]) await (await fetch(url("upstream.test", path), get)).arrayBuffer();
+    // Each stream's line is printed when it closes, before Node's 5 s idle timeout would close it.
+    await relay.record(() => relay.records().length >= seen + 3);
+    expect(
+      relay
+        .records()
+        .slice(seen)
+        .map((r) => r.name),
+    ).toEqual(["upstream.test", "upstream.test", "upstream.test"]);
+  });
+
   it("returns a redirect as it is, never following it", async () => {
-    const fetch = createWispRelayFetch(relay.url, [ca.certPem]);
+    const fetch = createWispRelayFetch(relay.url, [ca.certPem], engine);
     const before = upstream.requests.length;
     const response = await fetch(url("upstream.test", "/moved"), get);
     expect(response.status).toBe(302);
@@ -60,7 +80,7 @@ describe("the page's fetch through a Wisp relay (epoxy-tls)", () => {
   });
 
   it("refuses a certificate for another name upstream-cert-invalid, naming the host", async () => {
-    const fetch = createWispRelayFetch(relay.url, [ca.certPem]);
+    const fetch = createWispRelayFetch(relay.url, [ca.certPem], engine);
     const error = await fetch(url("wrong.test", "/ok"), get).then(
       () => null,
       (e: unknown) => e,
@@ -72,7 +92,7 @@ describe("the page's fetch through a Wisp relay (epoxy-tls)", () => {
   });
 
   it("trusts only the bundled Mozilla roots without a test root: the test CA's certificate does not verify", async () => {
-    const fetch = createWispRelayFetch(relay.url, []);
+    const fetch = createWispRelayFetch(relay.url, [], engine);
     const error = await fetch(url("upstream.test", "/ok"), get).then(
       () => null,
       (e: unknown) => e,
@@ -82,7 +102,7 @@ describe("the page's fetch through a Wisp relay (epoxy-tls)", () => {
   });
 
   it("reports a stream the relay refused as a relay failure, not a certificate problem", async () => {
-    const fetch = createWispRelayFetch(strict.url, [ca.certPem]);
+    const fetch = createWispRelayFetch(strict.url, [ca.certPem], engine);
     const error = await fetch(url("upstream.test", "/ok"), get).then(
       () => null,
       (e: unknown) => e,

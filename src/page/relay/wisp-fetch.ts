@@ -12,23 +12,53 @@ import type { UpstreamFetch, UpstreamInit } from "../../proxy";
 
 /** What the page needs of a TLS client engine: fetch over the relay, redirects not followed. */
 export interface RelayEngine {
-  fetch(url: string, init: { method: string; headers: Headers; body?: Uint8Array; redirect: "manual" }): Promise<Response>;
+  /** The answer, and what to call once its body has been read or dropped (frees the engine's connection). */
+  fetch(
+    url: string,
+    init: { method: string; headers: Headers; body?: Uint8Array; redirect: "manual" },
+  ): Promise<{ response: Response; release(): void }>;
 }
 
 /** Opens an engine on `relayUrl` that trusts the bundled roots and `extraRoots`. */
 export type RelayEngineFactory = (relayUrl: string, extraRoots: readonly string[]) => Promise<RelayEngine>;
 
-/** epoxy-tls, loaded only when a relay is first used (its wasm is about 1.3 MB). */
-export const epoxyEngine: RelayEngineFactory = async (relayUrl, extraRoots) => {
-  const epoxy = await import("@mercuryworkshop/epoxy-tls/epoxy-bundled");
-  await epoxy.default();
-  const options = new epoxy.EpoxyClientOptions();
-  // Redirects are passed back, never followed: the proxy judges every target.
-  options.redirect_limit = 0;
-  if (extraRoots.length > 0) options.pem_files = [...extraRoots];
-  const client = new epoxy.EpoxyClient(relayUrl, options);
-  return { fetch: (url, init) => client.fetch(url, init) };
-};
+/**
+ * epoxy-tls, loaded only when a relay is first used: its JS (59 KB) and its wasm (1.27 MB,
+ * about 0.6 MB compressed; the bundler emits it as an asset beside the page). A host without
+ * `fetch()` of the wasm's URL (Node, in tests) passes the bytes.
+ */
+export function createEpoxyEngine(wasm?: () => Promise<BufferSource>): RelayEngineFactory {
+  return async (relayUrl, extraRoots) => {
+    const epoxy = await import("@mercuryworkshop/epoxy-tls/epoxy");
+    await epoxy.default(wasm ? { module_or_path: await wasm() } : undefined);
+    const client = () => {
+      const options = new epoxy.EpoxyClientOptions();
+      // Redirects are passed back, never followed: the proxy judges every target.
+      options.redirect_limit = 0;
+      if (extraRoots.length > 0) options.pem_files = [...extraRoots];
+      return new epoxy.EpoxyClient(relayUrl, options);
+    };
+    return {
+      // A client (one WebSocket, one Wisp stream, one TLS session) per request, freed when its
+      // answer has been read: a pooled connection the upstream closed while idle can leave the
+      // next request waiting for ever in a browser, and one request per stream is what the
+      // relay's line per stream then describes.
+      async fetch(url, init) {
+        const once = client();
+        let response: Response;
+        try {
+          response = await once.fetch(url, init);
+        } catch (error) {
+          once.free();
+          throw error;
+        }
+        return { response, release: () => once.free() };
+      },
+    };
+  };
+}
+
+export const epoxyEngine: RelayEngineFactory = createEpoxyEngine();
 
 /** Headers the engine adds about itself, never passed to the guest. */
 const ENGINE_HEADER = /^x-epoxy-/i;
@@ -50,9 +80,9 @@ export function createWispRelayFetch(
   };
   return async (url: string, init: UpstreamInit): Promise<Response> => {
     const client = await ready();
-    let response: Response;
+    let answer: Awaited<ReturnType<RelayEngine["fetch"]>>;
     try {
-      response = await client.fetch(url, {
+      answer = await client.fetch(url, {
         method: init.method,
         headers: new Headers(init.headers),
         ...(init.body && init.body.length > 0 ? { body: init.body } : {}),
@@ -61,16 +91,50 @@ export function createWispRelayFetch(
     } catch (error) {
       throw relayFailure(url, relayUrl, error);
     }
-    const headers = new Headers();
+    const { response, release } = answer;
+    const answered = new Headers();
     response.headers.forEach((value, name) => {
-      if (!ENGINE_HEADER.test(name)) headers.append(name, value);
+      if (!ENGINE_HEADER.test(name)) answered.append(name, value);
     });
-    return new Response(NULL_BODY.has(response.status) ? null : response.body, {
-      status: response.status,
-      statusText: response.statusText,
-      headers,
-    });
+    const body = NULL_BODY.has(response.status) || !response.body ? null : releasing(response.body, release);
+    if (body === null) {
+      void response.body?.cancel().catch(() => undefined);
+      release();
+    }
+    return new Response(body, { status: response.status, statusText: response.statusText, headers: answered });
   };
+}
+
+/** The same bytes; `release` runs once, when they end, fail or are cancelled. */
+function releasing(body: ReadableStream<Uint8Array>, release: () => void): ReadableStream<Uint8Array> {
+  const reader = body.getReader();
+  let released = false;
+  const done = () => {
+    if (released) return;
+    released = true;
+    release();
+  };
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const part = await reader.read();
+        if (part.done) {
+          controller.close();
+          done();
+        } else controller.enqueue(part.value);
+      } catch (error) {
+        controller.error(error);
+        done();
+      }
+    },
+    async cancel(reason) {
+      try {
+        await reader.cancel(reason);
+      } finally {
+        done();
+      }
+    },
+  });
 }
 
 /** The error the proxy reports: a certificate that did not verify is its own verdict. */
