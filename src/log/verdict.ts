@@ -23,6 +23,7 @@ export const VERDICT_CODES = [
   "private-address",
   "upstream-unreadable",
   "upstream-error",
+  "upstream-cert-invalid",
   "no-route",
   "dns-refused",
   "fragment-refused",

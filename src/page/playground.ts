@@ -7,6 +7,7 @@ import { dropSnapshot } from "./emulator/snapshots";
 import { bootErrorMessage, startGuest } from "./emulator/start-guest";
 import { mountFeatures } from "./features";
 import { createPanels, createPanelTabs } from "./panels";
+import { createPageRelay, createRelayField, type PageRelay } from "./relay";
 import { createPageServices } from "./services";
 import { offerFreshBoot, showBootProgress } from "./shell/boot-status";
 import { createLayout, type Layout } from "./shell/layout";
@@ -22,6 +23,8 @@ export interface PlaygroundHandle {
   guest: Guest | null;
   network: PageNetwork | null;
   policy: PolicyHolder;
+  /** The Wisp relay setting (`?relay=` or the Policy panel). */
+  relay: PageRelay;
   layout: Layout;
   scenarios: ScenarioBar;
   /** The terminal's size in character cells. */
@@ -48,6 +51,12 @@ export async function startPlayground(container: HTMLElement): Promise<Playgroun
   const policy = createPolicyHolder(DEFAULT_POLICY, log);
   void policy.replace(DEFAULT_POLICY, "default policy");
   const policyEditor = createPolicyEditor(policy, log);
+  const relay = createPageRelay({
+    params,
+    storage: typeof localStorage === "undefined" ? null : localStorage,
+    scope: globalThis,
+  });
+  policyEditor.element.appendChild(createRelayField(relay).element);
   let network: PageNetwork | null = null;
   const wireCounters = createWireCounters(() => network?.peer.counters ?? null);
   const panels = createPanels(log, { policy: policyEditor.element, wire: wireCounters });
@@ -85,6 +94,7 @@ export async function startPlayground(container: HTMLElement): Promise<Playgroun
     guest: null,
     network: null,
     policy,
+    relay,
     layout,
     scenarios,
     guestReady,
@@ -125,6 +135,7 @@ export async function startPlayground(container: HTMLElement): Promise<Playgroun
     params,
     terminal: term,
     proxyHandlers: services.proxyHandlers,
+    relay,
     onBooted: (guest, connected) => {
       handle.guest = guest;
       network = connected;

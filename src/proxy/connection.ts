@@ -3,6 +3,7 @@ import type { NewEvent, Verdict } from "../log";
 import type { HeaderList } from "./head";
 import { redactHeaders, redactText, redactUrl } from "./headers";
 import { ByteSource } from "./source";
+import type { UpstreamPath } from "./types";
 
 /** One guest connection's I/O: the buffered reader, the writer, and the decision recorder. */
 
@@ -18,6 +19,7 @@ export interface DecisionRecord {
   verdict: Verdict;
   tlsSession?: string;
   upstream?: string;
+  upstreamPath?: UpstreamPath;
 }
 
 export class Connection {
@@ -116,6 +118,7 @@ export function decisionEvent(id: string, record: DecisionRecord, durationMs: nu
     ...(record.headers ? { headers: redactHeaders(record.headers) } : {}),
     ...(record.tlsSession === undefined ? {} : { tlsSession: record.tlsSession }),
     ...(record.upstream === undefined || record.upstream === record.target ? {} : { upstream: redactUrl(record.upstream) }),
+    ...(record.upstreamPath === undefined ? {} : { upstreamPath: record.upstreamPath }),
     ...record.verdict,
     reason: redactText(record.verdict.reason),
   };

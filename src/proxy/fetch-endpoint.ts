@@ -7,7 +7,7 @@ import { unforwardableMethod } from "./head";
 import { forwardRequestHeaders, forwardResponseHeaders, headerEntries } from "./headers";
 import { BodyBuffer, type BudgetLease, DEFAULT_MAX_BODY_BYTES } from "./limits";
 import { upstreamClock, upstreamTimeoutReason, within } from "./timeouts";
-import type { ByValueRequest, ProxyOptions } from "./types";
+import type { ByValueRequest, ProxyOptions, UpstreamPath } from "./types";
 import { type UpstreamDeps as FetchDeps, fetchUpstream } from "./upstream";
 
 type UpstreamDeps = FetchDeps & Pick<ProxyOptions, "maxBodyBytes">;
@@ -38,8 +38,17 @@ export interface FetchAnswer {
 }
 
 export type FetchOutcome =
-  | { kind: "refused"; verdict: Verdict; target: string; upstream?: string; status?: number }
-  | { kind: "answer"; verdict: Verdict; target: string; upstream: string; answer: FetchAnswer; bytes: number; method: string };
+  | { kind: "refused"; verdict: Verdict; target: string; upstream?: string; status?: number; upstreamPath?: UpstreamPath }
+  | {
+      kind: "answer";
+      verdict: Verdict;
+      target: string;
+      upstream: string;
+      upstreamPath: UpstreamPath;
+      answer: FetchAnswer;
+      bytes: number;
+      method: string;
+    };
 
 export async function serveFetchEndpoint(
   deps: ProxyOptions,
@@ -153,9 +162,18 @@ export async function fetchByValue(
       target: request.url,
       upstream: decision.target.url,
       ...(outcome.status === undefined ? {} : { status: outcome.status }),
+      ...(outcome.path === undefined ? {} : { upstreamPath: outcome.path }),
     };
   const read = await readAll(outcome.response, deps, lease);
-  if (!read.ok) return { kind: "refused", verdict: read.verdict, status: read.status, target: request.url, upstream: decision.target.url };
+  if (!read.ok)
+    return {
+      kind: "refused",
+      verdict: read.verdict,
+      status: read.status,
+      target: request.url,
+      upstream: decision.target.url,
+      upstreamPath: outcome.path,
+    };
   const asText = decodeUtf8Strict(read.bytes);
   const answer: FetchAnswer = {
     status: outcome.response.status,
@@ -169,6 +187,7 @@ export async function fetchByValue(
     verdict: { ...outcome.verdict, reason },
     target: request.url,
     upstream: outcome.via,
+    upstreamPath: outcome.path,
     answer,
     bytes: read.bytes.length,
     method: request.method,

@@ -30,5 +30,6 @@ export type {
   TunnelHook,
   UpstreamFetch,
   UpstreamInit,
+  UpstreamPath,
 } from "./types";
 export { relayUrl } from "./upstream";

@@ -353,6 +353,7 @@ export function createProxy(options: ProxyOptions): EgressProxy {
         return this.refuse(head.method, shownTarget, outcome.verdict, false, {
           upstream: target.url,
           ...(outcome.status === undefined ? {} : { status: outcome.status }),
+          ...(outcome.path === undefined ? {} : { upstreamPath: outcome.path }),
         });
       const relay = await relayResponse(this.conn, outcome.response, head.method, head.version, head.keepAlive, upstream);
       const notes = [target.upgraded ? "http:// upgraded to https:// by policy" : "", relay.error ?? ""].filter(Boolean);
@@ -365,6 +366,7 @@ export function createProxy(options: ProxyOptions): EgressProxy {
         bytes: relay.bytes,
         headers: head.headers,
         upstream: outcome.via,
+        upstreamPath: outcome.path,
         verdict: { ...allowed, ...outcome.verdict, reason },
       });
       return relay.close ? "close" : "continue";
@@ -462,6 +464,7 @@ export function createProxy(options: ProxyOptions): EgressProxy {
           return this.refuse(head.method, outcome.target, outcome.verdict, false, {
             ...(outcome.upstream ? { upstream: outcome.upstream } : {}),
             ...(outcome.status === undefined ? {} : { status: outcome.status }),
+            ...(outcome.upstreamPath === undefined ? {} : { upstreamPath: outcome.upstreamPath }),
           });
         const text = new TextEncoder().encode(`${JSON.stringify(outcome.answer)}\n`);
         this.record({
@@ -472,6 +475,7 @@ export function createProxy(options: ProxyOptions): EgressProxy {
           bytes: outcome.bytes,
           headers: head.headers,
           upstream: outcome.upstream,
+          upstreamPath: outcome.upstreamPath,
           verdict: outcome.verdict,
         });
         await this.conn.write(...completeResponse(200, "application/json", text, close));

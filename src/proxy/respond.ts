@@ -45,6 +45,7 @@ export function statusForRefusal(code: VerdictCode): number {
       return 421;
     case "upstream-unreadable":
     case "upstream-error":
+    case "upstream-cert-invalid":
       return 502;
     case "tls-not-ready":
       return 501;

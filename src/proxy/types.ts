@@ -23,6 +23,14 @@ export interface UpstreamInit {
  */
 export type UpstreamFetch = (url: string, init: UpstreamInit) => Promise<Response>;
 
+/**
+ * Which way an upstream request leaves the host (recorded in its decision event): the
+ * browser's fetch() (CORS applies; a redirect's target is hidden), a Wisp relay with the page
+ * as the TLS client (docs/relay.md), a CORS relay (which sees the request), or the Node
+ * host's own TCP and TLS.
+ */
+export type UpstreamPath = "browser-fetch" | "wisp-relay" | "cors-relay" | "direct";
+
 /** A host-side name check (Node: DNS lookup, refuse private addresses, pin the checked one). */
 export interface HostResolution {
   verdict: Verdict;
@@ -143,6 +151,12 @@ export interface ProxyOptions {
    */
   corsRelay?: string;
   resolveHost?: ResolveHost;
+  /**
+   * How `fetch` reaches upstreams at this moment, read just before each call (the page
+   * switches to its Wisp relay live). Default "browser-fetch". A fetch on the "wisp-relay" or
+   * "direct" path that rejects with a TypeError is `upstream-error`, not CORS.
+   */
+  upstreamPath?: () => UpstreamPath;
   handlers?: OwnHandlers;
   /** Without timers nothing times out (tests); hosts pass their real timers. */
   timers?: ProxyTimers;

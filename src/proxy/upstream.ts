@@ -2,7 +2,7 @@ import { allow, guardRefusal, refuse, type Verdict } from "../log";
 import type { Target } from "../policy";
 import { unforwardableMethod } from "./head";
 import { upstreamClock, upstreamTimeoutReason, within } from "./timeouts";
-import type { ProxyOptions } from "./types";
+import type { ProxyOptions, UpstreamPath } from "./types";
 
 /**
  * The fetch path every allowed request takes (absolute-form, tunnel, /v0/fetch): the host's
@@ -11,8 +11,8 @@ import type { ProxyOptions } from "./types";
  */
 
 export type UpstreamOutcome =
-  | { kind: "refused"; verdict: Verdict; status?: number }
-  | { kind: "response"; verdict: Verdict; response: Response; via: string };
+  | { kind: "refused"; verdict: Verdict; status?: number; path?: UpstreamPath }
+  | { kind: "response"; verdict: Verdict; response: Response; via: string; path: UpstreamPath };
 
 export interface UpstreamRequest {
   target: Target;
@@ -21,7 +21,7 @@ export interface UpstreamRequest {
   body: Uint8Array | null;
 }
 
-export type UpstreamDeps = Pick<ProxyOptions, "fetch" | "resolveHost" | "corsRelay" | "timers" | "upstreamTimeoutMs">;
+export type UpstreamDeps = Pick<ProxyOptions, "fetch" | "resolveHost" | "corsRelay" | "timers" | "upstreamTimeoutMs" | "upstreamPath">;
 type Deps = UpstreamDeps;
 
 export async function fetchUpstream(deps: Deps, request: UpstreamRequest): Promise<UpstreamOutcome> {
@@ -30,10 +30,12 @@ export async function fetchUpstream(deps: Deps, request: UpstreamRequest): Promi
   const methodProblem = unforwardableMethod(request.method);
   if (methodProblem) return { kind: "refused", verdict: refuse("bad-request", methodProblem, "net") };
   const clock = upstreamClock(deps);
+  let reached: { path?: UpstreamPath } = {};
   const timedOut = (what: string): UpstreamOutcome => ({
     kind: "refused",
     verdict: refuse("upstream-error", upstreamTimeoutReason(clock?.ms ?? 0, what), "net"),
     status: 504,
+    ...reached,
   });
   let address: string | undefined;
   if (deps.resolveHost) {
@@ -57,6 +59,8 @@ export async function fetchUpstream(deps: Deps, request: UpstreamRequest): Promi
   };
   let response: Response;
   let via = target.url;
+  // Read just before the call, so the path recorded is the one this request took.
+  let path: UpstreamPath = deps.upstreamPath?.() ?? "browser-fetch";
   // A fetch that never settles must not hold the exchange for ever; a late answer is discarded.
   const timedFetch = async (url: string, fetchInit: typeof init): Promise<Response | null> => {
     const pending = deps.fetch(url, fetchInit);
@@ -65,23 +69,28 @@ export async function fetchUpstream(deps: Deps, request: UpstreamRequest): Promi
     pending.then(discard, () => undefined);
     return null;
   };
+  reached = { path };
   try {
     const answered = await timedFetch(target.url, init);
     if (answered === null) return timedOut(`${target.url} did not answer`);
     response = answered;
   } catch (error) {
+    // A guard's verdict (private-address, upstream-cert-invalid…) is the outcome, not a network failure.
     const guarded = guardRefusal(error);
-    if (guarded) return { kind: "refused", verdict: guarded };
-    if (!(error instanceof TypeError))
-      return { kind: "refused", verdict: refuse("upstream-error", `fetching ${target.url} failed: ${message(error)}`, "net") };
-    if (!deps.corsRelay) return { kind: "refused", verdict: unreadable(target.url, error) };
+    if (guarded) return { kind: "refused", verdict: guarded, path };
+    const failed = (reason: string): UpstreamOutcome => ({ kind: "refused", verdict: refuse("upstream-error", reason, "net"), path });
+    if (path === "wisp-relay") return failed(`fetching ${target.url} through the Wisp relay failed: ${message(error)}`);
+    if (!(error instanceof TypeError)) return failed(`fetching ${target.url} failed: ${message(error)}`);
+    if (!deps.corsRelay) return { kind: "refused", verdict: unreadable(target.url, error, "", path === "browser-fetch"), path };
     via = relayUrl(deps.corsRelay, target.url);
+    path = "cors-relay";
+    reached = { path };
     try {
       const answered = await timedFetch(via, { ...init, address: undefined });
       if (answered === null) return timedOut(`the CORS relay did not answer for ${target.url}`);
       response = answered;
     } catch (relayError) {
-      return { kind: "refused", verdict: unreadable(target.url, relayError, " (the CORS relay failed too)") };
+      return { kind: "refused", verdict: unreadable(target.url, relayError, " (the CORS relay failed too)", true), path };
     }
   }
 
@@ -91,9 +100,10 @@ export async function fetchUpstream(deps: Deps, request: UpstreamRequest): Promi
       kind: "refused",
       verdict: refuse(
         "redirect-other-host",
-        `${target.url} answered with a redirect whose target the browser hides (opaque redirect); redirects are never followed and an unseen target may be another host`,
+        `${target.url} answered with a redirect whose target the browser hides (opaque redirect); redirects are never followed and an unseen target may be another host (through a Wisp relay, ?relay=, the page sees the target)`,
         "net",
       ),
+      path,
     };
   }
   const location = response.headers.get("location");
@@ -108,6 +118,7 @@ export async function fetchUpstream(deps: Deps, request: UpstreamRequest): Promi
           `${target.url} redirected to ${next?.host ?? JSON.stringify(location.slice(0, 100))}, another host; the redirect was not followed`,
           "net",
         ),
+        path,
       };
     }
     return {
@@ -115,16 +126,27 @@ export async function fetchUpstream(deps: Deps, request: UpstreamRequest): Promi
       verdict: allow(`${target.url} redirected within ${target.host}; passed to the client, not followed`, "net"),
       response,
       via,
+      path,
     };
   }
-  const relayed = via === target.url ? "" : " through the CORS relay";
-  return { kind: "response", verdict: allow(`${request.method} ${target.url} fetched${relayed}`, "net"), response, via };
+  return { kind: "response", verdict: allow(`${request.method} ${target.url} fetched${PATH_NOTE[path]}`, "net"), response, via, path };
 }
 
-function unreadable(url: string, error: unknown, extra = ""): Verdict {
+const PATH_NOTE: Record<UpstreamPath, string> = {
+  "browser-fetch": "",
+  direct: "",
+  "cors-relay": " through the CORS relay",
+  "wisp-relay": " through the Wisp relay (TLS by the page, certificate verified)",
+};
+
+/** How to reach a host that does not answer CORS (docs/guide.md, "Reaching hosts without CORS"). */
+export const RELAY_HINT =
+  "to reach hosts without CORS, run `npx tab relay` and open the page with ?relay=ws://127.0.0.1:5001/ (or set the relay in the Policy panel)";
+
+function unreadable(url: string, error: unknown, extra: string, hint: boolean): Verdict {
   return refuse(
     "upstream-unreadable",
-    `the browser could not read ${url}: CORS (the server does not allow this page to read it) or a network failure${extra}: ${message(error)}`,
+    `the browser could not read ${url}: CORS (the server does not allow this page to read it) or a network failure${extra}: ${message(error)}${hint ? `; ${RELAY_HINT}` : ""}`,
     "net",
   );
 }

@@ -170,6 +170,8 @@ export const command: Command = {
       policy: () => policy,
       fetch: upstream.fetch,
       resolveHost: upstream.resolveHost,
+      // Node's own TCP and TLS to the checked address: no CORS, and the decision event says so.
+      upstreamPath: () => "direct",
       clock: Date.now,
       timers: nodeTimers,
       ...bounds,

@@ -23,6 +23,12 @@ export const ProxyDecision = z.object({
   tlsSession: z.string().optional(),
   /** The URL actually fetched, when it differs from `target` (http upgraded, a CORS relay). */
   upstream: z.string().optional(),
+  /**
+   * Which way the request left the host, once it was fetched: the browser's fetch() (CORS
+   * applies), a Wisp relay with the page as the TLS client, a CORS relay, or the Node host's
+   * own TCP and TLS. Absent when nothing was fetched.
+   */
+  upstreamPath: z.enum(["browser-fetch", "wisp-relay", "cors-relay", "direct"]).optional(),
   ...VerdictFields,
 });
 

@@ -1,7 +1,7 @@
 import type { EventLog } from "../../log";
 import { connectV86Link, createNetworkPeer, type NetworkPeer, systemTimers, type V86Bus } from "../../net";
 import type { PolicyHolder } from "../../policy";
-import { createProxy, type EgressProxy, type OwnHandlers } from "../../proxy";
+import { createProxy, type EgressProxy, type OwnHandlers, type UpstreamFetch } from "../../proxy";
 import { createTlsTerminator, type SessionCa } from "../../tls";
 
 export const PROXY_PORT = 3128;
@@ -21,6 +21,8 @@ export interface PageNetworkOptions {
   ca: SessionCa;
   handlers?: OwnHandlers;
   corsRelay?: string;
+  /** The Wisp relay, when one is set: asked per request, so setting one applies to the next request. */
+  relay?: { current(): { fetch: UpstreamFetch } | null };
 }
 
 /**
@@ -35,24 +37,29 @@ export function browserRequestHeaders(headers: [string, string][]): [string, str
 
 /**
  * The page as the guest's only network peer: v86's NIC → the TCP/IP peer at 10.0.2.2 →
- * the proxy on :3128 → (inside CONNECT) the TLS terminator → the browser's fetch().
+ * the proxy on :3128 → (inside CONNECT) the TLS terminator → the browser's fetch(), or the
+ * Wisp relay with the page's own TLS client when one is set.
  */
 export function connectPageNetwork(options: PageNetworkOptions): PageNetwork {
   const { log } = options;
   const peer = createNetworkPeer({ link: connectV86Link(options.bus), log });
   const terminator = createTlsTerminator({ ca: options.ca, log, handshakeTimeoutMs: GUEST_PATIENCE_MS });
   const ownHost = `${peer.config.peerIp}:${PROXY_PORT}`;
+  const browserFetch: UpstreamFetch = (url, init) =>
+    globalThis.fetch(url, {
+      method: init.method,
+      headers: browserRequestHeaders(init.headers),
+      body: init.body,
+      redirect: init.redirect,
+      credentials: "omit",
+      cache: "no-store",
+    });
+  const relayed = () => options.relay?.current() ?? null;
   const proxy = createProxy({
     policy: () => options.policy.current(),
-    fetch: (url, init) =>
-      globalThis.fetch(url, {
-        method: init.method,
-        headers: browserRequestHeaders(init.headers),
-        body: init.body,
-        redirect: init.redirect,
-        credentials: "omit",
-        cache: "no-store",
-      }),
+    // With a relay the page is the TLS client (src/page/relay); without one, the browser's fetch().
+    fetch: (url, init) => (relayed()?.fetch ?? browserFetch)(url, init),
+    upstreamPath: () => (relayed() ? "wisp-relay" : "browser-fetch"),
     clock: () => Date.now(),
     // Head and idle timeouts (the idle one at its 5 min default) run on the page's own timers.
     timers: systemTimers,

@@ -3,6 +3,7 @@ import type { EventLog } from "../../log";
 import type { PolicyHolder } from "../../policy";
 import type { OwnHandlers } from "../../proxy";
 import { parseGuestLine } from "../console/guest-lines";
+import type { PageRelay } from "../relay";
 import { missingBrowserFeatures, UnsupportedBrowserError, unsupportedBrowserMessage } from "../shell/browser-support";
 import type { GuestTerminal } from "../shell/terminal";
 import { bootGuest, type Guest } from "./boot";
@@ -19,6 +20,8 @@ export interface StartGuestOptions {
   terminal: GuestTerminal;
   /** The page's own endpoints on the proxy (`/v0/vault/*`, `/v0/model`). */
   proxyHandlers: OwnHandlers;
+  /** The Wisp relay setting (the Policy panel's, or `?relay=`). */
+  relay?: PageRelay;
   /** Told once v86 exists and its network is connected, before the guest is ready. */
   onBooted(guest: Guest, network: PageNetwork | null): void;
 }
@@ -53,7 +56,14 @@ export async function startGuest(options: StartGuestOptions): Promise<StartedGue
   });
   const network = v86Fetch
     ? null
-    : connectPageNetwork({ bus: guest.bus, log, policy: options.policy, ca, handlers: options.proxyHandlers });
+    : connectPageNetwork({
+        bus: guest.bus,
+        log,
+        policy: options.policy,
+        ca,
+        handlers: options.proxyHandlers,
+        ...(options.relay ? { relay: options.relay } : {}),
+      });
   options.onBooted(guest, network);
   connectConsole(guest, terminal, log);
   await guest.ready;

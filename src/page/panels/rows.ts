@@ -29,15 +29,32 @@ export function wireRow(e: LogEvent): Row | null {
   }
 }
 
+/** Which way a request left the page, as the Proxy panel says it. */
+const UPSTREAM_PATHS = {
+  "browser-fetch": "the browser's fetch() (CORS applies)",
+  "wisp-relay": "the Wisp relay; the page was the TLS client and verified the certificate",
+  "cors-relay": "a CORS relay (it saw the request)",
+  direct: "the Node host's own TCP and TLS",
+} as const;
+
 export function proxyRow(e: LogEvent): Row | null {
   switch (e.kind) {
     case "proxy.decision":
       return {
         tone: toneOf(e.allowed),
-        cells: [verdictCell(e), `${e.method} ${e.target}`, e.by, String(e.status), formatBytes(e.bytes), `${Math.round(e.durationMs)} ms`],
+        cells: [
+          verdictCell(e),
+          `${e.method} ${e.target}${e.upstreamPath === "wisp-relay" ? " · via relay" : ""}`,
+          e.by,
+          String(e.status),
+          formatBytes(e.bytes),
+          `${Math.round(e.durationMs)} ms`,
+        ],
         details: [
           ["request", e.id],
           ["mode", e.mode],
+          ...(e.upstreamPath ? ([["upstream path", UPSTREAM_PATHS[e.upstreamPath]]] as [string, string][]) : []),
+          ...(e.upstream ? ([["upstream", e.upstream]] as [string, string][]) : []),
           ["reason", e.reason],
           ...(e.tlsSession ? ([["TLS session", e.tlsSession]] as [string, string][]) : []),
           ...Object.entries(e.headers ?? {}).map(([k, v]) => [`header ${k}`, v] as [string, string]),

@@ -1,0 +1,179 @@
+import { expect, type Page, test } from "@playwright/test";
+import { type RunningRelay, runRelay } from "../src/cli/relay/testing/harness";
+import { BOOT_TIMEOUT_MS, type Playground, runInGuest, waitForGuest } from "./support/guest";
+import { type HttpsUpstream, startHttpsUpstream } from "./support/https-upstream";
+import { createTestCa } from "./support/test-ca";
+import { refuseUnplanned } from "./support/upstreams";
+import { keepWarmState, seedWarmState } from "./support/warm-state";
+
+// Issue 19, the page with a relay: a local HTTPS upstream with its own test CA and NO CORS
+// headers, behind `npx tab relay` (a real child process). The page opens a Wisp stream to the
+// host its policy allowed and is the TLS client itself (epoxy-tls), verifying the certificate
+// for that name. The upstream listens on 127.0.0.19:443 (its own loopback address, so the
+// guest's `https://upstream.test/` needs no port); the relay reaches it only under its
+// test-only flags. The page trusts the test CA through the TEST ONLY global, defined before
+// the page's scripts run (src/page/relay/test-trust.ts). One boot for the file.
+// Generous: a guest's TLS handshake with the page alone can take half a minute on a busy machine.
+test.describe.configure({ mode: "serial", timeout: 480_000 });
+
+const UPSTREAM_ADDRESS = "127.0.0.19";
+const POLICY = {
+  version: 1,
+  hosts: [{ host: "upstream.test" }, { host: "wrong.test" }],
+  ports: [443],
+  http: "upgrade",
+  vaults: [],
+};
+
+let pg: Playground;
+let upstream: HttpsUpstream;
+let relay: RunningRelay;
+
+test.beforeAll(async ({ browser }) => {
+  test.setTimeout(BOOT_TIMEOUT_MS);
+  const ca = createTestCa();
+  // wrong.test answers with a certificate for other.test: valid chain, wrong name.
+  upstream = await startHttpsUpstream(
+    ca,
+    { "upstream.test": ["upstream.test"], "wrong.test": ["other.test"] },
+    { host: UPSTREAM_ADDRESS, port: 443 },
+  );
+  relay = await runRelay([
+    "--allow-private-for-tests",
+    UPSTREAM_ADDRESS,
+    "--resolve",
+    `upstream.test=${UPSTREAM_ADDRESS}`,
+    "--resolve",
+    `wrong.test=${UPSTREAM_ADDRESS}`,
+  ]);
+  const context = await browser.newContext({ viewport: { width: 1280, height: 720 } });
+  await refuseUnplanned(context);
+  await context.addInitScript((pem) => {
+    Reflect.set(globalThis, "__TAB_TEST_TRUST_ANCHORS__", [pem]);
+  }, ca.certPem);
+  const page = await context.newPage();
+  page.on("pageerror", (error) => console.log(`[page error] ${error.message}`));
+  await seedWarmState(page);
+  await page.goto(`./?relay=${encodeURIComponent(relay.url)}`);
+  await waitForGuest(page);
+  await keepWarmState(page);
+  pg = { context, page };
+  const applied = await page.evaluate((text) => window.__tab?.policy.replaceText(text, "relay spec"), JSON.stringify(POLICY));
+  expect(applied).toMatchObject({ ok: true });
+});
+
+test.afterAll(async () => {
+  await pg?.context.close();
+  relay?.child.kill("SIGINT");
+  await upstream?.close();
+});
+
+interface Decision {
+  target: string;
+  code: string;
+  status: number;
+  reason: string;
+  upstreamPath?: string;
+}
+
+/** The decisions about https://upstream.test or wrong.test since `from` (not the CONNECTs). */
+const decisionsSince = (page: Page, from: number): Promise<Decision[]> =>
+  page.evaluate(
+    (from) =>
+      (window.__tab?.log.ofKind("proxy.decision") ?? [])
+        .filter((e) => e.seq >= from && e.mode === "tunnel")
+        .map((e) => ({
+          target: e.target,
+          code: e.code,
+          status: e.status,
+          reason: e.reason,
+          ...(e.upstreamPath ? { upstreamPath: e.upstreamPath } : {}),
+        })),
+    from,
+  );
+const nextSeq = (page: Page) => page.evaluate(() => window.__tab?.log.nextSeq ?? 0);
+
+/** curl from the guest: the body, then the status and redirect URL on the last line. */
+async function curl(url: string): Promise<{ body: string; status: string; redirect: string }> {
+  const ran = await runInGuest(pg.page, `curl -sS -w '\\n@@ %{http_code} %{redirect_url}\\n' ${url}`, 240_000);
+  const match = /([\s\S]*)@@ (\d{3}) ?(\S*)\s*$/.exec(ran.output);
+  if (!match) throw new Error(`curl printed no status: ${ran.output}`);
+  return { body: match[1] ?? "", status: match[2] ?? "", redirect: match[3] ?? "" };
+}
+
+test("curl https://upstream.test/ok is served through the relay, the page verifying the test CA's certificate", async () => {
+  const from = await nextSeq(pg.page);
+  const answer = await curl("https://upstream.test/ok");
+  expect(answer.status).toBe("200");
+  expect(answer.body).toContain("ok from upstream.test over the relay");
+  expect(await decisionsSince(pg.page, from)).toEqual([
+    expect.objectContaining({ target: "https://upstream.test/ok", code: "served", status: 200, upstreamPath: "wisp-relay" }),
+  ]);
+  // The relay connected to the checked address only, and moved ciphertext both ways.
+  const record = await relay.record((r) => r.name === "upstream.test" && r.refused === false);
+  expect(record).toMatchObject({ address: UPSTREAM_ADDRESS, port: 443 });
+  expect(upstream.requests.at(-1)).toMatchObject({ host: "upstream.test", method: "GET", path: "/ok" });
+
+  await pg.page.locator('[data-tab="proxy"]').click();
+  await expect(pg.page.locator("#panel-proxy")).toContainText("GET https://upstream.test/ok · via relay");
+});
+
+test("a same-host 302 reaches curl as a 302, not followed", async () => {
+  const from = await nextSeq(pg.page);
+  const before = upstream.requests.length;
+  const answer = await curl("https://upstream.test/moved");
+  expect(answer.status).toBe("302");
+  expect(answer.redirect).toBe("https://upstream.test/ok");
+  expect(upstream.requests.slice(before).map((r) => r.path)).toEqual(["/moved"]);
+  expect(await decisionsSince(pg.page, from)).toEqual([
+    expect.objectContaining({ target: "https://upstream.test/moved", code: "served", status: 302, upstreamPath: "wisp-relay" }),
+  ]);
+});
+
+test("a 302 to another host is refused redirect-other-host, naming that host", async () => {
+  const from = await nextSeq(pg.page);
+  const answer = await curl("https://upstream.test/away");
+  expect(answer.status).toBe("403");
+  expect(answer.body).toContain("elsewhere.test");
+  const [decision] = await decisionsSince(pg.page, from);
+  expect(decision).toMatchObject({ target: "https://upstream.test/away", code: "redirect-other-host", upstreamPath: "wisp-relay" });
+  expect(decision?.reason).toContain("redirected to elsewhere.test, another host");
+});
+
+test("a certificate for another name is refused upstream-cert-invalid", async () => {
+  const from = await nextSeq(pg.page);
+  const before = upstream.requests.length;
+  const answer = await curl("https://wrong.test/ok");
+  expect(answer.status).toBe("502");
+  expect(answer.body).toContain("upstream-cert-invalid");
+  const [decision] = await decisionsSince(pg.page, from);
+  expect(decision).toMatchObject({ target: "https://wrong.test/ok", code: "upstream-cert-invalid", upstreamPath: "wisp-relay" });
+  expect(decision?.reason).toContain("did not verify for wrong.test");
+  // Nothing was sent: the handshake failed before any request.
+  expect(upstream.requests.length).toBe(before);
+});
+
+test("without the relay the same request is upstream-unreadable with the hint; set again in the Policy panel, it is served", async () => {
+  const { page } = pg;
+  await page.locator('[data-tab="policy"]').click();
+  await page.getByTestId("relay-url").fill("");
+  await page.getByTestId("relay-apply").click();
+  await expect(page.getByTestId("relay-status")).toContainText("no relay");
+
+  let from = await nextSeq(page);
+  const refused = await curl("https://upstream.test/ok");
+  expect(refused.status).toBe("502");
+  const [decision] = await decisionsSince(page, from);
+  expect(decision).toMatchObject({ target: "https://upstream.test/ok", code: "upstream-unreadable", upstreamPath: "browser-fetch" });
+  expect(decision?.reason).toContain("run `npx tab relay` and open the page with ?relay=");
+
+  await page.getByTestId("relay-url").fill(relay.url);
+  await page.getByTestId("relay-url").press("Enter");
+  await expect(page.getByTestId("relay-status")).toContainText(`relay ${relay.url}`);
+  expect(await page.evaluate(() => localStorage.getItem("tab.relay"))).toBe(relay.url);
+  from = await nextSeq(page);
+  const served = await curl("https://upstream.test/ok");
+  expect(served.status).toBe("200");
+  expect(await decisionsSince(page, from)).toEqual([expect.objectContaining({ code: "served", upstreamPath: "wisp-relay" })]);
+  await page.screenshot({ path: "docs/screenshots/relay.png" }); // docs/guide.md, "Reaching hosts without CORS"
+});

@@ -1,0 +1,69 @@
+import type { UpstreamFetch } from "../../proxy";
+import { initialRelaySetting, parseRelayUrl, RELAY_STORAGE_KEY, type RelaySetting } from "./settings";
+import { testTrustAnchors } from "./test-trust";
+import { createWispRelayFetch, epoxyEngine, type RelayEngineFactory } from "./wisp-fetch";
+
+/**
+ * The page's relay setting, live: the proxy asks `current()` for every request, so a relay
+ * set in the Policy panel applies to the next request. Without one, requests go through the
+ * browser's fetch() as before.
+ */
+export interface PageRelay {
+  /** The relay in use now, with its fetch, or null (the browser's fetch()). */
+  current(): { url: string; fetch: UpstreamFetch } | null;
+  setting(): RelaySetting;
+  /** Sets the relay from the Policy panel and keeps it in localStorage; empty text clears it. */
+  set(text: string): RelaySetting;
+  onChange(listener: (setting: RelaySetting) => void): () => void;
+  /** How many TEST ONLY roots the page trusts besides the bundled ones (0 on every real visit). */
+  readonly testAnchors: number;
+  /** Why the test roots were ignored, if they were malformed. */
+  readonly testAnchorsError: string | undefined;
+}
+
+export interface PageRelayOptions {
+  params: URLSearchParams;
+  storage: Pick<Storage, "getItem" | "setItem" | "removeItem"> | null;
+  /** Where a test may define its extra roots (the page passes globalThis). */
+  scope: object;
+  open?: RelayEngineFactory;
+}
+
+export function createPageRelay(options: PageRelayOptions): PageRelay {
+  const trust = testTrustAnchors(options.scope);
+  const open = options.open ?? epoxyEngine;
+  const listeners = new Set<(setting: RelaySetting) => void>();
+  let setting = initialRelaySetting(options.params, options.storage);
+  let active: { url: string; fetch: UpstreamFetch } | null = null;
+  const activate = () => {
+    const url = setting.ok ? setting.url : null;
+    if (url === active?.url) return;
+    active = url === null ? null : { url, fetch: createWispRelayFetch(url, trust.anchors, open) };
+  };
+  activate();
+  return {
+    current: () => active,
+    setting: () => setting,
+    set(text) {
+      const trimmed = text.trim();
+      if (trimmed === "") {
+        options.storage?.removeItem(RELAY_STORAGE_KEY);
+        setting = { ok: true, url: null, source: "none" };
+      } else {
+        const parsed = parseRelayUrl(trimmed);
+        if (!parsed.ok) return { ok: false, error: parsed.error, text: trimmed, source: "policy panel" };
+        options.storage?.setItem(RELAY_STORAGE_KEY, parsed.url);
+        setting = { ok: true, url: parsed.url, source: "policy panel" };
+      }
+      activate();
+      for (const listener of listeners) listener(setting);
+      return setting;
+    },
+    onChange(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    testAnchors: trust.anchors.length,
+    testAnchorsError: trust.error,
+  };
+}
