@@ -1,4 +1,4 @@
-import { seqDiff } from "./tcp-reassembly";
+import { seqDiff } from "./tcp-sequence";
 import type { Timers } from "./timers";
 
 /**
