@@ -2,8 +2,11 @@ export { type Bounded, boundEvent, DEFAULT_LOG_LIMITS, type LogLimits } from "./
 export { displayText, escapeJsonText } from "./display";
 export type { EventKind, EventOf } from "./event";
 export { LogEvent, NewEvent } from "./event";
+export * from "./events/cache";
 export * from "./events/common";
 export * from "./events/guest";
+export * from "./events/kms";
+export * from "./events/policy";
 export * from "./events/proxy";
 export * from "./events/resolver";
 export * from "./events/runner";

@@ -53,14 +53,4 @@ export const ResolverLint = z.object({
   message: z.string(),
 });
 
-/** A content-addressed cache operation. */
-export const CacheEvent = z.object({
-  kind: z.literal("cache.event"),
-  op: z.enum(["hit", "miss", "put", "corrupt", "evict", "clear", "quota", "verify"]),
-  sha256: z.string().nullable(),
-  bytes: z.number().int().nonnegative(),
-  url: z.string().optional(),
-  message: z.string().optional(),
-});
-
-export const resolverEvents = [ResolverStep, ResolverRun, ResolverLint, CacheEvent] as const;
+export const resolverEvents = [ResolverStep, ResolverRun, ResolverLint] as const;
