@@ -17,7 +17,7 @@ import {
   type ProxyTimers,
 } from "../../proxy";
 import { caPem, createSessionCa, createTlsTerminator, type SessionCa, tlsTunnelHook } from "../../tls";
-import type { Command } from "../main";
+import type { Command } from "../command";
 import { socketStream } from "../proxy-socket";
 import { createNodeUpstream } from "../proxy-upstream";
 
