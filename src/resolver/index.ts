@@ -15,7 +15,7 @@ export {
 export { buildLockFile, type LockDependency, LockFile, lockedPins, parseLockFile, renderLockFile } from "./lock";
 export { pinOfLocal } from "./obtain";
 export { readOrgConfig } from "./org-config";
-export { baseOfHarnessPath, isWithin, joinPath, normalizePath } from "./paths";
+export { baseOfHarnessPath, isWithin, joinPath, resolveDotSegments } from "./paths";
 export {
   DEFAULT_PREFLIGHT_ENV,
   type ExpandOptions,
