@@ -1,5 +1,4 @@
 export {
-  type ApprovalTimers,
   DEFAULT_APPROVAL_TIMEOUT_MS,
   type WriteApprovalRequest,
   type WriteApprover,

@@ -1,9 +1,10 @@
 import { toBase64, utf8 } from "../bytes";
 import type { Cas } from "../cas";
-import type { Clock, EventLog, Verdict } from "../log";
+import type { EventLog, Verdict } from "../log";
+import type { Clock, Timers } from "../platform";
 import type { Policy } from "../policy";
 import type { OwnHandlers } from "../proxy";
-import type { ApprovalTimers, WriteApprover } from "./approval";
+import type { WriteApprover } from "./approval";
 import { createVaultHandlers, GRANT_HEADER } from "./endpoints";
 import type { KeyStore } from "./key-store";
 import { createKms, type Kms } from "./kms";
@@ -34,7 +35,7 @@ export interface VaultServiceOptions {
   approveWrite?: WriteApprover;
   /** How long a write grant waits for the operator (default 60 s). */
   approvalTimeoutMs?: number;
-  timers?: ApprovalTimers;
+  timers?: Timers;
 }
 
 export function createVaultService(options: VaultServiceOptions): VaultService {

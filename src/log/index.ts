@@ -1,3 +1,4 @@
+export type { Clock } from "../platform";
 export { type Bounded, boundEvent, DEFAULT_LOG_LIMITS, type LogLimits } from "./bound";
 export { displayText, escapeJsonText } from "./display";
 export type { EventKind, EventOf } from "./event";
@@ -24,5 +25,5 @@ export {
   toJsonLine,
   toJsonLines,
 } from "./jsonl";
-export { type Clock, createEventLog, type EventLog, type EventLogOptions, type Listener } from "./log";
+export { createEventLog, type EventLog, type EventLogOptions, type Listener } from "./log";
 export { allow, DECIDERS, Decider, guardRefusal, refuse, VERDICT_CODES, Verdict, VerdictCode } from "./verdict";

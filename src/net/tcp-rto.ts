@@ -1,5 +1,5 @@
+import type { Timers } from "../platform";
 import { seqDiff } from "./tcp-sequence";
-import type { Timers } from "./timers";
 
 /**
  * The retransmission timeout (RFC 6298): smoothed RTT and variance from one timed segment at

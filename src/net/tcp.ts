@@ -1,4 +1,5 @@
 import { type EventLog, refuse } from "../log";
+import type { Timers } from "../platform";
 import { formatIpv4Address, type Ipv4Address } from "./address";
 import type { NetCounters } from "./counters";
 import { allocateIpv4Frame, type Ipv4Route, TRANSPORT_OFFSET } from "./frame";
@@ -19,7 +20,6 @@ import {
 } from "./tcp-segment";
 import { seqAdd } from "./tcp-sequence";
 import type { TcpStream } from "./tcp-stream";
-import type { Timers } from "./timers";
 
 export type AcceptHandler = (stream: TcpStream) => void;
 

@@ -24,7 +24,6 @@ export type {
   OwnRequest,
   OwnResponse,
   ProxyOptions,
-  ProxyTimers,
   ResolveHost,
   TunnelContext,
   TunnelHook,

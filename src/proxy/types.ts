@@ -1,5 +1,6 @@
 import type { ByteStream } from "../bytes";
-import type { Clock, EventLog, Verdict } from "../log";
+import type { EventLog, Verdict } from "../log";
+import type { Clock, Timers } from "../platform";
 import type { Policy } from "../policy";
 import type { FetchOutcome } from "./fetch-endpoint";
 import type { HeaderList } from "./head";
@@ -119,15 +120,6 @@ export type OwnHandler = (request: OwnRequest) => Promise<OwnResponse>;
 /** Extra own endpoints keyed by "METHOD /path", e.g. `"POST /v0/vault/pull"`. */
 export type OwnHandlers = Readonly<Record<string, OwnHandler>>;
 
-/**
- * Injected timers (the page's, Node's, or a test's fake): the same shape as src/tls's and a
- * subset of src/net's, so a host passes one object to all three.
- */
-export interface ProxyTimers {
-  setTimeout(callback: () => void, ms: number): unknown;
-  clearTimeout(handle: unknown): void;
-}
-
 export interface ProxyOptions {
   /** The current policy; called per request, so the page can swap it live. */
   policy: () => Policy;
@@ -145,7 +137,7 @@ export interface ProxyOptions {
   resolveHost?: ResolveHost;
   handlers?: OwnHandlers;
   /** Without timers nothing times out (tests); hosts pass their real timers. */
-  timers?: ProxyTimers;
+  timers?: Timers;
   /** How long a request head may take, from its first byte (the connection's opening, for the first one); then 408. Default 30 s. */
   headTimeoutMs?: number;
   /** How long a connection or CONNECT tunnel may pass no traffic either way before it is closed. Default 5 min. */

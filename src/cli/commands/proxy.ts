@@ -2,6 +2,7 @@ import { readFile, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import { parseArgs } from "node:util";
 import { createEventLog, toJsonLine } from "../../log";
+import { systemClock, systemTimers, type Timers } from "../../platform";
 import { DEFAULT_POLICY, loadPolicy, type Policy, policyHash } from "../../policy";
 import {
   createProxy,
@@ -14,7 +15,6 @@ import {
   DEFAULT_UPSTREAM_TIMEOUT_MS,
   type EgressProxy,
   type ProxyOptions,
-  type ProxyTimers,
 } from "../../proxy";
 import { caPem, createSessionCa, createTlsTerminator, type SessionCa, tlsTunnelHook } from "../../tls";
 import type { Command } from "../command";
@@ -32,7 +32,8 @@ import { createNodeUpstream } from "../proxy-upstream";
 const LOGGED_KINDS = new Set(["proxy.decision", "tls.session", "tls.verdict"]);
 
 /** Node's timers, unref'd: a pending timeout alone never keeps the process alive. */
-const nodeTimers: ProxyTimers = {
+const nodeTimers: Timers = {
+  now: systemTimers.now,
   setTimeout: (callback, ms) => setTimeout(callback, ms).unref(),
   clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
 };
@@ -170,7 +171,7 @@ export const command: Command = {
       policy: () => policy,
       fetch: upstream.fetch,
       resolveHost: upstream.resolveHost,
-      clock: Date.now,
+      clock: systemClock,
       timers: nodeTimers,
       ...bounds,
       log,
