@@ -19,6 +19,7 @@ export type {
   FetchByValue,
   HostResolution,
   OwnDecision,
+  OwnEndpointSpec,
   OwnHandler,
   OwnHandlers,
   OwnRequest,

@@ -1,10 +1,10 @@
 import type { ByteStream } from "../bytes";
-import { logJsonLinesStream, refuse, type Verdict } from "../log";
-import { evaluate, policyHash, type Target } from "../policy";
+import { refuse, type Verdict } from "../log";
+import { evaluate, type Target } from "../policy";
 import { authorityOf, normaliseAuthority, tunnelAuthority } from "./authority";
 import { type BodyFailure, BUDGET_SPENT, readBody } from "./body";
 import { Connection, type DecisionMode, type DecisionRecord, decisionEvent } from "./connection";
-import { decodeCharge, fetchByValue, serveFetchEndpoint } from "./fetch-endpoint";
+import { decodeCharge } from "./fetch-endpoint";
 import { headerValue, parseRequestHead, type RequestHead, unforwardableMethod } from "./head";
 import { forwardRequestHeaders } from "./headers";
 import {
@@ -16,6 +16,7 @@ import {
   DEFAULT_MAX_CHUNKS,
   HEAD_LIMIT,
 } from "./limits";
+import { type OwnAnswer, ownEndpoints } from "./own-endpoints";
 import { contentTypeRefusal, crossSiteRefusal } from "./own-guard";
 import { relayResponse } from "./relay";
 import { CONNECTION_ESTABLISHED, CONTINUE, chunk, completeResponse, LAST_CHUNK, refusalResponse, responseHead } from "./respond";
@@ -51,6 +52,7 @@ export function createProxy(options: ProxyOptions): EgressProxy {
   };
   // One budget for every connection of this proxy (and its tunnels): what all bodies in flight may hold.
   const budget = new ByteBudget(positiveInteger("bodyBudgetBytes", options.bodyBudgetBytes ?? DEFAULT_BODY_BUDGET_BYTES));
+  const endpoints = ownEndpoints(options);
 
   async function serveConnection(stream: ByteStream, tunnel: TunnelContext | null): Promise<void> {
     let lastRequest: string | null = null;
@@ -104,6 +106,8 @@ export function createProxy(options: ProxyOptions): EgressProxy {
     private bodyRead = false;
     private decided = false;
     private continueSent = false;
+    /** Set once the request is for the proxy itself: the mode its endpoint files it under. */
+    private ownMode: DecisionMode | null = null;
     private readonly writtenBefore: number;
     /** This exchange's share of the in-flight budget, given back when it ends. */
     readonly lease = new BudgetLease(budget);
@@ -145,7 +149,7 @@ export function createProxy(options: ProxyOptions): EgressProxy {
       const target = this.head?.target ?? "";
       if (this.answered) {
         this.record({
-          mode: this.mode(target),
+          mode: this.mode(),
           method,
           target,
           status: 500,
@@ -173,7 +177,7 @@ export function createProxy(options: ProxyOptions): EgressProxy {
       const close = forceClose || verdict.code === "bad-request" || this.bodyPending || !(this.head?.keepAlive ?? false);
       const response = refusalResponse(verdict, close, extra.status);
       this.record({
-        mode: this.mode(target),
+        mode: this.mode(),
         method,
         target,
         status: response.status,
@@ -186,15 +190,11 @@ export function createProxy(options: ProxyOptions): EgressProxy {
       return close ? "close" : "continue";
     }
 
-    private mode(target: string): DecisionMode {
+    /** How the decision files this exchange: by the request-target's form, or by the own endpoint it reached. */
+    private mode(): DecisionMode {
       if (this.tunnel) return "tunnel";
-      const head = this.head;
-      if (!head) return "absolute";
-      if (head.method === "CONNECT") return "connect";
-      if (!head.target.startsWith("/")) return "absolute";
-      if (head.target.startsWith("/v0/fetch")) return "fetch";
-      if (head.target.startsWith("/v0/vault/")) return "vault";
-      return target.startsWith("/") ? "own" : "absolute";
+      if (this.head?.method === "CONNECT") return "connect";
+      return this.ownMode ?? "absolute";
     }
 
     /** The request body, within the body limits, the shared budget and the body timeout. */
@@ -358,7 +358,7 @@ export function createProxy(options: ProxyOptions): EgressProxy {
       const notes = [target.upgraded ? "http:// upgraded to https:// by policy" : "", relay.error ?? ""].filter(Boolean);
       const reason = notes.length > 0 ? `${outcome.verdict.reason} (${notes.join("; ")})` : outcome.verdict.reason;
       this.record({
-        mode: this.mode(shownTarget),
+        mode: this.mode(),
         method: head.method,
         target: shownTarget,
         status: outcome.response.status,
@@ -370,8 +370,9 @@ export function createProxy(options: ProxyOptions): EgressProxy {
       return relay.close ? "close" : "continue";
     }
 
-    /** Origin-form requests to the proxy itself: /v0/fetch, /v0/log, /v0/policy, handlers. */
+    /** Origin-form requests to the proxy itself: the route table of built-ins and handlers. */
     private async own(head: RequestHead): Promise<Next> {
+      this.ownMode = "own";
       const hostHeader = (headerValue(head.headers, "host") ?? "").toLowerCase();
       if (!ownHosts.has(hostHeader))
         return this.refuse(
@@ -384,139 +385,76 @@ export function createProxy(options: ProxyOptions): EgressProxy {
       const queryAt = head.target.indexOf("?");
       const path = queryAt === -1 ? head.target : head.target.slice(0, queryAt);
       const query = queryAt === -1 ? "" : head.target.slice(queryAt);
+      const route = `${head.method} ${path}`;
+      const endpoint = endpoints.get(route);
+      if (endpoint) this.ownMode = endpoint.mode;
       // A web page the user visits must not drive the proxy's own endpoints (issue 16).
       const crossSite = crossSiteRefusal(head.headers, ownHosts);
       if (crossSite) return this.refuse(head.method, path, crossSite);
-      const route = `${head.method} ${path}`;
-      const handler = Object.hasOwn(options.handlers ?? {}, route) ? options.handlers?.[route] : undefined;
-      const builtIn = route === "GET /v0/log" || route === "GET /v0/policy" || route === "POST /v0/fetch";
-      if (!builtIn && !handler) {
-        const reason = path.startsWith("/v0/vault/")
-          ? `${route} is not available: no vault handler is attached to this proxy`
-          : `the proxy has no endpoint ${route}`;
+      if (!endpoint) {
+        const reason = `the proxy has no endpoint ${route} (it has ${[...endpoints.keys()].join(", ")})`;
         return this.refuse(head.method, path, refuse("endpoint-not-allowed", reason, "net"));
       }
-      const jsonOnly = builtIn || path.startsWith("/v0/vault/");
-      const wrongType = contentTypeRefusal(head.method, path, head.headers, jsonOnly);
+      const wrongType = contentTypeRefusal(head.method, path, head.headers, endpoint.json);
       if (wrongType) return this.refuse(head.method, path, wrongType, true, { status: 415 });
-      // A /v0/fetch body of known length is admitted with what decoding it will hold, before it is read.
+      // A body of known length that will be decoded whole is admitted with what decoding it will hold, before it is read.
       const declared = head.framing.kind === "length" && head.framing.length <= limits.maxBodyBytes ? head.framing.length : null;
-      const decodeCharged = route === "POST /v0/fetch" && declared !== null;
+      const decodeCharged = endpoint.chargesDecode === true && declared !== null;
       if (decodeCharged && !this.lease.grow(decodeCharge(declared)))
         return this.refuse(head.method, path, refuse("too-large", BUDGET_SPENT, "net"), true, { status: 503 });
       const body = await this.body();
       if (!body.ok) return this.refuseBody(head.method, path, body.failure);
-      const close = !head.keepAlive;
-      const served = (reason: string): Verdict => ({ allowed: true, code: "served", reason, by: "net" });
+      return this.answer(head, path, await endpoint.serve({ head, path, query, body: body.body, lease: this.lease, decodeCharged }));
+    }
 
-      // The proxy's read-only endpoints: one canonical event each, then the complete answer.
-      const answerOwn = async (contentType: string, text: Uint8Array, reason: string) => {
-        this.record({
-          mode: "own",
-          method: head.method,
-          target: path,
-          status: 200,
-          bytes: text.length,
-          headers: head.headers,
-          verdict: served(reason),
-        });
-        await this.conn.write(...completeResponse(200, contentType, text, close));
-      };
-      if (route === "GET /v0/log") {
-        // Streamed as the client reads: a full ring is never held as one string, and the
-        // answer is never dropped for being large.
-        const headers: [string, string][] = [
-          ["Content-Type", "application/x-ndjson"],
-          ["Transfer-Encoding", "chunked"],
-          ["X-Verdict", "served"],
-          ["X-Log-Dropped", String(options.log.dropped)],
-        ];
-        if (close) headers.push(["Connection", "close"]);
-        let bytes = 0;
-        try {
-          await this.conn.write(responseHead(200, headers));
-          const reader = logJsonLinesStream(options.log).getReader();
-          for (let part = await reader.read(); !part.done; part = await reader.read()) {
-            bytes += part.value.length;
-            await this.conn.write(...chunk(part.value));
-          }
-          await this.conn.write(LAST_CHUNK);
-        } finally {
-          this.record({
-            mode: "own",
-            method: head.method,
-            target: path,
-            status: 200,
-            bytes,
-            headers: head.headers,
-            verdict: served("the proxy's event log, as JSON lines"),
-          });
-        }
-      } else if (route === "GET /v0/policy") {
-        const policy = options.policy();
-        const text = new TextEncoder().encode(`${JSON.stringify({ policy, sha256: await policyHash(policy) })}\n`);
-        await answerOwn("application/json", text, "the proxy's policy and its hash");
-      } else if (route === "POST /v0/fetch") {
-        const outcome = await serveFetchEndpoint(options, options.policy(), body.body, this.lease, decodeCharged);
-        if (outcome.kind === "refused")
-          return this.refuse(head.method, outcome.target, outcome.verdict, false, {
-            ...(outcome.upstream ? { upstream: outcome.upstream } : {}),
-            ...(outcome.status === undefined ? {} : { status: outcome.status }),
-          });
-        const text = new TextEncoder().encode(`${JSON.stringify(outcome.answer)}\n`);
-        this.record({
-          mode: "fetch",
-          method: outcome.method,
-          target: outcome.target,
-          status: outcome.answer.status,
-          bytes: outcome.bytes,
-          headers: head.headers,
-          upstream: outcome.upstream,
-          verdict: outcome.verdict,
-        });
-        await this.conn.write(...completeResponse(200, "application/json", text, close));
-      } else if (handler) {
-        let answer: Awaited<ReturnType<typeof handler>>;
-        try {
-          const policy = options.policy();
-          answer = await handler({
-            method: head.method,
-            path,
-            query,
-            headers: head.headers,
-            body: body.body,
-            policy,
-            fetchByValue: (request) => fetchByValue(options, policy, request, this.lease),
-          });
-        } catch (error) {
-          return this.refuse(
-            head.method,
-            path,
-            refuse("upstream-error", `the ${route} handler failed: ${error instanceof Error ? error.message : String(error)}`, "net"),
-          );
-        }
-        const target = answer.target ?? path;
-        const described = answer.decision ?? {};
-        const upstream = described.upstream === undefined ? {} : { upstream: described.upstream };
-        if (!answer.verdict.allowed)
-          return this.refuse(head.method, target, answer.verdict, false, {
-            ...(described.mode ? { mode: described.mode } : {}),
-            ...(described.status === undefined ? {} : { status: described.status }),
-            ...upstream,
-          });
-        const text = typeof answer.body === "string" ? new TextEncoder().encode(answer.body) : (answer.body ?? new Uint8Array(0));
-        const status = answer.status ?? 200;
-        this.record({
-          mode: described.mode ?? this.mode(path),
-          method: head.method,
-          target,
-          status,
-          bytes: text.length,
-          headers: head.headers,
-          verdict: answer.verdict,
+    /** An own endpoint's answer: its one decision, recorded here, and its reply (complete, or chunked as it streams). */
+    private async answer(head: RequestHead, path: string, answer: OwnAnswer): Promise<Next> {
+      const target = answer.target ?? path;
+      const upstream = answer.upstream === undefined ? {} : { upstream: answer.upstream };
+      if (!answer.verdict.allowed)
+        return this.refuse(head.method, target, answer.verdict, false, {
+          mode: answer.mode,
+          ...(answer.status === undefined ? {} : { status: answer.status }),
           ...upstream,
         });
-        await this.conn.write(...completeResponse(status, answer.contentType ?? "application/json", text, close));
+      const close = !head.keepAlive;
+      const status = answer.status ?? 200;
+      const contentType = answer.contentType ?? "application/json";
+      const record = (bytes: number) =>
+        this.record({
+          mode: answer.mode,
+          method: answer.decision?.method ?? head.method,
+          target,
+          status: answer.decision?.status ?? status,
+          bytes: answer.decision?.bytes ?? bytes,
+          headers: head.headers,
+          ...upstream,
+          verdict: answer.verdict,
+        });
+      const body = answer.body ?? new Uint8Array(0);
+      if (body instanceof Uint8Array) {
+        record(body.length);
+        await this.conn.write(...completeResponse(status, contentType, body, close));
+        return close ? "close" : "continue";
+      }
+      const headers: [string, string][] = [
+        ["Content-Type", contentType],
+        ["Transfer-Encoding", "chunked"],
+        ["X-Verdict", "served"],
+        ...(answer.headers ?? []),
+      ];
+      if (close) headers.push(["Connection", "close"]);
+      let bytes = 0;
+      try {
+        await this.conn.write(responseHead(status, headers));
+        const reader = body.getReader();
+        for (let part = await reader.read(); !part.done; part = await reader.read()) {
+          bytes += part.value.length;
+          await this.conn.write(...chunk(part.value));
+        }
+        await this.conn.write(LAST_CHUNK);
+      } finally {
+        record(bytes);
       }
       return close ? "close" : "continue";
     }

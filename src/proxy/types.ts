@@ -96,7 +96,7 @@ export interface OwnRequest {
 
 /** How the one decision event describes a handler's request, when the defaults do not fit. */
 export interface OwnDecision {
-  /** "fetch" for a handler that fetched upstream by value (default: "own", or "vault" under /v0/vault/). */
+  /** "fetch" for a handler that fetched upstream by value (default: the endpoint's declared mode). */
   mode?: "own" | "fetch";
   /** The URL actually fetched, when it differs from `target` (a CORS relay). */
   upstream?: string;
@@ -117,8 +117,17 @@ export interface OwnResponse {
 
 export type OwnHandler = (request: OwnRequest) => Promise<OwnResponse>;
 
+/** A handler that declares how its endpoint is filed; a bare `OwnHandler` is `{ mode: "own", json: false }`. */
+export interface OwnEndpointSpec {
+  /** The decision event's mode for this endpoint's requests, refused or served (default "own"). */
+  mode?: "own" | "vault";
+  /** A POST, PUT or PATCH must carry `Content-Type: application/json` (default: only HTML form types are refused). */
+  json?: boolean;
+  handle: OwnHandler;
+}
+
 /** Extra own endpoints keyed by "METHOD /path", e.g. `"POST /v0/vault/pull"`. */
-export type OwnHandlers = Readonly<Record<string, OwnHandler>>;
+export type OwnHandlers = Readonly<Record<string, OwnHandler | OwnEndpointSpec>>;
 
 export interface ProxyOptions {
   /** The current policy; called per request, so the page can swap it live. */
