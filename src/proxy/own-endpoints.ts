@@ -1,10 +1,11 @@
 import { utf8 } from "../bytes";
 import { logJsonLinesStream, refuse, type Verdict } from "../log";
 import { policyHash } from "../policy";
-import type { DecisionMode } from "./connection";
+import type { Connection, DecisionMode } from "./connection";
 import { fetchByValue, serveFetchEndpoint } from "./fetch-endpoint";
 import type { RequestHead } from "./head";
 import type { BudgetLease } from "./limits";
+import { chunk, completeResponse, LAST_CHUNK, responseHead } from "./respond";
 import type { OwnEndpointSpec, OwnHandler, ProxyOptions } from "./types";
 
 /**
@@ -158,4 +159,38 @@ function handlerEndpoint(route: string, declared: OwnHandler | OwnEndpointSpec, 
       };
     },
   };
+}
+
+/**
+ * Writes a served answer: complete, or chunked as its stream yields. `record` hears the bytes
+ * sent: before a complete reply is written, after a streamed one ends (however it ended).
+ */
+export async function sendOwnReply(conn: Connection, answer: OwnAnswer, close: boolean, record: (bytes: number) => void): Promise<void> {
+  const status = answer.status ?? 200;
+  const contentType = answer.contentType ?? "application/json";
+  const body = answer.body ?? new Uint8Array(0);
+  if (body instanceof Uint8Array) {
+    record(body.length);
+    await conn.write(...completeResponse(status, contentType, body, close));
+    return;
+  }
+  const headers: [string, string][] = [
+    ["Content-Type", contentType],
+    ["Transfer-Encoding", "chunked"],
+    ["X-Verdict", "served"],
+    ...(answer.headers ?? []),
+  ];
+  if (close) headers.push(["Connection", "close"]);
+  let bytes = 0;
+  try {
+    await conn.write(responseHead(status, headers));
+    const reader = body.getReader();
+    for (let part = await reader.read(); !part.done; part = await reader.read()) {
+      bytes += part.value.length;
+      await conn.write(...chunk(part.value));
+    }
+    await conn.write(LAST_CHUNK);
+  } finally {
+    record(bytes);
+  }
 }
