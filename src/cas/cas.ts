@@ -1,5 +1,6 @@
 import { type Sha256, sha256Hex, webSha256 } from "../bytes";
-import { type Clock, type EventLog, refuse, type Verdict } from "../log";
+import { type EventLog, refuse, type Verdict } from "../log";
+import { type Clock, systemClock } from "../platform";
 import { CasQuotaError, type CasStore, EntryRecord, isQuotaError, SHA256_HEX, UrlRecord } from "./store";
 
 /** What a read found. Corrupt bytes are never returned: only the refusal that says so. */
@@ -49,7 +50,7 @@ export interface CasOptions {
 export function createCas(options: CasOptions): Cas {
   const { store, log } = options;
   const digest = options.digest ?? webSha256;
-  const clock = options.clock ?? Date.now;
+  const clock = options.clock ?? systemClock;
   const emit = (
     op: "hit" | "miss" | "put" | "corrupt" | "evict" | "clear" | "quota" | "verify",
     sha256: string | null,

@@ -1,12 +1,9 @@
+import type { Command } from "./command";
+
 /**
  * The Node host's command line. Each command lives in its own file under ./commands and is
  * loaded only when asked for, so `npx tab --help` stays fast.
  */
-export interface Command {
-  summary: string;
-  usage: string;
-  run(args: string[]): Promise<number>;
-}
 
 const COMMANDS: Record<string, () => Promise<{ command: Command }>> = {
   proxy: () => import("./commands/proxy"),

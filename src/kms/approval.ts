@@ -1,3 +1,5 @@
+import type { Timers } from "../platform";
+
 /**
  * Write grants need the operator. A write grant unlocks the vault's signing key, so a guest
  * process (an agent under llrun reaches the proxy port too) must not get one by asking: the
@@ -20,17 +22,6 @@ export interface WriteApprovalRequest {
 /** Resolves true to approve, false to deny. A rejection is a denial. */
 export type WriteApprover = (request: WriteApprovalRequest) => Promise<boolean>;
 
-/** Injected timers (the page's, Node's, or a test's fake), the same shape as the proxy's. */
-export interface ApprovalTimers {
-  setTimeout(callback: () => void, ms: number): unknown;
-  clearTimeout(handle: unknown): void;
-}
-
-export const hostTimers: ApprovalTimers = {
-  setTimeout: (callback, ms) => globalThis.setTimeout(callback, ms),
-  clearTimeout: (handle) => globalThis.clearTimeout(handle as ReturnType<typeof globalThis.setTimeout>),
-};
-
 /** How long a write grant waits for the operator by default. */
 export const DEFAULT_APPROVAL_TIMEOUT_MS = 60_000;
 
@@ -40,7 +31,7 @@ export type ApprovalAnswer = { kind: "approved" } | { kind: "denied" } | { kind:
 export function askOperator(
   approver: WriteApprover,
   request: Omit<WriteApprovalRequest, "signal">,
-  timers: ApprovalTimers,
+  timers: Timers,
   timeoutMs: number,
 ): Promise<ApprovalAnswer> {
   const controller = new AbortController();

@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import { decodeUtf8Strict, fromBase64, sha256Hex, toBase64 } from "../bytes";
 import { allow, type EventLog, refuse, type Verdict } from "../log";
-import { headerValue, type OwnHandlers, type OwnRequest, type OwnResponse } from "../proxy";
+import { headerValue, type OwnEndpointSpec, type OwnRequest, type OwnResponse } from "../proxy";
 import { type Grant, grantLabel, type Kms } from "./kms";
 import { GrantRequest, PullRequest, PushRequest } from "./schema";
 import { createSerial } from "./serial";
@@ -54,7 +54,12 @@ function parseBody<S extends z.ZodType>(schema: S, body: Uint8Array): Parsed<z.o
 
 const json = (value: unknown): string => `${JSON.stringify(value)}\n`;
 
-export function createVaultHandlers(options: VaultEndpointOptions): OwnHandlers {
+const vaultEndpoint = (handle: OwnEndpointSpec["handle"]): OwnEndpointSpec => ({ mode: "vault", json: true, handle });
+
+/** The vault's routes on the proxy: filed as "vault" decisions, JSON bodies only. */
+export type VaultHandlers = Readonly<Record<"POST /v0/vault/grant" | "POST /v0/vault/pull" | "POST /v0/vault/push", OwnEndpointSpec>>;
+
+export function createVaultHandlers(options: VaultEndpointOptions): VaultHandlers {
   const { kms, storage, log } = options;
   const oneAtATime = createSerial();
 
@@ -138,7 +143,7 @@ export function createVaultHandlers(options: VaultEndpointOptions): OwnHandlers 
   }
 
   return {
-    "POST /v0/vault/grant": async (request) => {
+    "POST /v0/vault/grant": vaultEndpoint(async (request) => {
       const parsed = parseBody(GrantRequest, request.body);
       if (!parsed.ok) {
         log.append({ kind: "kms.event", op: "grant", vaultId: parsed.vaultId, command: "", ...parsed.verdict });
@@ -154,19 +159,19 @@ export function createVaultHandlers(options: VaultEndpointOptions): OwnHandlers 
         target: `vault:${vaultId}/grant`,
         body: json({ grant: grant.id, vault_id: vaultId, op: grant.op, command: grant.command, expires_at: grant.expiresAt }),
       };
-    },
+    }),
 
-    "POST /v0/vault/pull": async (request) => {
+    "POST /v0/vault/pull": vaultEndpoint(async (request) => {
       const parsed = parseBody(PullRequest, request.body);
       if (!parsed.ok) return refused("pull", parsed.vaultId, parsed.verdict);
       const vaultId = parsed.value.vault_id;
       return oneAtATime(vaultId, () => pull(vaultId, request));
-    },
+    }),
 
-    "POST /v0/vault/push": async (request) => {
+    "POST /v0/vault/push": vaultEndpoint(async (request) => {
       const parsed = parseBody(PushRequest, request.body);
       if (!parsed.ok) return refused("push", parsed.vaultId, parsed.verdict);
       return oneAtATime(parsed.value.vault_id, () => push(parsed.value, request));
-    },
+    }),
   };
 }

@@ -1,11 +1,10 @@
 export {
-  type ApprovalTimers,
   DEFAULT_APPROVAL_TIMEOUT_MS,
   type WriteApprovalRequest,
   type WriteApprover,
 } from "./approval";
 export { generateVaultKeys, type VaultKeys, type WriteKeys } from "./crypto";
-export { createVaultHandlers, GRANT_HEADER, type VaultEndpointOptions } from "./endpoints";
+export { createVaultHandlers, GRANT_HEADER, type VaultEndpointOptions, type VaultHandlers } from "./endpoints";
 export { describeHead, judgeBase, judgeHead, STALE_BASE_CODE } from "./head";
 export { createIdbKeyStore, createMemoryKeyStore, KeyRecord, type KeyStore } from "./key-store";
 export {

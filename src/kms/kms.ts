@@ -1,7 +1,8 @@
 import { toHex } from "../bytes";
-import { allow, type Clock, type EventLog, refuse, type Verdict } from "../log";
+import { allow, type EventLog, refuse, type Verdict } from "../log";
+import { type Clock, systemClock, systemTimers, type Timers } from "../platform";
 import type { Policy } from "../policy";
-import { type ApprovalTimers, askOperator, DEFAULT_APPROVAL_TIMEOUT_MS, hostTimers, type WriteApprover } from "./approval";
+import { askOperator, DEFAULT_APPROVAL_TIMEOUT_MS, type WriteApprover } from "./approval";
 import { generateVaultKeys, type VaultKeys, type WriteKeys } from "./crypto";
 import { KeyRecord, type KeyStore } from "./key-store";
 import type { VaultHead, VaultOp } from "./schema";
@@ -89,7 +90,7 @@ export interface KmsOptions {
   /** How long a write grant waits for the operator (default 60 s), then it is refused. */
   approvalTimeoutMs?: number;
   /** Timers for that wait (default the host's). */
-  timers?: ApprovalTimers;
+  timers?: Timers;
   /** How many write grants may wait for the operator at once; more are refused at once (default 4). */
   maxPendingApprovals?: number;
 }
@@ -99,7 +100,7 @@ export const grantLabel = (id: string): string => `${id.slice(0, 10)}…`;
 
 export function createKms(options: KmsOptions): Kms {
   const { log } = options;
-  const clock = options.clock ?? Date.now;
+  const clock = options.clock ?? systemClock;
   const ttl = options.grantTtlMs ?? 120_000;
   const maxGrants = options.maxGrants ?? 1000;
   const approvalTimeoutMs = options.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS;
@@ -165,7 +166,7 @@ export function createKms(options: KmsOptions): Kms {
       const answer = await askOperator(
         options.approveWrite,
         { vaultId, op: "write", command, deadline: clock() + approvalTimeoutMs },
-        options.timers ?? hostTimers,
+        options.timers ?? systemTimers,
         approvalTimeoutMs,
       );
       switch (answer.kind) {

@@ -1,10 +1,10 @@
 import { toBase64, utf8 } from "../bytes";
 import type { Cas } from "../cas";
-import type { Clock, EventLog, Verdict } from "../log";
+import type { EventLog, Verdict } from "../log";
+import type { Clock, Timers } from "../platform";
 import type { Policy } from "../policy";
-import type { OwnHandlers } from "../proxy";
-import type { ApprovalTimers, WriteApprover } from "./approval";
-import { createVaultHandlers, GRANT_HEADER } from "./endpoints";
+import type { WriteApprover } from "./approval";
+import { createVaultHandlers, GRANT_HEADER, type VaultHandlers } from "./endpoints";
 import type { KeyStore } from "./key-store";
 import { createKms, type Kms } from "./kms";
 import { EMPTY_HEAD, type VaultHead } from "./schema";
@@ -15,7 +15,7 @@ export interface VaultService {
   kms: Kms;
   storage: VaultStorage;
   /** For `createProxy({ handlers })`. */
-  handlers: OwnHandlers;
+  handlers: VaultHandlers;
   /**
    * Pushes as the host itself (e.g. the page seeding a demo vault): a write grant (the host's
    * own, so no operator approval), then the same push endpoint the guest uses, so both steps
@@ -34,7 +34,7 @@ export interface VaultServiceOptions {
   approveWrite?: WriteApprover;
   /** How long a write grant waits for the operator (default 60 s). */
   approvalTimeoutMs?: number;
-  timers?: ApprovalTimers;
+  timers?: Timers;
 }
 
 export function createVaultService(options: VaultServiceOptions): VaultService {
@@ -57,14 +57,12 @@ export function createVaultService(options: VaultServiceOptions): VaultService {
     async pushAsHost(vaultId, objects, policy, command, base = EMPTY_HEAD) {
       const granted = await kms.grant({ vaultId, op: "write", command, requester: "host" }, policy);
       if (!granted.grant) return granted.verdict;
-      const push = handlers["POST /v0/vault/push"];
-      if (!push) throw new Error("the vault handlers have no push endpoint");
       const body = JSON.stringify({
         vault_id: vaultId,
         base,
         objects: objects.map((o) => ({ path: o.path, content_base64: toBase64(o.bytes) })),
       });
-      const answer = await push({
+      const answer = await handlers["POST /v0/vault/push"].handle({
         method: "POST",
         path: "/v0/vault/push",
         query: "",

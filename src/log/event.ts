@@ -1,6 +1,9 @@
 import { z } from "zod";
+import { cacheEvents } from "./events/cache";
 import { Stamp } from "./events/common";
 import { guestEvents } from "./events/guest";
+import { kmsEvents } from "./events/kms";
+import { policyEvents } from "./events/policy";
 import { proxyEvents } from "./events/proxy";
 import { resolverEvents } from "./events/resolver";
 import { runnerEvents } from "./events/runner";
@@ -14,10 +17,13 @@ import { wireEvents } from "./events/wire";
 export const NewEvent = z.discriminatedUnion("kind", [
   ...wireEvents,
   ...proxyEvents,
+  ...policyEvents,
   ...tlsEvents,
   ...resolverEvents,
+  ...cacheEvents,
   ...guestEvents,
   ...skillsEvents,
+  ...kmsEvents,
   ...sessionEvents,
   ...runnerEvents,
   ...tourEvents,

@@ -1,9 +1,13 @@
+export type { Clock } from "../platform";
 export { type Bounded, boundEvent, DEFAULT_LOG_LIMITS, type LogLimits } from "./bound";
 export { displayText, escapeJsonText } from "./display";
 export type { EventKind, EventOf } from "./event";
 export { LogEvent, NewEvent } from "./event";
+export * from "./events/cache";
 export * from "./events/common";
 export * from "./events/guest";
+export * from "./events/kms";
+export * from "./events/policy";
 export * from "./events/proxy";
 export * from "./events/resolver";
 export * from "./events/runner";
@@ -21,5 +25,5 @@ export {
   toJsonLine,
   toJsonLines,
 } from "./jsonl";
-export { type Clock, createEventLog, type EventLog, type EventLogOptions, type Listener } from "./log";
+export { createEventLog, type EventLog, type EventLogOptions, type Listener } from "./log";
 export { allow, DECIDERS, Decider, guardRefusal, refuse, VERDICT_CODES, Verdict, VerdictCode } from "./verdict";

@@ -1,8 +1,6 @@
+import { type Clock, systemClock } from "../platform";
 import { boundEvent, DEFAULT_LOG_LIMITS, type LogLimits } from "./bound";
 import type { EventKind, EventOf, LogEvent, NewEvent } from "./event";
-
-/** A clock in milliseconds since the Unix epoch; injected so tests and replays are exact. */
-export type Clock = () => number;
 
 export type Listener = (event: LogEvent) => void;
 
@@ -52,7 +50,7 @@ export function createEventLog(options: EventLogOptions = {}): EventLog {
   };
   checkLimits(limits);
   const { capacity, maxBytes } = limits;
-  const clock = options.clock ?? Date.now;
+  const clock = options.clock ?? systemClock;
   const ring: (LogEvent | undefined)[] = [];
   const sizes: number[] = [];
   const listeners = new Set<Listener>();

@@ -138,6 +138,7 @@ describe("an answer that is not one valid step stops the loop with a clear reaso
   it("gives up on a model API that does not answer within the per-call timeout (upstream-error)", async () => {
     let fire: (() => void) | null = null;
     const timers = {
+      now: () => 0,
       setTimeout: (callback: () => void) => {
         fire = callback;
         return 1;

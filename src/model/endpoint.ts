@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { utf8 } from "../bytes";
 import { allow, refuse, type Verdict } from "../log";
-import type { OwnDecision, OwnHandlers, OwnRequest, OwnResponse, ProxyTimers } from "../proxy";
+import type { Timers } from "../platform";
+import type { OwnDecision, OwnHandlers, OwnRequest, OwnResponse } from "../proxy";
 import { parseModelAnswer } from "./answer";
 import { systemPrompt, userMessage, type VerbUsage } from "./prompt";
 import { redactSecret } from "./redact";
@@ -56,7 +57,7 @@ export interface ModelEndpointOptions {
   /** The runner's rule for one step line (`AgentStep`). */
   stepSchema: z.ZodType<string>;
   /** Without timers a call never times out (tests); hosts pass theirs. */
-  timers?: ProxyTimers;
+  timers?: Timers;
   timeoutMs?: number;
 }
 

@@ -24,6 +24,5 @@ export type { TcpState } from "./tcp-connection";
 export { DEFAULT_TCP_CONFIG, type TcpConfig } from "./tcp-host";
 export { parseTcpSegment, serializeTcpSegment, type TcpHeaderFields, type TcpSegment } from "./tcp-segment";
 export type { TcpStream } from "./tcp-stream";
-export { systemTimers, type Timers } from "./timers";
 export { parseUdpDatagram, serializeUdpDatagram, type UdpDatagram } from "./udp";
 export { connectV86Link, type V86Bus } from "./v86-link";

@@ -1,5 +1,6 @@
 import type { EventLog } from "../log";
 import { refuse } from "../log";
+import { systemTimers, type Timers } from "../platform";
 import {
   BROADCAST_MAC,
   formatIpv4Address,
@@ -31,7 +32,6 @@ import { MalformedFrame } from "./malformed";
 import { observeLink } from "./observe";
 import { type AcceptHandler, type ConnectionInfo, createTcpLayer } from "./tcp";
 import { DEFAULT_TCP_CONFIG, type TcpConfig } from "./tcp-host";
-import { systemTimers, type Timers } from "./timers";
 import { parseUdpDatagram, serializeUdpDatagram, type UdpDatagram } from "./udp";
 
 /** Addresses on the wire. The guest uses a static address (no DHCP). */

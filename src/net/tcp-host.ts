@@ -1,8 +1,8 @@
+import type { Timers } from "../platform";
 import type { NetCounters } from "./counters";
 import type { TcpConnection } from "./tcp-connection";
 import type { TcpHeaderFields } from "./tcp-segment";
 import type { TcpStream } from "./tcp-stream";
-import type { Timers } from "./timers";
 
 /** TCP tunables. Defaults in DEFAULT_TCP_CONFIG; tests shrink them. */
 export interface TcpConfig {

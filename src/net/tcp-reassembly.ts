@@ -1,5 +1,4 @@
-/** Sequence-number difference modulo 2^32 (RFC 9293 §3.4). */
-export const seqDiff = (a: number, b: number): number => (a - b) | 0;
+import { seqDiff } from "./tcp-sequence";
 
 export interface HeldSegment {
   seq: number;

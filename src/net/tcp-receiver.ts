@@ -1,7 +1,7 @@
 import type { TcpHost } from "./tcp-host";
-import { ReorderBuffer, seqDiff } from "./tcp-reassembly";
+import { ReorderBuffer } from "./tcp-reassembly";
 import { TCP_FIN, type TcpSegment } from "./tcp-segment";
-import { seqAdd } from "./tcp-sequence";
+import { seqAdd, seqDiff } from "./tcp-sequence";
 import type { StreamEnds } from "./tcp-stream";
 import { Deadline } from "./timers";
 

@@ -1,5 +1,5 @@
-import { seqDiff } from "./tcp-reassembly";
-import type { Timers } from "./timers";
+import type { Timers } from "../platform";
+import { seqDiff } from "./tcp-sequence";
 
 /**
  * The retransmission timeout (RFC 6298): smoothed RTT and variance from one timed segment at

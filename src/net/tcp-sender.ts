@@ -1,9 +1,8 @@
 import type { TcpHost } from "./tcp-host";
-import { seqDiff } from "./tcp-reassembly";
 import { RtoEstimator } from "./tcp-rto";
 import { TCP_ACK, TCP_FIN, TCP_PSH, TCP_SYN, type TcpHeaderFields, type TcpSegment } from "./tcp-segment";
 import { SendBuffer } from "./tcp-send-buffer";
-import { seqAdd } from "./tcp-sequence";
+import { seqAdd, seqDiff } from "./tcp-sequence";
 import { Deadline } from "./timers";
 
 /** A segment's header as the send side fills it; the connection adds the ports and the window. */

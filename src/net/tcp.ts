@@ -1,4 +1,5 @@
 import { type EventLog, refuse } from "../log";
+import type { Timers } from "../platform";
 import { formatIpv4Address, type Ipv4Address } from "./address";
 import type { NetCounters } from "./counters";
 import { allocateIpv4Frame, type Ipv4Route, TRANSPORT_OFFSET } from "./frame";
@@ -17,8 +18,8 @@ import {
   tcpHeaderLength,
   writeTcpHeader,
 } from "./tcp-segment";
+import { seqAdd } from "./tcp-sequence";
 import type { TcpStream } from "./tcp-stream";
-import type { Timers } from "./timers";
 
 export type AcceptHandler = (stream: TcpStream) => void;
 
@@ -131,7 +132,7 @@ export function createTcpLayer(options: TcpLayerOptions): TcpLayer {
     const header: TcpHeaderFields =
       seg.flags & TCP_ACK
         ? { srcPort: seg.dstPort, dstPort: seg.srcPort, seq: seg.ack, ack: 0, flags: TCP_RST, window: 0 }
-        : { srcPort: seg.dstPort, dstPort: seg.srcPort, seq: 0, ack: (seg.seq + length) >>> 0, flags: TCP_RST | TCP_ACK, window: 0 };
+        : { srcPort: seg.dstPort, dstPort: seg.srcPort, seq: 0, ack: seqAdd(seg.seq, length), flags: TCP_RST | TCP_ACK, window: 0 };
     sendSegment(options.route(packet.dst, packet.src), header, 0, null);
   }
 

@@ -1,17 +1,4 @@
-/** Time and timers, injected so TCP's retransmission and delayed ACKs are deterministic in tests. */
-export interface Timers {
-  /** Milliseconds on a monotonic clock. */
-  now(): number;
-  setTimeout(callback: () => void, ms: number): unknown;
-  clearTimeout(handle: unknown): void;
-}
-
-/** The host's own timers (page or Node). */
-export const systemTimers: Timers = {
-  now: () => (typeof performance !== "undefined" ? performance.now() : Date.now()),
-  setTimeout: (callback, ms) => globalThis.setTimeout(callback, ms),
-  clearTimeout: (handle) => globalThis.clearTimeout(handle as ReturnType<typeof globalThis.setTimeout>),
-};
+import type { Timers } from "../platform";
 
 /**
  * A re-armable deadline over one underlying timer. Moving the deadline later (what every ACK

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_POLICY, decide, evaluate, normalisePath, type Policy, Policy as PolicySchema } from "./index";
+import { canonicalRequestPath, DEFAULT_POLICY, decide, evaluate, type Policy, Policy as PolicySchema } from "./index";
 
 // The host, endpoint and port allowlists (docs/decisions/0005-the-page-is-the-only-network-client.md); no IP literals.
 const policy: Policy = PolicySchema.parse({
@@ -166,7 +166,7 @@ describe("decide: the URL fetched is exactly the URL the policy checked", () => 
     const sent = new URL(target?.url ?? "");
     expect(sent.pathname + sent.search).toBe(path + query);
     // Checking the checked path again changes nothing: no rewrite can make it more dangerous.
-    expect(normalisePath(path)).toEqual({ ok: true, path });
+    expect(canonicalRequestPath(path)).toEqual({ ok: true, path });
   });
 
   it("compares a rule's prefix in the same form as the path", () => {

@@ -113,7 +113,7 @@ function evaluateUrl(policy: Policy, method: string, url: string): Decision {
   const queryStart = pathAndMore.indexOf("?");
   const rawPath = queryStart === -1 ? pathAndMore : pathAndMore.slice(0, queryStart);
   const query = queryStart === -1 ? "" : canonicalQuery(pathAndMore.slice(queryStart));
-  const path = normalisePath(rawPath === "" ? "/" : rawPath);
+  const path = canonicalRequestPath(rawPath === "" ? "/" : rawPath);
   const target: Target = {
     scheme: fetchScheme,
     host: host.name,
@@ -200,7 +200,7 @@ const UNRESERVED = /[A-Za-z0-9\-._~]/;
 // one `fetch()` and `new URL()` send, byte for byte.
 const WHATWG_PATH_ENCODES = /["<>^`{}]/g;
 
-export type NormalisedPath = { ok: true; path: string } | { ok: false; reason: string };
+export type CanonicalRequestPath = { ok: true; path: string } | { ok: false; reason: string };
 
 /**
  * The one form a path is matched in and sent upstream in (README "Paths"): percent-encoded
@@ -210,7 +210,7 @@ export type NormalisedPath = { ok: true; path: string } | { ok: false; reason: s
  * one (`%2e`, `..;x`, `..%3B`, `.. `), `%25` (double encoding), encoded control characters,
  * escapes that are not UTF-8 (overlong `%C0%AF`), malformed escapes.
  */
-export function normalisePath(raw: string): NormalisedPath {
+export function canonicalRequestPath(raw: string): CanonicalRequestPath {
   if (!raw.startsWith("/")) return { ok: false, reason: "does not start with /" };
   if (/\\|%5c/i.test(raw)) return { ok: false, reason: "contains a backslash" };
   // A server that decodes %2F before splitting sees segments we never checked (`..%2F..%2Fx`).

@@ -10,12 +10,12 @@ export {
   parseIPv6,
 } from "./address";
 export {
+  type CanonicalRequestPath,
+  canonicalRequestPath,
   type Decision,
   decide,
   evaluate,
   findHostRule,
-  type NormalisedPath,
-  normalisePath,
   type PolicyRequest,
   pathHasPrefix,
   type Target,

@@ -358,16 +358,20 @@ describe("the proxy's own endpoints", () => {
     expect(parseResponse(await roundTrip(proxy, get("https://pastebin.com/x"))).status).toBe(200);
   });
 
-  it("plugs a vault handler in by route; without one, the vault route is refused", async () => {
+  it("plugs a vault handler in by route, filed under the mode it declares; without one, the vault route is refused", async () => {
     const without = setup();
     expect(parseResponse(await roundTrip(without.proxy, post("/v0/vault/pull", "{}"))).headers["x-verdict"]).toBe("endpoint-not-allowed");
     const withVault = setup({
       handlers: {
-        "POST /v0/vault/pull": async (request) => ({
-          verdict: { allowed: true, code: "served", reason: "pulled", by: "kms" },
-          body: `{"got":${new TextDecoder().decode(request.body)}}`,
-          target: "vault:v1",
-        }),
+        "POST /v0/vault/pull": {
+          mode: "vault",
+          json: true,
+          handle: async (request) => ({
+            verdict: { allowed: true, code: "served", reason: "pulled", by: "kms" },
+            body: `{"got":${new TextDecoder().decode(request.body)}}`,
+            target: "vault:v1",
+          }),
+        },
       },
     });
     const response = parseResponse(await roundTrip(withVault.proxy, post("/v0/vault/pull", '{"vault_id":"v1"}')));

@@ -1,38 +1,18 @@
 import type { ByteStream } from "../bytes";
-import { logJsonLinesStream, refuse, type Verdict } from "../log";
-import { evaluate, policyHash, type Target } from "../policy";
-import { authorityOf, normaliseAuthority, tunnelAuthority } from "./authority";
-import { type BodyFailure, BUDGET_SPENT, readBody } from "./body";
-import { Connection, type DecisionMode, type DecisionRecord, decisionEvent } from "./connection";
-import { decodeCharge, fetchByValue, serveFetchEndpoint } from "./fetch-endpoint";
-import { headerValue, parseRequestHead, type RequestHead, unforwardableMethod } from "./head";
-import { forwardRequestHeaders } from "./headers";
-import {
-  type BodyLimits,
-  BudgetLease,
-  ByteBudget,
-  DEFAULT_BODY_BUDGET_BYTES,
-  DEFAULT_MAX_BODY_BYTES,
-  DEFAULT_MAX_CHUNKS,
-  HEAD_LIMIT,
-} from "./limits";
-import { contentTypeRefusal, crossSiteRefusal } from "./own-guard";
-import { relayResponse } from "./relay";
-import { CONNECTION_ESTABLISHED, CONTINUE, chunk, completeResponse, LAST_CHUNK, refusalResponse, responseHead } from "./respond";
-import { bodyTimeoutVerdict, ConnectionTimeouts, headTimeoutVerdict, idleNote, timeoutSettings, upstreamClock } from "./timeouts";
+import { refuse } from "../log";
+import { Connection } from "./connection";
+import { Exchange, type ExchangeContext, type Next } from "./exchange";
+import { parseRequestHead } from "./head";
+import { ByteBudget, DEFAULT_BODY_BUDGET_BYTES, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_CHUNKS, HEAD_LIMIT } from "./limits";
+import { ownEndpoints } from "./own-endpoints";
+import { ConnectionTimeouts, headTimeoutVerdict, idleNote, timeoutSettings, upstreamClock } from "./timeouts";
 import type { EgressProxy, ProxyOptions, TunnelContext } from "./types";
-import { fetchUpstream } from "./upstream";
 
 /**
- * The proxy (docs/decisions/0005-the-page-is-the-only-network-client.md): every request the guest makes comes through `handle`, gets a
+ * The proxy (seed 004, `.net`): every request the guest makes comes through `handle`, gets a
  * verdict from the policy, and exactly one `proxy.decision` event. Allowed requests are fetched
  * with the injected fetch; nothing here touches a socket, the DOM or Node.
  */
-
-type Next = "continue" | "close";
-type BodyOutcome =
-  | { ok: true; body: Uint8Array }
-  | { ok: false; failure: BodyFailure | { code: "request-timeout"; status: 408; reason: string } };
 
 function positiveInteger(name: string, value: number): number {
   if (!Number.isSafeInteger(value) || value <= 0) throw new RangeError(`${name} must be a positive integer, not ${value}`);
@@ -44,13 +24,18 @@ export function createProxy(options: ProxyOptions): EgressProxy {
   const ownHosts = new Set((typeof options.ownHost === "string" ? [options.ownHost] : options.ownHost).map((h) => h.toLowerCase()));
 
   const timeouts = timeoutSettings(options);
-  const upstream = upstreamClock(options);
-  const limits: BodyLimits = {
-    maxBodyBytes: positiveInteger("maxBodyBytes", options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES),
-    maxChunks: positiveInteger("maxChunks", options.maxChunks ?? DEFAULT_MAX_CHUNKS),
+  const context: ExchangeContext = {
+    options,
+    limits: {
+      maxBodyBytes: positiveInteger("maxBodyBytes", options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES),
+      maxChunks: positiveInteger("maxChunks", options.maxChunks ?? DEFAULT_MAX_CHUNKS),
+    },
+    budget: new ByteBudget(positiveInteger("bodyBudgetBytes", options.bodyBudgetBytes ?? DEFAULT_BODY_BUDGET_BYTES)),
+    ownHosts,
+    endpoints: ownEndpoints(options),
+    upstreamClock: upstreamClock(options),
+    serveConnection: (stream, tunnel) => serveConnection(stream, tunnel),
   };
-  // One budget for every connection of this proxy (and its tunnels): what all bodies in flight may hold.
-  const budget = new ByteBudget(positiveInteger("bodyBudgetBytes", options.bodyBudgetBytes ?? DEFAULT_BODY_BUDGET_BYTES));
 
   async function serveConnection(stream: ByteStream, tunnel: TunnelContext | null): Promise<void> {
     let lastRequest: string | null = null;
@@ -69,7 +54,7 @@ export function createProxy(options: ProxyOptions): EgressProxy {
         const started = first || conn.source.buffered > 0;
         const read = await clocks.readHead(() => conn.source.readHead(HEAD_LIMIT), started);
         if (read.kind === "eof") break;
-        const exchange = new Exchange(conn, clocks, `r${++counter}`, options.clock(), tunnel);
+        const exchange = new Exchange(context, conn, clocks, `r${++counter}`, options.clock(), tunnel);
         lastRequest = exchange.id;
         let next: Next;
         try {
@@ -98,444 +83,8 @@ export function createProxy(options: ProxyOptions): EgressProxy {
     }
   }
 
-  /** One request on one connection: it records exactly one decision, then answers. */
-  class Exchange {
-    private head: RequestHead | null = null;
-    private bodyRead = false;
-    private decided = false;
-    private continueSent = false;
-    private readonly writtenBefore: number;
-    /** This exchange's share of the in-flight budget, given back when it ends. */
-    readonly lease = new BudgetLease(budget);
-
-    constructor(
-      private readonly conn: Connection,
-      private readonly clocks: ConnectionTimeouts,
-      readonly id: string,
-      private readonly started: number,
-      private readonly tunnel: TunnelContext | null,
-    ) {
-      this.writtenBefore = conn.bytesWritten;
-    }
-
-    /** Exactly one decision per exchange: a second record is a bug, and is dropped rather than logged twice. */
-    private record(record: DecisionRecord): void {
-      if (this.decided) return;
-      this.decided = true;
-      options.log.append(
-        decisionEvent(
-          this.id,
-          { ...record, ...(this.tunnel ? { tlsSession: this.tunnel.sessionId } : {}) },
-          options.clock() - this.started,
-        ),
-      );
-    }
-
-    /** Whether any of a reply (beyond a 100 Continue) has been written: then no refusal can follow. */
-    private get answered(): boolean {
-      return this.conn.bytesWritten - this.writtenBefore > (this.continueSent ? CONTINUE.length : 0);
-    }
-
-    /** The safety net: something threw mid-exchange. Records the one decision if none was, answers if nothing was sent. */
-    async failed(error: unknown): Promise<void> {
-      if (this.decided) return;
-      const why = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-      const verdict = refuse("upstream-error", `the proxy failed while serving this request: ${why}`, "net");
-      const method = this.head?.method ?? "?";
-      const target = this.head?.target ?? "";
-      if (this.answered) {
-        this.record({
-          mode: this.mode(target),
-          method,
-          target,
-          status: 500,
-          bytes: 0,
-          verdict,
-          ...(this.head ? { headers: this.head.headers } : {}),
-        });
-        return;
-      }
-      try {
-        await this.refuse(method, target, verdict, true, { status: 500 });
-      } catch {
-        // The guest went away too; the decision is recorded.
-      }
-    }
-
-    private get bodyPending(): boolean {
-      const framing = this.head?.framing;
-      if (!framing || this.bodyRead) return false;
-      return framing.kind === "chunked" || (framing.kind === "length" && framing.length > 0);
-    }
-
-    /** Answers a refusal: the status for its code (or `extra.status`), `X-Verdict`, the JSON body. */
-    async refuse(method: string, target: string, verdict: Verdict, forceClose = false, extra: Partial<DecisionRecord> = {}): Promise<Next> {
-      const close = forceClose || verdict.code === "bad-request" || this.bodyPending || !(this.head?.keepAlive ?? false);
-      const response = refusalResponse(verdict, close, extra.status);
-      this.record({
-        mode: this.mode(target),
-        method,
-        target,
-        status: response.status,
-        bytes: 0,
-        verdict,
-        ...(this.head ? { headers: this.head.headers } : {}),
-        ...extra,
-      });
-      await this.conn.write(response.head, response.body);
-      return close ? "close" : "continue";
-    }
-
-    private mode(target: string): DecisionMode {
-      if (this.tunnel) return "tunnel";
-      const head = this.head;
-      if (!head) return "absolute";
-      if (head.method === "CONNECT") return "connect";
-      if (!head.target.startsWith("/")) return "absolute";
-      if (head.target.startsWith("/v0/fetch")) return "fetch";
-      if (head.target.startsWith("/v0/vault/")) return "vault";
-      return target.startsWith("/") ? "own" : "absolute";
-    }
-
-    /** The request body, within the body limits, the shared budget and the body timeout. */
-    private async body(): Promise<BodyOutcome> {
-      const head = this.head!;
-      const { framing } = head;
-      // Refused before a 100 Continue invites the client to send it.
-      if (framing.kind === "length" && framing.length > limits.maxBodyBytes) {
-        const reason = `Content-Length ${framing.length} exceeds the ${limits.maxBodyBytes}-byte body limit`;
-        return { ok: false, failure: { code: "too-large", status: 413, reason } };
-      }
-      if (this.bodyPending && head.expectContinue) {
-        this.continueSent = true;
-        await this.conn.write(CONTINUE);
-      }
-      if (!this.bodyPending) return readBody(this.conn.source, framing, { limits, lease: this.lease });
-      const timed = await this.clocks.readBody(() => readBody(this.conn.source, framing, { limits, lease: this.lease }));
-      if (timed.kind === "timeout")
-        return { ok: false, failure: { code: "request-timeout", status: 408, reason: bodyTimeoutVerdict(timed.afterMs).reason } };
-      this.bodyRead = true;
-      return timed.value;
-    }
-
-    /** A body that could not be read is refused with its code; the connection closes (where the next request starts is unknown). */
-    private refuseBody(method: string, target: string, failure: Extract<BodyOutcome, { ok: false }>["failure"]): Promise<Next> {
-      return this.refuse(method, target, refuse(failure.code, failure.reason, "net"), true, { status: failure.status });
-    }
-
-    async serve(head: RequestHead): Promise<Next> {
-      this.head = head;
-      if (head.method === "CONNECT") {
-        if (this.tunnel)
-          return this.refuse(head.method, head.target, refuse("bad-request", "CONNECT inside a CONNECT tunnel", "net"), true);
-        // Only authority-form opens a tunnel; CONNECT with a URL or a path would go upstream as a method fetch() cannot send.
-        if (/[/?#@]/.test(head.target))
-          return this.refuse(
-            head.method,
-            head.target,
-            refuse("bad-request", `CONNECT takes authority-form (host:port), not ${JSON.stringify(head.target.slice(0, 80))}`, "net"),
-            true,
-          );
-        return this.connect(head);
-      }
-      if (/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(head.target)) return this.absolute(head);
-      if (head.target.startsWith("/")) return this.tunnel ? this.inTunnel(head, this.tunnel) : this.own(head);
-      return this.refuse(
-        head.method,
-        head.target,
-        refuse(
-          "bad-request",
-          `the request-target ${JSON.stringify(head.target.slice(0, 80))} is neither a path nor an absolute URL`,
-          "net",
-        ),
-        true,
-      );
-    }
-
-    private async connect(head: RequestHead): Promise<Next> {
-      if (head.framing.kind !== "none")
-        return this.refuse(head.method, head.target, refuse("bad-request", "a CONNECT request cannot carry a body", "net"), true);
-      const decision = evaluate(options.policy(), { method: "CONNECT", authority: head.target });
-      if (!decision.verdict.allowed || !decision.target) return this.refuse(head.method, head.target, decision.verdict, true);
-      const { host, port } = decision.target;
-      if (!options.tunnel) {
-        const reason = `the policy allows ${host}:${port}, but no TLS terminator is attached to this proxy, so the tunnel cannot be opened; use absolute-form (GET https://${host}/…) or POST /v0/fetch`;
-        return this.refuse(head.method, head.target, refuse("tls-not-ready", reason, "net"), true);
-      }
-      this.record({
-        mode: "connect",
-        method: "CONNECT",
-        target: `${host}:${port}`,
-        status: 200,
-        bytes: 0,
-        headers: head.headers,
-        verdict: { ...decision.verdict, reason: `${decision.verdict.reason}; the page terminates TLS inside the tunnel` },
-      });
-      await this.conn.write(CONNECTION_ESTABLISHED);
-      this.conn.tunnelTarget = `${host}:${port}`;
-      const raw = this.conn.rawStream();
-      try {
-        await options.tunnel.open(raw, {
-          host,
-          port,
-          id: this.id,
-          serveTunnel: (plain, sessionId) => serveConnection(plain, { host, port, sessionId }),
-        });
-      } catch {
-        // The terminator reports its own failures (tls.verdict); the guest's connection just ends.
-      }
-      return "close";
-    }
-
-    private async absolute(head: RequestHead): Promise<Next> {
-      const methodProblem = unforwardableMethod(head.method);
-      if (methodProblem) return this.refuse(head.method, head.target, refuse("bad-request", methodProblem, "net"), true);
-      const decision = evaluate(options.policy(), { method: head.method, url: head.target });
-      if (!decision.verdict.allowed || !decision.target)
-        return this.refuse(head.method, head.target, decision.verdict, false, upstreamOf(decision.target));
-      const target = decision.target;
-      const urlAuthority = authorityOf(head.target);
-      const hostHeader = headerValue(head.headers, "host");
-      const scheme = head.target.slice(0, head.target.indexOf(":")).toLowerCase();
-      if (this.tunnel) {
-        if (urlAuthority === null || scheme !== "https" || urlAuthority !== tunnelAuthority(this.tunnel))
-          return this.refuse(
-            head.method,
-            head.target,
-            mismatch(`${head.target} is not on ${tunnelAuthority(this.tunnel)}, the host this tunnel was opened for`),
-            false,
-          );
-      }
-      if (hostHeader !== undefined && normaliseAuthority(hostHeader, scheme) !== urlAuthority)
-        return this.refuse(
-          head.method,
-          head.target,
-          mismatch(`the Host header ${JSON.stringify(hostHeader)} differs from the request's target ${urlAuthority ?? head.target}`),
-        );
-      return this.forward(head, head.target, target, decision.verdict);
-    }
-
-    private async inTunnel(head: RequestHead, tunnel: TunnelContext): Promise<Next> {
-      const expected = tunnelAuthority(tunnel);
-      const methodProblem = unforwardableMethod(head.method);
-      if (methodProblem)
-        return this.refuse(head.method, `https://${expected}${head.target}`, refuse("bad-request", methodProblem, "net"), true);
-      const hostHeader = headerValue(head.headers, "host");
-      if (hostHeader === undefined || normaliseAuthority(hostHeader, "https") !== expected)
-        return this.refuse(
-          head.method,
-          head.target,
-          mismatch(`the Host header ${JSON.stringify(hostHeader ?? "")} differs from ${expected}, the host this tunnel was opened for`),
-        );
-      const url = `https://${expected}${head.target}`;
-      const decision = evaluate(options.policy(), { method: head.method, url });
-      if (!decision.verdict.allowed || !decision.target) return this.refuse(head.method, url, decision.verdict);
-      return this.forward(head, url, decision.target, decision.verdict);
-    }
-
-    /** The fetch path shared by absolute-form and tunnel requests. */
-    private async forward(head: RequestHead, shownTarget: string, target: Target, allowed: Verdict): Promise<Next> {
-      const body = await this.body();
-      if (!body.ok) return this.refuseBody(head.method, shownTarget, body.failure);
-      if (body.body.length > 0 && (head.method === "GET" || head.method === "HEAD"))
-        return this.refuse(
-          head.method,
-          shownTarget,
-          refuse("bad-request", `a ${head.method} request cannot carry a body through fetch()`, "net"),
-        );
-      const outcome = await fetchUpstream(options, {
-        target,
-        method: head.method,
-        headers: forwardRequestHeaders(head.headers),
-        body: body.body,
-      });
-      if (outcome.kind === "refused")
-        return this.refuse(head.method, shownTarget, outcome.verdict, false, {
-          upstream: target.url,
-          ...(outcome.status === undefined ? {} : { status: outcome.status }),
-          ...(outcome.path === undefined ? {} : { upstreamPath: outcome.path }),
-        });
-      const relay = await relayResponse(this.conn, outcome.response, head.method, head.version, head.keepAlive, upstream);
-      const notes = [target.upgraded ? "http:// upgraded to https:// by policy" : "", relay.error ?? ""].filter(Boolean);
-      const reason = notes.length > 0 ? `${outcome.verdict.reason} (${notes.join("; ")})` : outcome.verdict.reason;
-      this.record({
-        mode: this.mode(shownTarget),
-        method: head.method,
-        target: shownTarget,
-        status: outcome.response.status,
-        bytes: relay.bytes,
-        headers: head.headers,
-        upstream: outcome.via,
-        upstreamPath: outcome.path,
-        verdict: { ...allowed, ...outcome.verdict, reason },
-      });
-      return relay.close ? "close" : "continue";
-    }
-
-    /** Origin-form requests to the proxy itself: /v0/fetch, /v0/log, /v0/policy, handlers. */
-    private async own(head: RequestHead): Promise<Next> {
-      const hostHeader = (headerValue(head.headers, "host") ?? "").toLowerCase();
-      if (!ownHosts.has(hostHeader))
-        return this.refuse(
-          head.method,
-          head.target,
-          mismatch(
-            `an origin-form request for Host ${JSON.stringify(hostHeader)} reached the proxy (${[...ownHosts].join(", ")}); use an absolute URL or CONNECT`,
-          ),
-        );
-      const queryAt = head.target.indexOf("?");
-      const path = queryAt === -1 ? head.target : head.target.slice(0, queryAt);
-      const query = queryAt === -1 ? "" : head.target.slice(queryAt);
-      // A web page the user visits must not drive the proxy's own endpoints (issue 16).
-      const crossSite = crossSiteRefusal(head.headers, ownHosts);
-      if (crossSite) return this.refuse(head.method, path, crossSite);
-      const route = `${head.method} ${path}`;
-      const handler = Object.hasOwn(options.handlers ?? {}, route) ? options.handlers?.[route] : undefined;
-      const builtIn = route === "GET /v0/log" || route === "GET /v0/policy" || route === "POST /v0/fetch";
-      if (!builtIn && !handler) {
-        const reason = path.startsWith("/v0/vault/")
-          ? `${route} is not available: no vault handler is attached to this proxy`
-          : `the proxy has no endpoint ${route}`;
-        return this.refuse(head.method, path, refuse("endpoint-not-allowed", reason, "net"));
-      }
-      const jsonOnly = builtIn || path.startsWith("/v0/vault/");
-      const wrongType = contentTypeRefusal(head.method, path, head.headers, jsonOnly);
-      if (wrongType) return this.refuse(head.method, path, wrongType, true, { status: 415 });
-      // A /v0/fetch body of known length is admitted with what decoding it will hold, before it is read.
-      const declared = head.framing.kind === "length" && head.framing.length <= limits.maxBodyBytes ? head.framing.length : null;
-      const decodeCharged = route === "POST /v0/fetch" && declared !== null;
-      if (decodeCharged && !this.lease.grow(decodeCharge(declared)))
-        return this.refuse(head.method, path, refuse("too-large", BUDGET_SPENT, "net"), true, { status: 503 });
-      const body = await this.body();
-      if (!body.ok) return this.refuseBody(head.method, path, body.failure);
-      const close = !head.keepAlive;
-      const served = (reason: string): Verdict => ({ allowed: true, code: "served", reason, by: "net" });
-
-      // The proxy's read-only endpoints: one canonical event each, then the complete answer.
-      const answerOwn = async (contentType: string, text: Uint8Array, reason: string) => {
-        this.record({
-          mode: "own",
-          method: head.method,
-          target: path,
-          status: 200,
-          bytes: text.length,
-          headers: head.headers,
-          verdict: served(reason),
-        });
-        await this.conn.write(...completeResponse(200, contentType, text, close));
-      };
-      if (route === "GET /v0/log") {
-        // Streamed as the client reads: a full ring is never held as one string, and the
-        // answer is never dropped for being large.
-        const headers: [string, string][] = [
-          ["Content-Type", "application/x-ndjson"],
-          ["Transfer-Encoding", "chunked"],
-          ["X-Verdict", "served"],
-          ["X-Log-Dropped", String(options.log.dropped)],
-        ];
-        if (close) headers.push(["Connection", "close"]);
-        let bytes = 0;
-        try {
-          await this.conn.write(responseHead(200, headers));
-          const reader = logJsonLinesStream(options.log).getReader();
-          for (let part = await reader.read(); !part.done; part = await reader.read()) {
-            bytes += part.value.length;
-            await this.conn.write(...chunk(part.value));
-          }
-          await this.conn.write(LAST_CHUNK);
-        } finally {
-          this.record({
-            mode: "own",
-            method: head.method,
-            target: path,
-            status: 200,
-            bytes,
-            headers: head.headers,
-            verdict: served("the proxy's event log, as JSON lines"),
-          });
-        }
-      } else if (route === "GET /v0/policy") {
-        const policy = options.policy();
-        const text = new TextEncoder().encode(`${JSON.stringify({ policy, sha256: await policyHash(policy) })}\n`);
-        await answerOwn("application/json", text, "the proxy's policy and its hash");
-      } else if (route === "POST /v0/fetch") {
-        const outcome = await serveFetchEndpoint(options, options.policy(), body.body, this.lease, decodeCharged);
-        if (outcome.kind === "refused")
-          return this.refuse(head.method, outcome.target, outcome.verdict, false, {
-            ...(outcome.upstream ? { upstream: outcome.upstream } : {}),
-            ...(outcome.status === undefined ? {} : { status: outcome.status }),
-            ...(outcome.upstreamPath === undefined ? {} : { upstreamPath: outcome.upstreamPath }),
-          });
-        const text = new TextEncoder().encode(`${JSON.stringify(outcome.answer)}\n`);
-        this.record({
-          mode: "fetch",
-          method: outcome.method,
-          target: outcome.target,
-          status: outcome.answer.status,
-          bytes: outcome.bytes,
-          headers: head.headers,
-          upstream: outcome.upstream,
-          upstreamPath: outcome.upstreamPath,
-          verdict: outcome.verdict,
-        });
-        await this.conn.write(...completeResponse(200, "application/json", text, close));
-      } else if (handler) {
-        let answer: Awaited<ReturnType<typeof handler>>;
-        try {
-          const policy = options.policy();
-          answer = await handler({
-            method: head.method,
-            path,
-            query,
-            headers: head.headers,
-            body: body.body,
-            policy,
-            fetchByValue: (request) => fetchByValue(options, policy, request, this.lease),
-          });
-        } catch (error) {
-          return this.refuse(
-            head.method,
-            path,
-            refuse("upstream-error", `the ${route} handler failed: ${error instanceof Error ? error.message : String(error)}`, "net"),
-          );
-        }
-        const target = answer.target ?? path;
-        const described = answer.decision ?? {};
-        const upstream = described.upstream === undefined ? {} : { upstream: described.upstream };
-        if (!answer.verdict.allowed)
-          return this.refuse(head.method, target, answer.verdict, false, {
-            ...(described.mode ? { mode: described.mode } : {}),
-            ...(described.status === undefined ? {} : { status: described.status }),
-            ...upstream,
-          });
-        const text = typeof answer.body === "string" ? new TextEncoder().encode(answer.body) : (answer.body ?? new Uint8Array(0));
-        const status = answer.status ?? 200;
-        this.record({
-          mode: described.mode ?? this.mode(path),
-          method: head.method,
-          target,
-          status,
-          bytes: text.length,
-          headers: head.headers,
-          verdict: answer.verdict,
-          ...upstream,
-        });
-        await this.conn.write(...completeResponse(status, answer.contentType ?? "application/json", text, close));
-      }
-      return close ? "close" : "continue";
-    }
-  }
-
   return {
     handle: (stream) => serveConnection(stream, null),
     serveTunnel: (plain, tunnel) => serveConnection(plain, tunnel),
   };
-}
-
-function mismatch(reason: string): Verdict {
-  return refuse("host-header-mismatch", reason, "net");
-}
-
-function upstreamOf(target: Target | null): { upstream?: string } {
-  return target ? { upstream: target.url } : {};
 }

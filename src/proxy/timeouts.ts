@@ -1,6 +1,7 @@
 import { type NewEvent, refuse, type Verdict } from "../log";
+import type { Timers } from "../platform";
 import type { HeadRead } from "./source";
-import type { ProxyOptions, ProxyTimers } from "./types";
+import type { ProxyOptions } from "./types";
 
 /** A guest that has not finished its request head by then is answered 408 (issue 5 debt). */
 export const DEFAULT_HEAD_TIMEOUT_MS = 30_000;
@@ -15,7 +16,7 @@ export const DEFAULT_BODY_TIMEOUT_MS = 60_000;
 export const DEFAULT_UPSTREAM_TIMEOUT_MS = 120_000;
 
 export interface TimeoutSettings {
-  timers: ProxyTimers;
+  timers: Timers;
   headMs: number;
   idleMs: number;
   bodyMs: number;
@@ -48,7 +49,7 @@ export function upstreamClock(options: Pick<ProxyOptions, "timers" | "upstreamTi
 }
 
 export interface UpstreamClock {
-  timers: ProxyTimers;
+  timers: Timers;
   ms: number;
 }
 
@@ -102,7 +103,7 @@ class Countdown {
   private handle: unknown = null;
 
   constructor(
-    private readonly timers: ProxyTimers,
+    private readonly timers: Timers,
     private readonly ms: number,
     private readonly fire: () => void,
   ) {}

@@ -1,5 +1,6 @@
 import type { ByteStream } from "../bytes";
-import type { Clock, EventLog, Verdict } from "../log";
+import type { EventLog, Verdict } from "../log";
+import type { Clock, Timers } from "../platform";
 import type { Policy } from "../policy";
 import type { FetchOutcome } from "./fetch-endpoint";
 import type { HeaderList } from "./head";
@@ -103,7 +104,7 @@ export interface OwnRequest {
 
 /** How the one decision event describes a handler's request, when the defaults do not fit. */
 export interface OwnDecision {
-  /** "fetch" for a handler that fetched upstream by value (default: "own", or "vault" under /v0/vault/). */
+  /** "fetch" for a handler that fetched upstream by value (default: the endpoint's declared mode). */
   mode?: "own" | "fetch";
   /** The URL actually fetched, when it differs from `target` (a CORS relay). */
   upstream?: string;
@@ -124,17 +125,17 @@ export interface OwnResponse {
 
 export type OwnHandler = (request: OwnRequest) => Promise<OwnResponse>;
 
-/** Extra own endpoints keyed by "METHOD /path", e.g. `"POST /v0/vault/pull"`. */
-export type OwnHandlers = Readonly<Record<string, OwnHandler>>;
-
-/**
- * Injected timers (the page's, Node's, or a test's fake): the same shape as src/tls's and a
- * subset of src/net's, so a host passes one object to all three.
- */
-export interface ProxyTimers {
-  setTimeout(callback: () => void, ms: number): unknown;
-  clearTimeout(handle: unknown): void;
+/** A handler that declares how its endpoint is filed; a bare `OwnHandler` is `{ mode: "own", json: false }`. */
+export interface OwnEndpointSpec {
+  /** The decision event's mode for this endpoint's requests, refused or served (default "own"). */
+  mode?: "own" | "vault";
+  /** A POST, PUT or PATCH must carry `Content-Type: application/json` (default: only HTML form types are refused). */
+  json?: boolean;
+  handle: OwnHandler;
 }
+
+/** Extra own endpoints keyed by "METHOD /path", e.g. `"POST /v0/vault/pull"`. */
+export type OwnHandlers = Readonly<Record<string, OwnHandler | OwnEndpointSpec>>;
 
 export interface ProxyOptions {
   /** The current policy; called per request, so the page can swap it live. */
@@ -159,7 +160,7 @@ export interface ProxyOptions {
   upstreamPath?: () => UpstreamPath;
   handlers?: OwnHandlers;
   /** Without timers nothing times out (tests); hosts pass their real timers. */
-  timers?: ProxyTimers;
+  timers?: Timers;
   /** How long a request head may take, from its first byte (the connection's opening, for the first one); then 408. Default 30 s. */
   headTimeoutMs?: number;
   /** How long a connection or CONNECT tunnel may pass no traffic either way before it is closed. Default 5 min. */

@@ -1,4 +1,4 @@
-import { concatBytes } from "../bytes";
+import { readCapped } from "../bytes";
 import { guardRefusal, refuse, type Verdict } from "../log";
 import { checkRemoteUrl } from "./address";
 
@@ -64,25 +64,10 @@ export async function fetchGuarded(url: string, fetch: FetchLike, limits: FetchL
     await response.body?.cancel();
     return { ok: false, verdict: tooLarge(url, limits.maxBytes), transient: false };
   }
-  if (response.body === null) return { ok: true, bytes: new Uint8Array(0) };
-  const reader = response.body.getReader();
-  const parts: Uint8Array[] = [];
-  let total = 0;
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      total += value.length;
-      if (total > limits.maxBytes) {
-        await reader.cancel();
-        return { ok: false, verdict: tooLarge(url, limits.maxBytes), transient: false };
-      }
-      parts.push(value);
-    }
-  } catch (error) {
-    return { ok: false, verdict: refuse("fetch-failed", `reading ${url} failed: ${describeError(error)}`, "resolver"), transient: true };
-  }
-  return { ok: true, bytes: concatBytes(...parts) };
+  const body = await readCapped(response.body, limits.maxBytes);
+  if (body.ok) return { ok: true, bytes: body.bytes };
+  if (body.problem === "too-large") return { ok: false, verdict: tooLarge(url, limits.maxBytes), transient: false };
+  return { ok: false, verdict: refuse("fetch-failed", `reading ${url} failed: ${describeError(body.error)}`, "resolver"), transient: true };
 }
 
 function tooLarge(url: string, max: number): Verdict {

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { decodeUtf8Strict } from "../bytes";
 import type { FetchLike } from "./fetcher";
 import type { LocalFiles } from "./local-files";
-import { joinPath, normalizePath } from "./paths";
+import { joinPath, resolveDotSegments } from "./paths";
 
 /**
  * Where a recorded response for `url` lives under a fixtures root (README.md, "Fixtures"):
@@ -21,7 +21,7 @@ export function fixturePath(url: string): string | null {
   if (path.endsWith("/")) path += "_index";
   if (parsed.search !== "") path += `__query=${parsed.search.slice(1).replace(/\//g, "%2F")}`;
   const rel = `${parsed.host}${path}`;
-  const normal = normalizePath(rel);
+  const normal = resolveDotSegments(rel);
   if (normal !== rel || normal.startsWith("..")) return null;
   return normal;
 }

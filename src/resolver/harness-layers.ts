@@ -1,7 +1,7 @@
 import { refuse } from "../log";
 import { type AllowlistEntry, checkSubset, parseAllowlistEntry } from "./allowlist";
 import type { FieldSpec, Layer, Origin } from "./fields";
-import { baseOfHarnessPath, joinPath, normalizePath } from "./paths";
+import { baseOfHarnessPath, joinPath, resolveDotSegments } from "./paths";
 import { parsePinnedUrl, refForm } from "./reference";
 import type { Allowlists, Outcome, ResourceResolver } from "./resolve-resource";
 import { now, type RunRecord, type Step } from "./run-record";
@@ -109,8 +109,8 @@ export class HarnessLayers {
     let outcome: Outcome;
     if (isRoot && refForm(step.ref) !== "url") {
       const started = now();
-      const path = normalizePath(step.ref.startsWith("/") ? step.ref : `/${step.ref}`);
-      const base = options.base !== undefined ? normalizePath(options.base) : baseOfHarnessPath(path);
+      const path = resolveDotSegments(step.ref.startsWith("/") ? step.ref : `/${step.ref}`);
+      const base = options.base !== undefined ? resolveDotSegments(options.base) : baseOfHarnessPath(path);
       outcome = await resources.local(step, started, path, { kind: "local", base });
     } else {
       outcome = await resources.resolve(step);

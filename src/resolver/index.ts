@@ -37,7 +37,7 @@ export {
   type ProposalDecision,
 } from "./org-allowlist-store";
 export { readOrgConfig } from "./org-config";
-export { baseOfHarnessPath, isWithin, joinPath, normalizePath } from "./paths";
+export { baseOfHarnessPath, isWithin, joinPath, resolveDotSegments } from "./paths";
 export {
   DEFAULT_PREFLIGHT_ENV,
   type ExpandOptions,

@@ -1,6 +1,6 @@
 import { utf8 } from "../bytes";
 import type { FetchLike } from "./fetcher";
-import { normalizePath } from "./paths";
+import { resolveDotSegments } from "./paths";
 
 /** One child of a local directory. Anything but a file or a directory is refused by the resolver. */
 export interface LocalEntry {
@@ -22,7 +22,7 @@ export interface LocalFiles {
 
 /** Children of `dir` implied by a flat list of file paths. */
 function childrenOf(paths: Iterable<string>, dir: string): LocalEntry[] | null {
-  const prefix = dir === "/" ? "/" : `${normalizePath(dir)}/`;
+  const prefix = dir === "/" ? "/" : `${resolveDotSegments(dir)}/`;
   const seen = new Map<string, LocalEntry["kind"]>();
   for (const path of paths) {
     if (!path.startsWith(prefix)) continue;
@@ -38,10 +38,11 @@ function childrenOf(paths: Iterable<string>, dir: string): LocalEntry[] | null {
 /** Files held in memory: tests, and a harness pasted or uploaded into the page. */
 export function createMemoryLocalFiles(files: Record<string, string | Uint8Array>): LocalFiles {
   const map = new Map<string, Uint8Array>();
-  for (const [path, content] of Object.entries(files)) map.set(normalizePath(path), typeof content === "string" ? utf8(content) : content);
+  for (const [path, content] of Object.entries(files))
+    map.set(resolveDotSegments(path), typeof content === "string" ? utf8(content) : content);
   return {
     async read(path) {
-      return map.get(normalizePath(path))?.slice() ?? null;
+      return map.get(resolveDotSegments(path))?.slice() ?? null;
     },
     async list(dir) {
       return childrenOf(map.keys(), dir);
@@ -76,9 +77,9 @@ export function encodePathSegment(segment: string): string {
 
 export function createHttpLocalFiles(options: HttpLocalFilesOptions): LocalFiles {
   const root = options.root.endsWith("/") ? options.root : `${options.root}/`;
-  let listing: Promise<string[]> | null = options.files ? Promise.resolve(options.files.map(normalizePath)) : null;
+  let listing: Promise<string[]> | null = options.files ? Promise.resolve(options.files.map(resolveDotSegments)) : null;
   const urlOf = (path: string) => {
-    const normal = normalizePath(`/${path}`);
+    const normal = resolveDotSegments(`/${path}`);
     return new URL(normal.slice(1).split("/").map(encodePathSegment).join("/"), root).href;
   };
   async function loadListing(): Promise<string[]> {
@@ -87,12 +88,12 @@ export function createHttpLocalFiles(options: HttpLocalFilesOptions): LocalFiles
     const parsed: unknown = await response.json();
     const files = (parsed as { files?: unknown }).files;
     if (!Array.isArray(files) || !files.every((f) => typeof f === "string")) throw new Error("bundle index.json has no files array");
-    return files.map((f: string) => normalizePath(`/${f}`));
+    return files.map((f: string) => resolveDotSegments(`/${f}`));
   }
   return {
     async read(path) {
       listing ??= loadListing();
-      if (!(await listing).includes(normalizePath(`/${path}`))) return null;
+      if (!(await listing).includes(resolveDotSegments(`/${path}`))) return null;
       const response = await options.fetch(urlOf(path), { credentials: "same-origin" });
       if (response.status === 404) return null;
       if (response.status !== 200) throw new Error(`bundle file ${path} answered ${response.status}`);
@@ -100,7 +101,7 @@ export function createHttpLocalFiles(options: HttpLocalFilesOptions): LocalFiles
     },
     async list(dir) {
       listing ??= loadListing();
-      return childrenOf(await listing, normalizePath(`/${dir}`));
+      return childrenOf(await listing, resolveDotSegments(`/${dir}`));
     },
   };
 }

@@ -1,7 +1,7 @@
 /** POSIX path arithmetic for references, with no Node import (the core runs in the page). */
 
 /** Removes `.` and `..` segments and duplicate slashes; `..` above the root stays as `..`. */
-export function normalizePath(path: string): string {
+export function resolveDotSegments(path: string): string {
   const absolute = path.startsWith("/");
   const out: string[] = [];
   for (const segment of path.split("/")) {
@@ -17,25 +17,25 @@ export function normalizePath(path: string): string {
 }
 
 export function joinPath(dir: string, rel: string): string {
-  return normalizePath(`${dir}/${rel}`);
+  return resolveDotSegments(`${dir}/${rel}`);
 }
 
 export function dirname(path: string): string {
-  const normal = normalizePath(path);
+  const normal = resolveDotSegments(path);
   const at = normal.lastIndexOf("/");
   if (at <= 0) return normal.startsWith("/") ? "/" : ".";
   return normal.slice(0, at);
 }
 
 export function basename(path: string): string {
-  const normal = normalizePath(path);
+  const normal = resolveDotSegments(path);
   return normal.slice(normal.lastIndexOf("/") + 1);
 }
 
 /** True when `path` is `dir` itself or below it (both normalized). */
 export function isWithin(dir: string, path: string): boolean {
-  const d = normalizePath(dir);
-  const p = normalizePath(path);
+  const d = resolveDotSegments(dir);
+  const p = resolveDotSegments(path);
   if (d === "/") return p.startsWith("/");
   return p === d || p.startsWith(`${d}/`);
 }

@@ -6,7 +6,7 @@ import { type ContentKind, checkContent } from "./content";
 import type { Origin } from "./fields";
 import { parseGithubTreeUrl } from "./github";
 import { checkDirectory, type ObtainContext, type Obtained, obtainRemoteDirectory, obtainRemoteFile, walkLocalDirectory } from "./obtain";
-import { isWithin, joinPath, normalizePath } from "./paths";
+import { isWithin, joinPath, resolveDotSegments } from "./paths";
 import { parsePinnedUrl, refForm } from "./reference";
 import { now, type RunRecord, type Step } from "./run-record";
 import { type TreeFile, treeHash, treeManifest } from "./tree-hash";
@@ -241,7 +241,7 @@ export class ResourceResolver {
     const origin = step.origin;
     if (origin === null || origin.kind === "local") {
       const base = origin?.base ?? "/";
-      const path = form === "absolute" ? normalizePath(step.ref) : joinPath(base, step.ref);
+      const path = form === "absolute" ? resolveDotSegments(step.ref) : joinPath(base, step.ref);
       if (form === "relative" && !isWithin(base, path))
         return outside(`${step.ref} resolves to ${path}, outside the .fullsend base ${base}`, { path });
       return { kind: "local", path, origin: origin ?? { kind: "local", base } };

@@ -1,4 +1,5 @@
 import { allow, refuse, type Verdict } from "../log";
+import { systemClock } from "../platform";
 import type { AllowlistEntry } from "./allowlist";
 import { parseAllowlistEntry } from "./allowlist";
 import { type FieldRef, fieldRefs, mergeLayers, setAt, specForDependency } from "./fields";
@@ -40,7 +41,7 @@ export async function resolveHarnessSession(options: ResolveOptions): Promise<{ 
     fetch: options.fetch ?? null,
     offline: options.offline === true || options.fetch === undefined,
     limits,
-    clock: options.clock ?? Date.now,
+    clock: options.clock ?? systemClock,
     onOfflineMiss: (url) => record.offlineMiss(url),
     ...(options.digest ? { digest: options.digest } : {}),
   };

@@ -1,4 +1,5 @@
 import { type EventLog, refuse, type Verdict } from "../log";
+import { systemTimers } from "../platform";
 import type { FieldSpec, Origin } from "./fields";
 import type { LintDiagnostic } from "./preflight";
 import { refForm } from "./reference";
@@ -16,7 +17,8 @@ export interface Step {
   resource?: ResolvedResource["resource"];
 }
 
-export const now = (): number => (typeof performance !== "undefined" ? performance.now() : Date.now());
+/** The monotonic clock durations are measured on. */
+export const now = (): number => systemTimers.now();
 
 /**
  * What one run of `resolveHarness` has seen so far: every node (with its `resolver.step`

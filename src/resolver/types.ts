@@ -1,6 +1,7 @@
 import type { Sha256 } from "../bytes";
 import type { Cas } from "../cas";
-import type { Clock, EventLog, Verdict } from "../log";
+import type { EventLog, Verdict } from "../log";
+import type { Clock } from "../platform";
 import type { FetchLike } from "./fetcher";
 import type { LocalFiles } from "./local-files";
 import type { LockFile } from "./lock";

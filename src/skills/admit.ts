@@ -1,5 +1,6 @@
 import { toHex } from "../bytes";
-import { allow, type Clock, type EventLog, refuse, type Verdict } from "../log";
+import { allow, type EventLog, refuse, type Verdict } from "../log";
+import { type Clock, systemClock } from "../platform";
 import type { SkillsFetch } from "./fetch";
 import { logStep } from "./steps";
 import type { HeldScript, SkillBlobStore, SkillHandleRecord, SkillHandleStore } from "./store";
@@ -50,7 +51,7 @@ export interface Admission {
  * the record goes into the handle table, and only the record comes back.
  */
 export async function admit(admission: Admission, deps: AcquireDeps): Promise<Acquired> {
-  const clock = deps.clock ?? Date.now;
+  const clock = deps.clock ?? systemClock;
   const skillMdSha256 = await deps.store.put(admission.skillMd);
   const scripts: HeldScript[] = [];
   for (const script of admission.scripts) {

@@ -1,3 +1,4 @@
+import { readCapped } from "../bytes";
 import { guardRefusal, refuse, type Verdict } from "../log";
 
 /**
@@ -46,42 +47,14 @@ export async function fetchCapped(fetch: SkillsFetch, url: string, cap: number, 
     await response.body?.cancel().catch(() => undefined);
     return { ok: false, verdict: tooLarge(url, cap) };
   }
-  const body = await readCapped(response, cap);
-  if (body === "too-large") return { ok: false, verdict: tooLarge(url, cap) };
-  if (body instanceof Error) return { ok: false, verdict: refuse("fetch-failed", `reading ${url} failed: ${body.message}`, "skills") };
-  return { ok: true, bytes: body, contentType: response.headers.get("content-type") ?? "" };
+  const body = await readCapped(response.body, cap);
+  if (!body.ok && body.problem === "too-large") return { ok: false, verdict: tooLarge(url, cap) };
+  if (!body.ok) return { ok: false, verdict: refuse("fetch-failed", `reading ${url} failed: ${errorMessage(body.error)}`, "skills") };
+  return { ok: true, bytes: body.bytes, contentType: response.headers.get("content-type") ?? "" };
 }
 
 function tooLarge(url: string, cap: number): Verdict {
   return refuse("too-large", `${url} is larger than the ${cap}-byte cap`, "skills");
-}
-
-async function readCapped(response: Response, cap: number): Promise<Uint8Array | "too-large" | Error> {
-  if (!response.body) return new Uint8Array(0);
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      total += value.byteLength;
-      if (total > cap) {
-        await reader.cancel().catch(() => undefined);
-        return "too-large";
-      }
-      chunks.push(value);
-    }
-  } catch (error) {
-    return error instanceof Error ? error : new Error(String(error));
-  }
-  const out = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return out;
 }
 
 export function errorMessage(error: unknown): string {

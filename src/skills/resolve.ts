@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { allow, type Clock, type EventLog, refuse, type Verdict } from "../log";
+import { allow, type EventLog, refuse, type Verdict } from "../log";
+import { type Clock, systemClock } from "../platform";
 import { fetchCapped, GITHUB_API_HEADERS, parseJsonBytes, type SkillsFetch } from "./fetch";
 import { COMMIT_SHA_PATTERN, type GitSkillRef } from "./id";
 import { logStep } from "./steps";
@@ -37,7 +38,7 @@ const Commit = z.object({ sha: z.string() });
 
 /** Resolves a git ref to a pinned address; an `@<sha>` on the id is the pin, with no request. */
 export async function resolveSkillAddress(ref: GitSkillRef, deps: ResolveDeps): Promise<Resolved> {
-  const clock = deps.clock ?? Date.now;
+  const clock = deps.clock ?? systemClock;
   const done = (address: PinnedGitAddress, detail: string, url?: string): Resolved => {
     const verdict = allow(`pinned to commit ${address.commitSha}`, "skills");
     logStep(deps.log, "resolve", { id: ref.id, detail, ...(url ? { url } : {}) }, verdict);

@@ -1,5 +1,6 @@
 import type { ByteStream } from "../bytes";
 import type { EventLog, EventOf } from "../log";
+import { type Timers as PlatformTimers, systemTimers } from "../platform";
 import type { SessionCa } from "./ca";
 import { AlertDescription, alertLabel } from "./constants";
 import { asFailure, TlsFailure } from "./failure";
@@ -7,11 +8,8 @@ import { CIPHER_NAME, type Established, GROUP_NAME, type HandshakeProgress, serv
 import { RecordLayer } from "./recordLayer";
 import { type KeyUpdateLimit, openTunnel } from "./tunnel";
 
-/** Injected timers (the page's, Node's, or a test's fake), so the handshake timeout is testable. */
-export interface Timers {
-  setTimeout(callback: () => void, ms: number): unknown;
-  clearTimeout(handle: unknown): void;
-}
+/** The shared timers, of which the handshake timeout only schedules: a test's fake needs no clock. */
+export type Timers = Pick<PlatformTimers, "setTimeout" | "clearTimeout">;
 
 /** The CONNECT that opened the tunnel: the allowed host, its port, and the request id. */
 export interface ConnectTarget {
@@ -40,11 +38,6 @@ export interface TlsTerminator {
   terminate(raw: ByteStream, connect: ConnectTarget): Promise<ByteStream | null>;
 }
 
-const defaultTimers: Timers = {
-  setTimeout: (callback, ms) => globalThis.setTimeout(callback, ms),
-  clearTimeout: (handle) => globalThis.clearTimeout(handle as ReturnType<typeof globalThis.setTimeout>),
-};
-
 /**
  * Ends a refused session: stop reading, send the alert (user_canceled is followed by
  * close_notify), close the raw writable. A peer that does not read could stall the alert,
@@ -68,7 +61,7 @@ async function refuse(layer: RecordLayer, failure: TlsFailure, timers: Timers, g
 
 export function createTlsTerminator(options: TlsTerminatorOptions): TlsTerminator {
   const { ca, log } = options;
-  const timers = options.timers ?? defaultTimers;
+  const timers = options.timers ?? systemTimers;
   const handshakeTimeoutMs = options.handshakeTimeoutMs ?? 10_000;
 
   return {

@@ -1,7 +1,7 @@
 import { resolve as resolvePath } from "node:path";
 import { DEFAULT_LIMITS, pinOfLocal } from "../../resolver";
 import { createFsLocalFiles } from "../../resolver/fs-local-files.node.js";
-import type { Command } from "../main";
+import type { Command } from "../command";
 
 export const command: Command = {
   summary: "pin: print the sha256 a reference to a file or directory must carry",

@@ -2,6 +2,7 @@ import { readFile, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import { parseArgs } from "node:util";
 import { createEventLog, toJsonLine } from "../../log";
+import { systemClock, systemTimers, type Timers } from "../../platform";
 import { DEFAULT_POLICY, loadPolicy, type Policy, policyHash } from "../../policy";
 import {
   createProxy,
@@ -14,10 +15,9 @@ import {
   DEFAULT_UPSTREAM_TIMEOUT_MS,
   type EgressProxy,
   type ProxyOptions,
-  type ProxyTimers,
 } from "../../proxy";
 import { caPem, createSessionCa, createTlsTerminator, type SessionCa, tlsTunnelHook } from "../../tls";
-import type { Command } from "../main";
+import type { Command } from "../command";
 import { socketStream } from "../proxy-socket";
 import { createNodeUpstream } from "../proxy-upstream";
 
@@ -32,7 +32,8 @@ import { createNodeUpstream } from "../proxy-upstream";
 const LOGGED_KINDS = new Set(["proxy.decision", "tls.session", "tls.verdict"]);
 
 /** Node's timers, unref'd: a pending timeout alone never keeps the process alive. */
-const nodeTimers: ProxyTimers = {
+const nodeTimers: Timers = {
+  now: systemTimers.now,
   setTimeout: (callback, ms) => setTimeout(callback, ms).unref(),
   clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
 };
@@ -172,7 +173,7 @@ export const command: Command = {
       resolveHost: upstream.resolveHost,
       // Node's own TCP and TLS to the checked address: no CORS, and the decision event says so.
       upstreamPath: () => "direct",
-      clock: Date.now,
+      clock: systemClock,
       timers: nodeTimers,
       ...bounds,
       log,

@@ -1,5 +1,5 @@
 import { parseArgs } from "node:util";
-import type { Command } from "../main";
+import type { Command } from "../command";
 import { createStreamCheck, DEFAULT_PORTS, parsePorts, parseResolveEntries } from "../relay/check";
 import { recordLine } from "../relay/record";
 import { type Relay, startRelay } from "../relay/server";

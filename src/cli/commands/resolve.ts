@@ -23,8 +23,8 @@ import {
   resolveHarness,
 } from "../../resolver";
 import { createFsLocalFiles } from "../../resolver/fs-local-files.node.js";
+import type { Command } from "../command";
 import { createGuardedFetch, portsListedIn } from "../guarded-fetch";
-import type { Command } from "../main";
 
 const USAGE =
   "npx tab resolve HARNESS [--org-config FILE] [--allow-prefix URL]... [--offline] [--cache DIR] [--lock] [--warm] [--fixtures DIR] [--base DIR] [--max-depth N]";

@@ -3,8 +3,8 @@ import { acquireSkill, DEFAULT_REGISTRY, DEFAULT_SEARCH_LIMIT, type SkillsFetch,
 // ".js" because tsx reads a bare "x.node" as a file with the extension ".node"; it maps .js to .ts.
 import { createDirStores, DEFAULT_SKILLS_CACHE } from "../../skills/dir-store.node.js";
 import { createFixtureFetch } from "../../skills/testing/fixture-fetch.node.js";
+import type { Command } from "../command";
 import { createGuardedFetch } from "../guarded-fetch";
-import type { Command } from "../main";
 
 /**
  * `npx tab skills search|acquire`: the same core the page uses. Output is one JSON

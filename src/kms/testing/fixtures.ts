@@ -1,8 +1,9 @@
 import type { CasStore } from "../../cas";
 import { createCas, createMemoryStore } from "../../cas";
 import { createEventLog } from "../../log";
+import type { Timers } from "../../platform";
 import { Policy } from "../../policy";
-import type { ApprovalTimers, WriteApprover } from "../approval";
+import type { WriteApprover } from "../approval";
 import { createMemoryKeyStore, type KeyStore } from "../key-store";
 import { createVaultService } from "../service";
 
@@ -17,7 +18,7 @@ export interface FixtureOptions {
   /** Default: `approvingOperator`. */
   approveWrite?: WriteApprover;
   approvalTimeoutMs?: number;
-  timers?: ApprovalTimers;
+  timers?: Timers;
   /** Stores to reuse (a "reload": a new service over the same key store and cache). */
   stores?: { keys: KeyStore; casStore: CasStore };
 }
@@ -57,7 +58,8 @@ export function vaultFixture(options: FixtureOptions = {}) {
 export function manualTimers() {
   const pending = new Map<number, { callback: () => void; ms: number }>();
   let next = 1;
-  const timers: ApprovalTimers = {
+  const timers: Timers = {
+    now: () => 0,
     setTimeout(callback, ms) {
       const id = next++;
       pending.set(id, { callback, ms });

@@ -53,16 +53,6 @@ export const ResolverLint = z.object({
   message: z.string(),
 });
 
-/** A content-addressed cache operation. */
-export const CacheEvent = z.object({
-  kind: z.literal("cache.event"),
-  op: z.enum(["hit", "miss", "put", "corrupt", "evict", "clear", "quota", "verify"]),
-  sha256: z.string().nullable(),
-  bytes: z.number().int().nonnegative(),
-  url: z.string().optional(),
-  message: z.string().optional(),
-});
-
 /**
  * A change to the org-level allowlist the operator keeps (the page's Resolver panel): which
  * list is now active, by the sha256 of its canonical form (src/resolver/org-allowlist.ts),
@@ -78,4 +68,4 @@ export const OrgAllowlistChange = z.object({
   removed: z.array(z.string()),
 });
 
-export const resolverEvents = [ResolverStep, ResolverRun, ResolverLint, CacheEvent, OrgAllowlistChange] as const;
+export const resolverEvents = [ResolverStep, ResolverRun, ResolverLint, OrgAllowlistChange] as const;

@@ -1,7 +1,8 @@
 import { concatBytes, utf8 } from "../../bytes";
 import { createEventLog, type EventLog } from "../../log";
+import type { Timers } from "../../platform";
 import { Policy } from "../../policy";
-import { createProxy, type EgressProxy, type ProxyTimers, type UpstreamFetch, type UpstreamInit } from "../../proxy";
+import { createProxy, type EgressProxy, type UpstreamFetch, type UpstreamInit } from "../../proxy";
 import { exchangeOnce } from "../../proxy/testing/memory";
 import { createModelEndpoint, type ModelEndpoint } from "../endpoint";
 import type { VerbUsage } from "../prompt";
@@ -39,7 +40,7 @@ export interface GuestSide {
 export function guestSide(options: {
   policy: Policy;
   answer: (url: string, init: UpstreamInit) => Response | Promise<Response>;
-  timers?: ProxyTimers;
+  timers?: Timers;
   verbs?: readonly VerbUsage[];
   corsRelay?: string;
 }): GuestSide {

@@ -1,4 +1,4 @@
-import type { Timers } from "../timers";
+import type { Timers } from "../../platform";
 
 interface Pending {
   id: number;

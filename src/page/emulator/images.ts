@@ -1,4 +1,4 @@
-import { sha256Hex } from "../../bytes";
+import { readCapped, sha256Hex } from "../../bytes";
 import type { EventLog } from "../../log";
 
 /** The guest files the page needs, as named in vendor/guest/SHA256SUMS. */
@@ -39,23 +39,9 @@ async function fetchWithProgress(
   if (!response.ok) throw new GuestImageError(`${url} is missing (HTTP ${response.status}); is vendor/guest complete?`);
   const total = Number(response.headers.get("Content-Length") ?? 0);
   if (!response.body) return new Uint8Array(await response.arrayBuffer());
-  const reader = response.body.getReader();
-  const parts: Uint8Array[] = [];
-  let loaded = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    parts.push(value);
-    loaded += value.length;
-    onProgress(loaded, total);
-  }
-  const out = new Uint8Array(loaded);
-  let offset = 0;
-  for (const p of parts) {
-    out.set(p, offset);
-    offset += p.length;
-  }
-  return out;
+  const body = await readCapped(response.body, Number.POSITIVE_INFINITY, (loaded) => onProgress(loaded, total));
+  if (!body.ok) throw body.problem === "failed" ? body.error : new GuestImageError(`${url} is too large`);
+  return body.bytes;
 }
 
 /**

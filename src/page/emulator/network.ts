@@ -1,5 +1,6 @@
 import type { EventLog } from "../../log";
-import { connectV86Link, createNetworkPeer, type NetworkPeer, systemTimers, type V86Bus } from "../../net";
+import { connectV86Link, createNetworkPeer, type NetworkPeer, type V86Bus } from "../../net";
+import { systemTimers } from "../../platform";
 import type { PolicyHolder } from "../../policy";
 import { createProxy, type EgressProxy, type OwnHandlers, type UpstreamFetch } from "../../proxy";
 import { createTlsTerminator, type SessionCa } from "../../tls";

@@ -1,11 +1,11 @@
-import type { ProxyTimers } from "../types";
+import type { Timers } from "../../platform";
 
 /** Lets queued stream and promise work run to completion (one macrotask turn, a few times over). */
 async function drain(): Promise<void> {
   for (let i = 0; i < 5; i++) await new Promise<void>((resolve) => setImmediate(resolve));
 }
 
-export interface FakeTimers extends ProxyTimers {
+export interface FakeTimers extends Timers {
   /** The delays of the timers armed now, in ms from the current virtual time, soonest first. */
   armed(): number[];
   /** Moves virtual time on by `ms`: each timer that falls due fires, in order, and its effects settle. */
@@ -21,6 +21,7 @@ export function fakeTimers(): FakeTimers {
   const armed = new Map<number, { at: number; fire: () => void }>();
   const soonest = () => [...armed].sort(([, a], [, b]) => a.at - b.at)[0];
   return {
+    now: () => time,
     setTimeout(fire, ms) {
       const handle = nextHandle++;
       armed.set(handle, { at: time + ms, fire });

@@ -1,5 +1,6 @@
 import agentRules from "../../../../guest/runner/agent-rules.md?raw";
 import { createModelEndpoint, type ModelEndpoint } from "../../../model";
+import { systemTimers } from "../../../platform";
 import { AgentStep, MODEL_VERBS } from "../../../runner";
 
 /**
@@ -12,6 +13,6 @@ export function createPageModelEndpoint(): ModelEndpoint {
     verbs: MODEL_VERBS,
     rules: agentRules,
     stepSchema: AgentStep,
-    timers: { setTimeout: (callback, ms) => setTimeout(callback, ms), clearTimeout: (handle) => clearTimeout(handle as number) },
+    timers: systemTimers,
   });
 }

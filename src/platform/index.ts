@@ -1,0 +1,1 @@
+export { type Clock, systemClock, systemTimers, type Timers } from "./time";
