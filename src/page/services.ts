@@ -1,26 +1,30 @@
-import { toHex } from "../bytes";
-import { type Cas, createCas, createIdbStore } from "../cas";
+import type { Cas } from "../cas";
 import type { EventLog } from "../log";
 import type { ModelEndpoint } from "../model";
-import type { OwnHandlers } from "../proxy";
+import type { OwnHandlers, OwnRequest, OwnResponse } from "../proxy";
 import type { FetchLike } from "../resolver";
-import { createPageDigest, type PageDigest } from "./cache/digest";
+import type { PageDigest } from "./cache/digest";
 import type { ConsoleTurns } from "./console/console-turns";
 import type { Guest } from "./emulator/boot";
-import { createPageModelEndpoint } from "./features/model/endpoint";
-import { harnessFromHref } from "./features/resolve/link";
-import { createResolverSession, type ResolverSession } from "./features/resolve/session";
-import { createPageRunner, type PageRunner } from "./features/runner/page-runner";
-import { createPageSkills, type PageSkills } from "./features/skills/stores";
-import { createPageVault, type PageVault } from "./features/vault/service";
+import type { ResolverSession } from "./features/resolve/session";
+import type { PageRunner } from "./features/runner/page-runner";
+import type { PageSkills } from "./features/skills/stores";
+import type { PageVault } from "./features/vault/service";
 
 /** Where the page keeps the content-addressed cache: one IndexedDB database, one object store. */
 export const CAS_DATABASE = { name: "linux-in-a-tab", store: "cas" } as const;
 
 /**
+ * The routes the page serves on its proxy, known before their code is loaded: the vault's
+ * (src/kms/endpoints.ts) and the model endpoint's (src/model/endpoint.ts). A unit test holds
+ * this list to the handlers' own keys.
+ */
+export const PAGE_ROUTES = ["POST /v0/vault/grant", "POST /v0/vault/pull", "POST /v0/vault/push", "POST /v0/model"] as const;
+
+/**
  * The page's services, built once here and handed to every feature as `ctx.services`: one
  * instance of each, so the proxy serves the same vault and model endpoint the features
- * drive, and the resolver, skills and vault share one verified cache (ADR 38).
+ * drive, and the resolver, skills and vault share one verified cache.
  */
 export interface PageServices {
   /** The CAS's digest (its counts show where large inputs were hashed). */
@@ -41,6 +45,19 @@ export interface PageServices {
   fetch: FetchLike;
 }
 
+/**
+ * The services before their code is loaded. Their code (the cache, the resolver and its YAML
+ * parser, the KMS, the runner, the model endpoint) is not part of the first screen: `load()`
+ * imports and builds them, once, on first use. The proxy's handlers exist from the start and
+ * load the services when the guest first calls one.
+ */
+export interface LazyPageServices {
+  /** Builds the services on the first call (later calls get the same instances). */
+  load(): Promise<PageServices>;
+  /** The page's own endpoints on the proxy, for the guest's boot: each loads the services on its first request. */
+  proxyHandlers: OwnHandlers;
+}
+
 export interface PageServicesOptions {
   log: EventLog;
   /** The page's own URL: the sample bundle sits beside it, and its query says `?fixtures=`. */
@@ -54,22 +71,55 @@ export interface PageServicesOptions {
   harnessField(): string;
 }
 
-export function createPageServices(options: PageServicesOptions): PageServices {
+export function createPageServices(options: PageServicesOptions): LazyPageServices {
+  let built: Promise<PageServices> | null = null;
+  const load = () => {
+    built ??= buildPageServices(options);
+    return built;
+  };
+  return { load, proxyHandlers: lazyHandlers(PAGE_ROUTES, async () => (await load()).proxyHandlers) };
+}
+
+/** Handlers for `routes` that load the real ones on the first request, then pass every request on. */
+export function lazyHandlers(routes: readonly string[], load: () => Promise<OwnHandlers>): OwnHandlers {
+  const handlers: Record<string, (request: OwnRequest) => Promise<OwnResponse>> = {};
+  for (const route of routes)
+    handlers[route] = async (request) => {
+      const handler = (await load())[route];
+      if (!handler) throw new Error(`the page serves no ${route}`);
+      return handler(request);
+    };
+  return handlers;
+}
+
+async function buildPageServices(options: PageServicesOptions): Promise<PageServices> {
   const { log, href, fetch } = options;
+  const [{ toHex }, { createCas, createIdbStore }, { createPageDigest }, model, link, session, runnerModule, skillsModule, vaultModule] =
+    await Promise.all([
+      import("../bytes"),
+      import("../cas"),
+      import("./cache/digest"),
+      import("./features/model/endpoint"),
+      import("./features/resolve/link"),
+      import("./features/resolve/session"),
+      import("./features/runner/page-runner"),
+      import("./features/skills/stores"),
+      import("./features/vault/service"),
+    ]);
   const digest = createPageDigest();
   const cas = createCas({ store: createIdbStore(CAS_DATABASE.name, CAS_DATABASE.store), log, digest });
-  const skills = createPageSkills(cas, options.storage);
-  const vault = createPageVault({ cas, log });
-  const modelEndpoint = createPageModelEndpoint();
-  const link = harnessFromHref(href);
-  const resolver = createResolverSession({
+  const skills = skillsModule.createPageSkills(cas, options.storage);
+  const vault = vaultModule.createPageVault({ cas, log });
+  const modelEndpoint = model.createPageModelEndpoint();
+  const harnessLink = link.harnessFromHref(href);
+  const resolver = session.createResolverSession({
     cas,
     log,
     bundleRoot: new URL("samples/", href).href,
-    recordings: link.params.get("fixtures") === "samples",
+    recordings: harnessLink.params.get("fixtures") === "samples",
     fetch,
   });
-  const runner = createPageRunner({
+  const runner = runnerModule.createPageRunner({
     log,
     cas,
     resolver,
@@ -82,7 +132,7 @@ export function createPageServices(options: PageServicesOptions): PageServices {
       attached: () => skills.choices.attached(),
       scriptPins: () => skills.choices.scriptPins(),
     },
-    defaultHarness: () => options.harnessField() || link.harness || "demo",
+    defaultHarness: () => options.harnessField() || harnessLink.harness || "demo",
   });
   return {
     digest,

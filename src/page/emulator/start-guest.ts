@@ -7,7 +7,7 @@ import { missingBrowserFeatures, UnsupportedBrowserError, unsupportedBrowserMess
 import type { GuestTerminal } from "../shell/terminal";
 import { bootGuest, type Guest } from "./boot";
 import { writeShareFile } from "./guest-share";
-import { GuestImageError, loadGuestImages } from "./images";
+import { GuestImageError, type GuestImages, loadGuestImages } from "./images";
 import { connectPageNetwork, type PageNetwork } from "./network";
 import { obtainSessionCa } from "./session-ca";
 import { loadSnapshot, saveSnapshot, snapshotKey } from "./snapshots";
@@ -19,6 +19,8 @@ export interface StartGuestOptions {
   terminal: GuestTerminal;
   /** The page's own endpoints on the proxy (`/v0/vault/*`, `/v0/model`). */
   proxyHandlers: OwnHandlers;
+  /** The image's download, when the page started it before this module loaded (else it starts here). */
+  images?: Promise<GuestImages>;
   /** Told once v86 exists and its network is connected, before the guest is ready. */
   onBooted(guest: Guest, network: PageNetwork | null): void;
 }
@@ -38,7 +40,7 @@ export async function startGuest(options: StartGuestOptions): Promise<StartedGue
   const { log, params, terminal } = options;
   const missing = await missingBrowserFeatures(globalThis);
   if (missing.length > 0) throw new UnsupportedBrowserError(unsupportedBrowserMessage(missing));
-  const [images, ca] = await Promise.all([loadGuestImages("guest/", log), obtainSessionCa()]);
+  const [images, ca] = await Promise.all([options.images ?? loadGuestImages("guest/", log), obtainSessionCa()]);
   const key = snapshotKey(images.hashes);
   const state = params.get("boot") === "fresh" ? null : await loadSnapshot(key);
   // `?net=v86-fetch` swaps the page's peer for v86's own fetch backend: only for bench/wire,
