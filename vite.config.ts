@@ -48,6 +48,22 @@ export default defineConfig({
     outDir: "dist",
     assetsInlineLimit: 0,
     chunkSizeWarningLimit: 4096,
+    rolldownOptions: {
+      // The core's modules and the `yaml` package run nothing when imported (they define
+      // schemas, classes and functions), but neither says so, so a folder's index.ts that
+      // re-exports a YAML reader (src/policy/index.ts) would pull the parser into the first
+      // screen's script. Declared here, it loads with its first use (docs/architecture.md,
+      // "The page's script"). CSS and the page's own modules keep their side effects.
+      treeshake: {
+        moduleSideEffects: [
+          { test: /[\\/]node_modules[\\/]yaml[\\/]/, sideEffects: false },
+          {
+            test: /[\\/]src[\\/](bytes|cas|kms|log|model|net|policy|proxy|resolver|runner|skills|tls)[\\/][^/\\]+\.ts$/,
+            sideEffects: false,
+          },
+        ],
+      },
+    },
   },
   server: { host: "127.0.0.1", port: 5173, strictPort: false },
   preview: { host: "127.0.0.1", port: 4173, strictPort: false },
