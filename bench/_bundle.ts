@@ -20,6 +20,8 @@ export interface FileSize {
 export interface BundleSizes {
   /** The entry chunk and its static imports: what the browser runs before the first screen. */
   firstScreen: FileSize[];
+  /** Scripts index.html preloads beside the first screen's (the emulator's): fetched at once, run later. */
+  preloaded: FileSize[];
   /** Every other script (loaded with import() or as a worker). */
   later: FileSize[];
   /** v86's wasm, for comparison (it downloads beside the guest image). */
@@ -57,10 +59,13 @@ export async function measureBundle(): Promise<BundleSizes> {
     for (const [key, chunk] of Object.entries(manifest)) if (chunk.isEntry) visit(key);
     const assets = readdirSync(join(outDir, "assets")).map((name) => `assets/${name}`);
     const scripts = assets.filter((f) => f.endsWith(".js")).map((f) => sizeOf(outDir, f));
+    const html = readFileSync(join(outDir, "index.html"), "utf8");
+    const preloaded = new Set([...html.matchAll(/<link rel="modulepreload"[^>]*href="\.\/([^"]+)"/g)].map((m) => m[1]));
     const bySize = (a: FileSize, b: FileSize) => b.gzip - a.gzip;
     return {
       firstScreen: scripts.filter((s) => firstScreen.has(s.file)).sort(bySize),
-      later: scripts.filter((s) => !firstScreen.has(s.file)).sort(bySize),
+      preloaded: scripts.filter((s) => !firstScreen.has(s.file) && preloaded.has(s.file)).sort(bySize),
+      later: scripts.filter((s) => !firstScreen.has(s.file) && !preloaded.has(s.file)).sort(bySize),
       wasm: assets.filter((f) => f.endsWith(".wasm")).map((f) => sizeOf(outDir, f)),
     };
   } finally {

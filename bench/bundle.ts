@@ -1,7 +1,8 @@
 // bench/bundle: the page's script as a first visit fetches it (issue 22). Builds the site and
 // prints, gzipped and raw, the first screen's script (the entry chunk and its static imports:
-// what runs before the shell shows) against the 250 kB goal, then everything loaded later with
-// import() (the emulator, the services, the features), the total, and v86's wasm beside them.
+// what runs before the shell shows) against the 250 kB goal, the emulator's chunks index.html
+// preloads beside it, what loads after it with import() (the services, the features), the
+// total, and v86's wasm.
 import { FIRST_SCREEN_BUDGET_GZIP, type FileSize, measureBundle, sum } from "./_bundle";
 
 const kB = (n: number) => `${(n / 1000).toFixed(1)} kB`;
@@ -14,11 +15,13 @@ const row = (label: string, files: readonly FileSize[]) =>
 
 console.log(`${"".padEnd(44)} ${"files".padStart(5)} ${"raw".padStart(11)} ${"gzip".padStart(11)}`);
 row("first screen (entry + static imports)", sizes.firstScreen);
-row("loaded later (import(), workers)", sizes.later);
-row("all scripts", [...sizes.firstScreen, ...sizes.later]);
+row("preloaded beside it (the emulator)", sizes.preloaded);
+row("loaded after it (services, features)", sizes.later);
+row("all scripts", [...sizes.firstScreen, ...sizes.preloaded, ...sizes.later]);
 row("v86 wasm (beside the guest image)", sizes.wasm);
-console.log("\nlargest later chunks (gzip):");
-for (const f of sizes.later.slice(0, 6)) console.log(`  ${f.file.padEnd(42)} ${kB(f.gzip).padStart(11)}`);
+console.log("\nlargest chunks after the first screen's (gzip):");
+for (const f of [...sizes.preloaded, ...sizes.later].sort((a, b) => b.gzip - a.gzip).slice(0, 6))
+  console.log(`  ${f.file.padEnd(42)} ${kB(f.gzip).padStart(11)}`);
 const first = sum(sizes.firstScreen, "gzip");
 const verdict = first <= FIRST_SCREEN_BUDGET_GZIP ? "within" : "OVER";
 console.log(

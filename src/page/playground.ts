@@ -1,4 +1,3 @@
-import v86WasmUrl from "v86/build/v86.wasm?url";
 import { createEventLog, type EventLog } from "../log";
 import { createPolicyHolder, DEFAULT_POLICY, type PolicyHolder } from "../policy";
 import { createConsoleTurns } from "./console/console-turns";
@@ -43,11 +42,11 @@ const params = new URLSearchParams(location.search);
 
 export async function startPlayground(container: HTMLElement): Promise<PlaygroundHandle> {
   // The emulator (v86, the network, the proxy, TLS) is not part of the first screen's script:
-  // its download starts first, and overlaps with building the shell.
+  // index.html preloads it (vite.config.ts), and it is imported before the shell is built.
   const emulator = import("./emulator/start-guest");
   const embedding = wantsEmbed(params);
   const log = createEventLog();
-  // The guest's files (the image, then v86's wasm) download beside the emulator's script, not after it.
+  // The guest image downloads beside the emulator's script, not after it (v86's wasm too: index.html).
   const images = startGuestDownload(log);
   const layout = createLayout();
   // In embed mode the page stays unseen until the embed feature has shaped it (one small import).
@@ -171,19 +170,13 @@ export async function startPlayground(container: HTMLElement): Promise<Playgroun
 }
 
 /**
- * Starts the guest image's download (verified against SHA256SUMS, with progress on the log) and
- * asks the browser to fetch v86's wasm now, which v86 otherwise requests only once the image
- * is in. In a browser the guest cannot run in, nothing is fetched: the boot reports what is missing.
+ * Starts the guest image's download (verified against SHA256SUMS, with progress on the log)
+ * before the emulator's script is in. In a browser the guest cannot run in, nothing is
+ * fetched: the boot reports what is missing.
  */
 function startGuestDownload(log: EventLog): Promise<GuestImages> {
   const images = missingBrowserFeatures(globalThis).then(async (missing) => {
     if (missing.length > 0) throw new Error("this browser cannot run the guest"); // startGuest says what is missing
-    const preload = document.createElement("link");
-    preload.rel = "preload";
-    preload.as = "fetch";
-    preload.crossOrigin = "anonymous";
-    preload.href = v86WasmUrl;
-    document.head.appendChild(preload);
     const { loadGuestImages } = await import("./emulator/images");
     return loadGuestImages("guest/", log);
   });
