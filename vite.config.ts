@@ -96,12 +96,14 @@ export default defineConfig({
       // schemas, classes and functions), but neither says so, so a folder's index.ts that
       // re-exports a YAML reader (src/policy/index.ts) would pull the parser into the first
       // screen's script. Declared here, it loads with its first use (docs/architecture.md,
-      // "The page's script"). CSS and the page's own modules keep their side effects.
+      // "The page's script"). CSS and the page's own modules keep their side effects, and so
+      // does src/tls: its CA module imports reflect-metadata for what it does (the X.509
+      // library needs the polyfill installed before it loads).
       treeshake: {
         moduleSideEffects: [
           { test: /[\\/]node_modules[\\/]yaml[\\/]/, sideEffects: false },
           {
-            test: /[\\/]src[\\/](bytes|cas|kms|log|model|net|policy|proxy|resolver|runner|skills|tls)[\\/][^/\\]+\.ts$/,
+            test: /[\\/]src[\\/](bytes|cas|kms|log|model|net|policy|proxy|resolver|runner|skills)[\\/][^/\\]+\.ts$/,
             sideEffects: false,
           },
         ],
