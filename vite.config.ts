@@ -38,16 +38,77 @@ function guestImage(): Plugin {
   };
 }
 
+/**
+ * The emulator's script (v86, the network, the proxy, TLS), the guest image's loader and v86's
+ * wasm are loaded with `import()` and XHR, so the browser would ask for them only once the first
+ * screen's script has run. Preload hints in index.html start them beside it instead.
+ */
+function preloadGuestStart(): Plugin {
+  const starts = /[\\/]src[\\/]page[\\/]emulator[\\/](start-guest|images)\.ts$/;
+  return {
+    name: "tab-preload-guest-start",
+    apply: "build",
+    transformIndexHtml: {
+      order: "post",
+      handler(_html, ctx) {
+        const bundle = ctx.bundle;
+        if (!bundle) return [];
+        const chunks = new Set<string>();
+        const add = (fileName: string) => {
+          const chunk = bundle[fileName];
+          if (chunk?.type !== "chunk" || chunk.isEntry || chunks.has(fileName)) return;
+          chunks.add(fileName);
+          for (const next of chunk.imports) add(next);
+        };
+        for (const chunk of Object.values(bundle))
+          if (chunk.type === "chunk" && starts.test(chunk.facadeModuleId ?? "")) add(chunk.fileName);
+        const wasm = Object.values(bundle).filter((file) => file.type === "asset" && file.fileName.endsWith(".wasm"));
+        return [
+          ...[...chunks].map((file) => ({
+            tag: "link",
+            attrs: { rel: "modulepreload", crossorigin: "", href: `./${file}` },
+            injectTo: "head" as const,
+          })),
+          // v86 fetches its wasm with an XHR: a CORS-mode `fetch` preload is the request it reuses.
+          ...wasm.map((file) => ({
+            tag: "link",
+            attrs: { rel: "preload", as: "fetch", crossorigin: "anonymous", href: `./${file.fileName}` },
+            injectTo: "head" as const,
+          })),
+        ];
+      },
+    },
+  };
+}
+
 // `base: "./"` makes the static build work from any host and under any sub-path.
 export default defineConfig({
   base: "./",
   publicDir: "public",
-  plugins: [guestImage()],
+  plugins: [guestImage(), preloadGuestStart()],
   build: {
     target: "es2022",
     outDir: "dist",
     assetsInlineLimit: 0,
     chunkSizeWarningLimit: 4096,
+    rolldownOptions: {
+      // The core's modules and the `yaml` package run nothing when imported (they define
+      // schemas, classes and functions), but neither says so, so a folder's index.ts that
+      // re-exports a YAML reader (src/policy/index.ts) would pull the parser into the first
+      // screen's script. Declared here, it loads with its first use (docs/architecture.md,
+      // "The page's script"). CSS and the page's own modules keep their side effects, and so
+      // does src/tls: its CA module imports reflect-metadata for what it does (the X.509
+      // library needs the polyfill installed before it loads).
+      treeshake: {
+        moduleSideEffects: [
+          { test: /[\\/]node_modules[\\/]yaml[\\/]/, sideEffects: false },
+          {
+            test: /[\\/]src[\\/](bytes|cas|kms|log|model|net|policy|proxy|resolver|runner|skills)[\\/][^/\\]+\.ts$/,
+            sideEffects: false,
+          },
+        ],
+      },
+    },
   },
   server: { host: "127.0.0.1", port: 5173, strictPort: false },
   preview: { host: "127.0.0.1", port: 4173, strictPort: false },

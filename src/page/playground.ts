@@ -2,14 +2,14 @@ import { createEventLog, type EventLog } from "../log";
 import { createPolicyHolder, DEFAULT_POLICY, type PolicyHolder } from "../policy";
 import { createConsoleTurns } from "./console/console-turns";
 import type { Guest } from "./emulator/boot";
+import type { GuestImages } from "./emulator/images";
 import type { PageNetwork } from "./emulator/network";
-import { dropSnapshot } from "./emulator/snapshots";
-import { bootErrorMessage, startGuest } from "./emulator/start-guest";
-import { mountFeatures } from "./features";
+import { mountEmbed, mountFeatures, type ShellContext, wantsEmbed } from "./features";
 import { createPanels, createPanelTabs } from "./panels";
 import { createPageRelay, createRelayField, type PageRelay } from "./relay";
 import { createPageServices } from "./services";
 import { offerFreshBoot, showBootProgress } from "./shell/boot-status";
+import { missingBrowserFeatures } from "./shell/browser-support";
 import { createLayout, type Layout } from "./shell/layout";
 import { createPolicyEditor } from "./shell/policy-editor";
 import { mountScenarioBar, type ScenarioBar } from "./shell/scenario-bar";
@@ -44,8 +44,16 @@ declare global {
 const params = new URLSearchParams(location.search);
 
 export async function startPlayground(container: HTMLElement): Promise<PlaygroundHandle> {
+  // The emulator (v86, the network, the proxy, TLS) is not part of the first screen's script:
+  // index.html preloads it (vite.config.ts), and it is imported before the shell is built.
+  const emulator = import("./emulator/start-guest");
+  const embedding = wantsEmbed(params);
   const log = createEventLog();
+  // The guest image downloads beside the emulator's script, not after it (v86's wasm too: index.html).
+  const images = startGuestDownload(log);
   const layout = createLayout();
+  // In embed mode the page stays unseen until the embed feature has shaped it (one small import).
+  if (embedding) layout.root.style.visibility = "hidden";
   container.appendChild(layout.root);
 
   const policy = createPolicyHolder(DEFAULT_POLICY, log);
@@ -103,9 +111,8 @@ export async function startPlayground(container: HTMLElement): Promise<Playgroun
   };
   window.__tab = handle;
 
-  mountFeatures({
+  const shell: ShellContext = {
     log,
-    services,
     layout,
     policy,
     params,
@@ -126,33 +133,64 @@ export async function startPlayground(container: HTMLElement): Promise<Playgroun
     expose: (name, value) => {
       handle.features[name] = value;
     },
-  });
+  };
 
   showBootProgress(log, layout);
-  startGuest({
-    log,
-    policy,
-    params,
-    terminal: term,
-    proxyHandlers: services.proxyHandlers,
-    relay,
-    onBooted: (guest, connected) => {
-      handle.guest = guest;
-      network = connected;
-      handle.network = connected;
-    },
-  }).then(
+  const started = emulator.then(({ startGuest }) =>
+    startGuest({
+      log,
+      policy,
+      params,
+      terminal: term,
+      proxyHandlers: services.proxyHandlers,
+      images,
+      relay,
+      onBooted: (guest, connected) => {
+        handle.guest = guest;
+        network = connected;
+        handle.network = connected;
+      },
+    }),
+  );
+  started.then(
     ({ guest, snapshotKey }) => {
-      offerFreshBoot(layout, () => void dropSnapshot(snapshotKey).then(() => location.reload()));
+      offerFreshBoot(
+        layout,
+        () => void import("./emulator/snapshots").then((s) => s.dropSnapshot(snapshotKey)).then(() => location.reload()),
+      );
       // Embedded in someone's docs, the page must not take the reader's focus (or scroll to it).
       if (params.get("embed") !== "1") term.focus();
       resolveReady(guest);
     },
-    (error: unknown) => {
+    async (error: unknown) => {
+      const { bootErrorMessage } = await emulator.catch(() => ({ bootErrorMessage: (e: unknown) => String(e) }));
       log.append({ kind: "boot.progress", phase: "error", message: bootErrorMessage(error) });
       rejectReady(error);
     },
   );
 
+  if (embedding)
+    await mountEmbed(shell).finally(() => {
+      layout.root.style.visibility = "";
+    });
+  // Everything else a visitor may never open loads after the first screen, beside the guest's download.
+  mountFeatures(shell, services.load).catch((error: unknown) => {
+    log.append({ kind: "note", level: "error", source: "page", message: `a page feature did not load: ${(error as Error).message}` });
+  });
   return handle;
+}
+
+/**
+ * Starts the guest image's download (verified against SHA256SUMS, with progress on the log)
+ * before the emulator's script is in. In a browser the guest cannot run in, nothing is
+ * fetched: the boot reports what is missing.
+ */
+function startGuestDownload(log: EventLog): Promise<GuestImages> {
+  const images = missingBrowserFeatures(globalThis).then(async (missing) => {
+    if (missing.length > 0) throw new Error("this browser cannot run the guest"); // startGuest says what is missing
+    const { loadGuestImages } = await import("./emulator/images");
+    return loadGuestImages("guest/", log);
+  });
+  images.catch(() => undefined); // startGuest awaits it and reports the error
+  return images;
 }

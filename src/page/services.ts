@@ -1,23 +1,34 @@
-import { toHex } from "../bytes";
-import { type Cas, createCas, createIdbStore } from "../cas";
+import type { Cas } from "../cas";
 import type { EventLog } from "../log";
 import type { ModelEndpoint } from "../model";
-import type { OwnHandlers } from "../proxy";
+import type { OwnEndpointSpec, OwnHandlers, OwnRequest, OwnResponse } from "../proxy";
 import type { FetchLike, OrgAllowlist } from "../resolver";
-import { createPageDigest, type PageDigest } from "./cache/digest";
+import type { PageDigest } from "./cache/digest";
 import type { ConsoleTurns } from "./console/console-turns";
 import type { Guest } from "./emulator/boot";
-import { createPageModelEndpoint } from "./features/model/endpoint";
-import { harnessFromHref } from "./features/resolve/link";
-import { createPageOrgAllowlist } from "./features/resolve/org-allowlist";
-import { createResolverSession, type ResolverSession } from "./features/resolve/session";
-import { createPageRunner, type PageRunner } from "./features/runner/page-runner";
-import { proposedPrefixes } from "./features/share/link";
-import { createPageSkills, type PageSkills } from "./features/skills/stores";
-import { createPageVault, type PageVault } from "./features/vault/service";
+import type { ResolverSession } from "./features/resolve/session";
+import type { PageRunner } from "./features/runner/page-runner";
+import type { PageSkills } from "./features/skills/stores";
+import type { PageVault } from "./features/vault/service";
 
 /** Where the page keeps the content-addressed cache: one IndexedDB database, one object store. */
 export const CAS_DATABASE = { name: "linux-in-a-tab", store: "cas" } as const;
+
+/**
+ * The routes the page serves on its proxy, known before their code is loaded: the vault's
+ * (src/kms/endpoints.ts) and the model endpoint's (src/model/endpoint.ts). A unit test holds
+ * this list to the handlers' own keys.
+ */
+export const PAGE_ROUTES: Readonly<Record<string, OwnRouteDeclaration>> = {
+  "POST /v0/vault/grant": { mode: "vault", json: true },
+  "POST /v0/vault/pull": { mode: "vault", json: true },
+  "POST /v0/vault/push": { mode: "vault", json: true },
+  // The guest's tab-agent posts its transcript as text/plain (docs/limits.md).
+  "POST /v0/model": {},
+};
+
+/** What the proxy must know of a route before its code loads: the decision's mode and the body type it requires. */
+export type OwnRouteDeclaration = Omit<OwnEndpointSpec, "handle">;
 
 /**
  * The page's services, built once here and handed to every feature as `ctx.services`: one
@@ -45,6 +56,19 @@ export interface PageServices {
   fetch: FetchLike;
 }
 
+/**
+ * The services before their code is loaded. Their code (the cache, the resolver and its YAML
+ * parser, the KMS, the runner, the model endpoint) is not part of the first screen: `load()`
+ * imports and builds them, once, on first use. The proxy's handlers exist from the start and
+ * load the services when the guest first calls one.
+ */
+export interface LazyPageServices {
+  /** Builds the services on the first call (later calls get the same instances). */
+  load(): Promise<PageServices>;
+  /** The page's own endpoints on the proxy, for the guest's boot: each loads the services on its first request. */
+  proxyHandlers: OwnHandlers;
+}
+
 export interface PageServicesOptions {
   log: EventLog;
   /** The page's own URL: the sample bundle sits beside it, and its query says `?fixtures=`. */
@@ -58,21 +82,74 @@ export interface PageServicesOptions {
   harnessField(): string;
 }
 
-export function createPageServices(options: PageServicesOptions): PageServices {
+export function createPageServices(options: PageServicesOptions): LazyPageServices {
+  let built: Promise<PageServices> | null = null;
+  const load = () => {
+    built ??= buildPageServices(options);
+    return built;
+  };
+  return { load, proxyHandlers: lazyHandlers(PAGE_ROUTES, async () => (await load()).proxyHandlers) };
+}
+
+/**
+ * Handlers for `routes` that load the real ones on the first request, then pass every request
+ * on. Each route's mode and body type are declared up front, so the proxy checks a request
+ * (a vault call's JSON body, say) before any code behind it has loaded.
+ */
+export function lazyHandlers(routes: Readonly<Record<string, OwnRouteDeclaration>>, load: () => Promise<OwnHandlers>): OwnHandlers {
+  const handlers: Record<string, OwnEndpointSpec> = {};
+  for (const [route, declared] of Object.entries(routes))
+    handlers[route] = {
+      ...declared,
+      handle: async (request: OwnRequest): Promise<OwnResponse> => {
+        const handler = (await load())[route];
+        if (!handler) throw new Error(`the page serves no ${route}`);
+        return typeof handler === "function" ? handler(request) : handler.handle(request);
+      },
+    };
+  return handlers;
+}
+
+async function buildPageServices(options: PageServicesOptions): Promise<PageServices> {
   const { log, href, fetch } = options;
+  const [
+    { toHex },
+    { createCas, createIdbStore },
+    { createPageDigest },
+    model,
+    link,
+    session,
+    runnerModule,
+    skillsModule,
+    vaultModule,
+    orgModule,
+    shareLink,
+  ] = await Promise.all([
+    import("../bytes"),
+    import("../cas"),
+    import("./cache/digest"),
+    import("./features/model/endpoint"),
+    import("./features/resolve/link"),
+    import("./features/resolve/session"),
+    import("./features/runner/page-runner"),
+    import("./features/skills/stores"),
+    import("./features/vault/service"),
+    import("./features/resolve/org-allowlist"),
+    import("./features/share/link"),
+  ]);
   const digest = createPageDigest();
   const cas = createCas({ store: createIdbStore(CAS_DATABASE.name, CAS_DATABASE.store), log, digest });
-  const skills = createPageSkills(cas, options.storage);
-  const vault = createPageVault({ cas, log });
-  const modelEndpoint = createPageModelEndpoint();
-  const link = harnessFromHref(href);
+  const skills = skillsModule.createPageSkills(cas, options.storage);
+  const vault = vaultModule.createPageVault({ cas, log });
+  const modelEndpoint = model.createPageModelEndpoint();
+  const harnessLink = link.harnessFromHref(href);
   const bundleRoot = new URL("samples/", href).href;
-  const orgAllowlist = createPageOrgAllowlist({ log, storage: options.storage, bundleRoot });
+  const orgAllowlist = orgModule.createPageOrgAllowlist({ log, storage: options.storage, bundleRoot });
   // Proposed here, before any feature mounts, so a link's resolve always sees it pending.
   // An embedded view has no Resolver panel to ask in: its proposals are dropped, said on the log,
   // rather than leaving the link's resolve waiting for an answer nobody can give.
-  const proposed = proposedPrefixes(link.params);
-  if (proposed.length > 0 && link.params.get("embed") === "1")
+  const proposed = shareLink.proposedPrefixes(harnessLink.params);
+  if (proposed.length > 0 && harnessLink.params.get("embed") === "1")
     log.append({
       kind: "note",
       level: "warning",
@@ -80,15 +157,15 @@ export function createPageServices(options: PageServicesOptions): PageServices {
       message: `an embedded view does not take org allowlist proposals; ignored: ${proposed.join(", ")}`,
     });
   else if (proposed.length > 0) void orgAllowlist.propose(proposed, "share link");
-  const resolver = createResolverSession({
+  const resolver = session.createResolverSession({
     cas,
     log,
     bundleRoot,
-    recordings: link.params.get("fixtures") === "samples",
+    recordings: harnessLink.params.get("fixtures") === "samples",
     fetch,
     orgAllowlist,
   });
-  const runner = createPageRunner({
+  const runner = runnerModule.createPageRunner({
     log,
     cas,
     resolver,
@@ -101,7 +178,7 @@ export function createPageServices(options: PageServicesOptions): PageServices {
       attached: () => skills.choices.attached(),
       scriptPins: () => skills.choices.scriptPins(),
     },
-    defaultHarness: () => options.harnessField() || link.harness || "demo",
+    defaultHarness: () => options.harnessField() || harnessLink.harness || "demo",
   });
   return {
     digest,

@@ -1,6 +1,5 @@
 import type { EventLog } from "../log";
 import { policyHash } from "./hash";
-import { parsePolicy } from "./load";
 import type { Policy } from "./schema";
 
 /**
@@ -30,6 +29,8 @@ export function createPolicyHolder(initial: Policy, log: EventLog): PolicyHolder
       return newHash;
     },
     async replaceText(text, source) {
+      // The YAML parser loads when text is first parsed: a page that never edits its policy never needs it.
+      const { parsePolicy } = await import("./load");
       const parsed = parsePolicy(text);
       if (!parsed.ok) {
         log.append({ kind: "policy.invalid", errors: parsed.errors });

@@ -8,7 +8,7 @@ import { missingBrowserFeatures, UnsupportedBrowserError, unsupportedBrowserMess
 import type { GuestTerminal } from "../shell/terminal";
 import { bootGuest, type Guest } from "./boot";
 import { writeShareFile } from "./guest-share";
-import { GuestImageError, loadGuestImages } from "./images";
+import { GuestImageError, type GuestImages, loadGuestImages } from "./images";
 import { connectPageNetwork, type PageNetwork } from "./network";
 import { obtainSessionCa } from "./session-ca";
 import { loadSnapshot, saveSnapshot, snapshotKey } from "./snapshots";
@@ -22,6 +22,8 @@ export interface StartGuestOptions {
   proxyHandlers: OwnHandlers;
   /** The Wisp relay setting (the Policy panel's, or `?relay=`). */
   relay?: PageRelay;
+  /** The image's download, when the page started it before this module loaded (else it starts here). */
+  images?: Promise<GuestImages>;
   /** Told once v86 exists and its network is connected, before the guest is ready. */
   onBooted(guest: Guest, network: PageNetwork | null): void;
 }
@@ -41,7 +43,7 @@ export async function startGuest(options: StartGuestOptions): Promise<StartedGue
   const { log, params, terminal } = options;
   const missing = await missingBrowserFeatures(globalThis);
   if (missing.length > 0) throw new UnsupportedBrowserError(unsupportedBrowserMessage(missing));
-  const [images, ca] = await Promise.all([loadGuestImages("guest/", log), obtainSessionCa()]);
+  const [images, ca] = await Promise.all([options.images ?? loadGuestImages("guest/", log), obtainSessionCa()]);
   const key = snapshotKey(images.hashes);
   const state = params.get("boot") === "fresh" ? null : await loadSnapshot(key);
   // `?net=v86-fetch` swaps the page's peer for v86's own fetch backend: only for bench/wire,

@@ -11,13 +11,12 @@ import type { ScenarioBar } from "../shell/scenario-bar";
 /**
  * What a page feature (resolver, skills, vault, runner, share…) gets to plug itself in. Each
  * feature is one folder under ./features whose `mount.ts` exports `mount(ctx)`; the playground
- * calls them all once the shell exists. What features share is in `services`, never in each
+ * loads them with `import()` once the first screen is up and mounts them in order (./index.ts).
+ * A feature that needs no services takes this context alone. What features share is in `services`, never in each
  * other's exposed objects.
  */
-export interface FeatureContext {
+export interface ShellContext {
   log: EventLog;
-  /** The page's services, built once (src/page/services.ts): cache, skills, vault, model endpoint, resolver, runner. */
-  services: PageServices;
   layout: Layout;
   policy: PolicyHolder;
   params: URLSearchParams;
@@ -36,4 +35,10 @@ export interface FeatureContext {
   turns: ConsoleTurns;
   /** Exposes something on `window.__tab.features[name]` (for e2e tests and curious users); features never read it. */
   expose(name: string, value: unknown): void;
+}
+
+/** What a feature that uses the page's services gets: the shell's context and the services, loaded. */
+export interface FeatureContext extends ShellContext {
+  /** The page's services, built once (src/page/services.ts): cache, skills, vault, model endpoint, resolver, runner. */
+  services: PageServices;
 }

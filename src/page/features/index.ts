@@ -1,17 +1,50 @@
-import type { FeatureContext } from "./context";
-import { mount as embed } from "./embed/mount";
-import { mount as model } from "./model/mount";
-import { mount as resolve } from "./resolve/mount";
-import { mount as runner } from "./runner/mount";
-import { mount as share } from "./share/mount";
-import { mount as skills } from "./skills/mount";
-import { mount as timeline } from "./timeline/mount";
-import { mount as tour } from "./tour/mount";
-import { mount as vault } from "./vault/mount";
+import type { PageServices } from "../services";
+import type { FeatureContext, ShellContext } from "./context";
 
-export type { FeatureContext } from "./context";
+export type { FeatureContext, ShellContext } from "./context";
 
-/** Every page feature, mounted in this order once the shell exists. */
-export function mountFeatures(ctx: FeatureContext): void {
-  for (const mount of [resolve, skills, vault, runner, model, share, timeline, tour, embed]) mount(ctx);
+/**
+ * One page feature: its code, loaded with `import()` so it is not part of the first screen's
+ * script, and whether it needs the page's services (which load with it) or only the shell.
+ */
+type Feature =
+  | { name: string; services: true; load(): Promise<{ mount(ctx: FeatureContext): void }> }
+  | { name: string; services: false; load(): Promise<{ mount(ctx: ShellContext): void }> };
+
+/** Every page feature, mounted in this order (the order of the tabs they add). */
+const FEATURES: readonly Feature[] = [
+  { name: "resolve", services: true, load: () => import("./resolve/mount") },
+  { name: "skills", services: true, load: () => import("./skills/mount") },
+  { name: "vault", services: true, load: () => import("./vault/mount") },
+  { name: "runner", services: true, load: () => import("./runner/mount") },
+  { name: "model", services: true, load: () => import("./model/mount") },
+  { name: "share", services: true, load: () => import("./share/mount") },
+  { name: "timeline", services: false, load: () => import("./timeline/mount") },
+  { name: "tour", services: false, load: () => import("./tour/mount") },
+];
+
+/** Whether the link asks for embed mode (`?embed=…`): then the embed feature shapes the first screen. */
+export const wantsEmbed = (params: URLSearchParams): boolean => params.has("embed");
+
+/**
+ * Embed mode (`?embed=1&scenario=N`), loaded only when the link asks for it and mounted before
+ * the page is shown, so a reader never sees the whole playground flash inside the iframe.
+ */
+export async function mountEmbed(ctx: ShellContext): Promise<void> {
+  (await import("./embed/mount")).mount(ctx);
+}
+
+/**
+ * Loads every feature's code and the services they share (all at once, after the first
+ * screen, while the guest downloads), then mounts them in order. What the link asks for
+ * (`?tour=1`, `?harness=…&run=1`, a share fragment) each feature reads when it mounts.
+ */
+export async function mountFeatures(ctx: ShellContext, services: () => Promise<PageServices>): Promise<void> {
+  const built = services();
+  const mounts = FEATURES.map((feature) =>
+    feature.services
+      ? feature.load().then((module) => async () => module.mount({ ...ctx, services: await built }))
+      : feature.load().then((module) => async () => module.mount(ctx)),
+  );
+  for (const mount of mounts) await (await mount)();
 }

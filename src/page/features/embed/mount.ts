@@ -1,7 +1,7 @@
 import "./embed.css";
 import { h, replaceChildren } from "../../shell/dom";
 import { SCENARIOS, type Scenario } from "../../shell/scenarios";
-import type { FeatureContext } from "../context";
+import type { ShellContext } from "../context";
 import { verdictSequence } from "../share/verdict-sequence";
 import { type EmbedRequest, embedExplanation, fullPlaygroundHref, readEmbedRequest } from "./params";
 
@@ -13,7 +13,7 @@ import { type EmbedRequest, embedExplanation, fullPlaygroundHref, readEmbedReque
  * is one); the scenario runs only when the reader clicks Run. Everything else on the page is
  * hidden by embed.css, scoped under `.embed`.
  */
-export function mount(ctx: FeatureContext): void {
+export function mount(ctx: ShellContext): void {
   const request = readEmbedRequest(ctx.params, SCENARIOS);
   if (request.mode === "off") return;
   const panel = request.mode === "scenario" ? request.scenario.expect.panel : "proxy";

@@ -1,7 +1,7 @@
 import "./tour.css";
 import type { Guest } from "../../emulator/boot";
 import { createEventPanel, type Tone } from "../../panels";
-import type { FeatureContext } from "../context";
+import type { ShellContext } from "../context";
 import { createTourCard, type TourView } from "./card";
 import { createTourMachine, type TourUpdate } from "./machine";
 import { loadProgress, saveProgress, TOUR_START, TOUR_STORAGE_KEY } from "./progress";
@@ -43,7 +43,7 @@ const TONES: Record<TourUpdate["phase"], Tone> = {
  * which component refused and why (its row of the verdict table), and moves on. Progress is kept in
  * localStorage; `?tour=1` opens the Tour tab and starts it.
  */
-export function mount(ctx: FeatureContext): void {
+export function mount(ctx: ShellContext): void {
   const { log } = ctx;
   const store = browserStore(TOUR_STORAGE_KEY);
   const loaded = loadProgress(store.read(), TOUR_STEPS);
