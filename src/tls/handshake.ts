@@ -1,6 +1,6 @@
 import { concatBytes } from "../bytes";
 import type { LeafCertificate } from "./ca";
-import { type ClientHello, parseClientHello } from "./clientHello";
+import { type ClientHello, parseClientHello } from "./client-hello";
 import { alertLabel, ContentType, ECDSA_SECP256R1_SHA256, GROUP_X25519, HandshakeType, TLS_AES_128_GCM_SHA256, TLS13 } from "./constants";
 import { p1363ToDer } from "./ecdsa";
 import { protocolError, TlsFailure } from "./failure";
@@ -15,12 +15,12 @@ import {
   serializeFinished,
   serializeHelloRetryRequest,
   serializeServerHello,
-} from "./handshakeMessages";
+} from "./handshake-messages";
 import { sha256 } from "./hkdf";
 import { normalizeHost } from "./host";
-import { deriveApplicationSecrets, deriveHandshakeSecrets, deriveTrafficKeys, finishedVerifyData } from "./keySchedule";
+import { deriveApplicationSecrets, deriveHandshakeSecrets, deriveTrafficKeys, finishedVerifyData } from "./key-schedule";
 import { RecordCipher } from "./record";
-import type { RecordLayer } from "./recordLayer";
+import type { RecordLayer } from "./record-layer";
 
 export const CIPHER_NAME = "TLS_AES_128_GCM_SHA256";
 export const GROUP_NAME = "x25519";

@@ -1,13 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { concatBytes, fromHex, toHex, utf8 } from "../bytes";
-import { parseClientHello } from "./clientHello";
+import { parseClientHello } from "./client-hello";
 import { ContentType, ExtensionType, HandshakeType } from "./constants";
 import { TlsFailure } from "./failure";
 import { checkClientHello } from "./handshake";
-import { frameHandshake, HandshakeAssembler, MAX_HANDSHAKE_MESSAGE } from "./handshakeMessages";
+import { frameHandshake, HandshakeAssembler, MAX_HANDSHAKE_MESSAGE } from "./handshake-messages";
 import { createSessionCa } from "./index";
 import { serializeRecord } from "./record";
-import { ChunkQueue } from "./recordReader";
+import { ChunkQueue } from "./record-reader";
 import { buildClientHello } from "./testing/clientHelloBuilder";
 import { alertsIn, clientSends, establishedTunnel } from "./testing/harness";
 import { arrayScanWork } from "./testing/work";

@@ -4,7 +4,7 @@ import type { SessionCa } from "./ca";
 import { AlertDescription, alertLabel } from "./constants";
 import { asFailure, TlsFailure } from "./failure";
 import { CIPHER_NAME, type Established, GROUP_NAME, type HandshakeProgress, serverHandshake } from "./handshake";
-import { RecordLayer } from "./recordLayer";
+import { RecordLayer } from "./record-layer";
 import { type KeyUpdateLimit, openTunnel } from "./tunnel";
 
 /** Injected timers (the page's, Node's, or a test's fake), so the handshake timeout is testable. */
