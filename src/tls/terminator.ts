@@ -109,7 +109,13 @@ export function createTlsTerminator(options: TlsTerminatorOptions): TlsTerminato
       };
 
       session("handshake", false);
-      const handshake = serverHandshake({ layer, connectHost: connect.host, leafFor: (host) => ca.leafFor(host), progress });
+      const handshake = serverHandshake({
+        layer,
+        connectHost: connect.host,
+        leafFor: (host) => ca.leafFor(host),
+        leafScheme: ca.leafScheme,
+        progress,
+      });
       handshake.catch(() => undefined); // after a timeout nobody awaits it; it ends when reading is aborted
       let timer: unknown;
       const timeout = new Promise<never>((_resolve, reject) => {
