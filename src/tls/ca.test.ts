@@ -37,6 +37,27 @@ describe("the per-session CA (issue 6: the page terminates the guest's TLS with 
     expect(leaf.chain).toEqual([leaf.der]);
   });
 
+  it("signs its leaves with RSA-2048 by default, the key type whose verification is cheapest for the guest", async () => {
+    const ca = await createSessionCa({ now: () => T0 });
+    const issuer = new NodeX509(ca.certPem);
+    const cert = new NodeX509((await ca.leafFor("example.com")).der);
+    expect(issuer.publicKey.asymmetricKeyType).toBe("rsa");
+    expect(cert.publicKey.asymmetricKeyType).toBe("rsa");
+    expect(cert.publicKey.asymmetricKeyDetails?.modulusLength).toBe(2048);
+    expect(cert.verify(issuer.publicKey)).toBe(true);
+  });
+
+  it("mints ahead the leaves of the names it is given, skipping wildcard patterns", async () => {
+    let now = T0;
+    const ca = await createSessionCa({ now: () => now });
+    ca.prepare(["api.github.com", "*.example.com"]);
+    now = T0 + 10 * 60_000;
+    const leaf = await ca.leafFor("api.github.com");
+    expect(leaf.notBefore.getTime()).toBe(T0 - HOUR); // minted when prepared, not when asked for
+    ca.prepare(["api.github.com"]); // already there: kept
+    expect((await ca.leafFor("api.github.com")).fingerprint).toBe(leaf.fingerprint);
+  });
+
   it("caches a leaf per host, and mints a new one when the cached one nears expiry", async () => {
     let now = T0;
     const ca = await createSessionCa({ now: () => now });

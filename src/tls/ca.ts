@@ -13,11 +13,20 @@ import {
 } from "@peculiar/x509";
 import { equalBytes, sha256Hex, toHex } from "../bytes";
 import type { Clock } from "../log";
+import { type CertKeyType, certKeyTypeOf, generateCertKeys, KEY_TYPES } from "./cert-keys";
 import { isCertifiableHost, normalizeHost } from "./host";
 
-const EC_P256 = { name: "ECDSA", namedCurve: "P-256" } as const;
-const SIGNING = { name: "ECDSA", hash: "SHA-256" } as const;
 const HOUR = 3_600_000;
+
+/**
+ * The key types a new session CA and its leaves get by default: RSA-2048 for both, because the
+ * guest verifies both signatures on every connection and an RSA verification is the cheapest
+ * one for its emulated 32-bit CPU (docs/performance.md). The page pays for it once: an RSA key
+ * takes longer to generate than an EC one, but there is one CA key per 20 hours and one leaf
+ * key per session CA, generated ahead of the first connection.
+ */
+export const DEFAULT_CA_KEY: CertKeyType = "rsa-2048";
+export const DEFAULT_LEAF_KEY: CertKeyType = "rsa-2048";
 
 /** A per-host certificate the TLS server presents, with its non-extractable signing key. */
 export interface LeafCertificate {
@@ -26,6 +35,10 @@ export interface LeafCertificate {
   /** What the Certificate message carries: the leaf only (the guest trusts the CA itself). */
   chain: readonly Uint8Array[];
   privateKey: CryptoKey;
+  /** The TLS SignatureScheme of this leaf's CertificateVerify. */
+  scheme: number;
+  /** Signs a CertificateVerify's content with the leaf key; the signature as TLS carries it. */
+  signHandshake(content: Uint8Array): Promise<Uint8Array>;
   /** Lowercase hex SHA-256 of the leaf DER. */
   fingerprint: string;
   notBefore: Date;
@@ -42,8 +55,16 @@ export interface SessionCa {
   /** The key pair, for a host that persists the CA (IndexedDB stores a non-extractable CryptoKey). */
   readonly keys: CryptoKeyPair;
   readonly notAfter: Date;
+  /** The TLS SignatureScheme every leaf of this CA signs CertificateVerify with; a client must offer it. */
+  readonly leafScheme: number;
   /** The leaf for `host` (SAN = host, serverAuth), minted on first use and cached (LRU, maxLeaves) until near expiry. */
   leafFor(host: string): Promise<LeafCertificate>;
+  /**
+   * Mints ahead the leaves for `hosts` (e.g. a policy's host patterns), so the first connection
+   * to each does not wait for one; a pattern that is not a certifiable name (`*.example.com`)
+   * is skipped, and a failure is left for `leafFor` to report when the host is asked for.
+   */
+  prepare(hosts: readonly string[]): void;
 }
 
 export interface SessionCaOptions {
@@ -58,6 +79,10 @@ export interface SessionCaOptions {
   commonName?: string;
   /** How many leaves are kept, least recently used dropped first; default DEFAULT_MAX_LEAVES. */
   maxLeaves?: number;
+  /** The key type of a new CA (createSessionCa); a loaded CA keeps its own. Default DEFAULT_CA_KEY. */
+  caKey?: CertKeyType;
+  /** The key type of the leaves; default DEFAULT_LEAF_KEY. */
+  leafKey?: CertKeyType;
 }
 
 /**
@@ -75,10 +100,11 @@ function randomSerial(): string {
 
 const der = (cert: X509Certificate): Uint8Array => new Uint8Array(cert.rawData);
 
-/** Creates a new CA with a fresh, non-extractable ECDSA P-256 key. */
+/** Creates a new CA with a fresh, non-extractable key (of `options.caKey`, default DEFAULT_CA_KEY). */
 export async function createSessionCa(options: SessionCaOptions = {}): Promise<SessionCa> {
   const now = options.now ?? Date.now;
-  const keys = (await crypto.subtle.generateKey(EC_P256, false, ["sign", "verify"])) as CryptoKeyPair;
+  const caKey = options.caKey ?? DEFAULT_CA_KEY;
+  const keys = await generateCertKeys(caKey, "ca");
   const at = now();
   const commonName = options.commonName ?? `Linux in a tab session CA ${randomSerial().slice(0, 8)}`;
   const cert = await X509CertificateGenerator.createSelfSigned(
@@ -88,7 +114,7 @@ export async function createSessionCa(options: SessionCaOptions = {}): Promise<S
       notBefore: new Date(at - (options.backdateMs ?? HOUR)),
       notAfter: new Date(at + (options.caValidityMs ?? 30 * 24 * HOUR)),
       keys,
-      signingAlgorithm: SIGNING,
+      signingAlgorithm: KEY_TYPES[caKey].certSigning,
       extensions: [
         new BasicConstraintsExtension(true, 0, true),
         new KeyUsagesExtension(KeyUsageFlags.keyCertSign | KeyUsageFlags.cRLSign, true),
@@ -118,6 +144,14 @@ async function sessionCaFrom(cert: X509Certificate, keys: CryptoKeyPair, options
   const authorityKeyId = await AuthorityKeyIdentifierExtension.create(keys.publicKey, false, crypto);
   const maxLeaves = options.maxLeaves ?? DEFAULT_MAX_LEAVES;
   if (!Number.isInteger(maxLeaves) || maxLeaves < 1) throw new RangeError(`maxLeaves must be a positive integer, got ${maxLeaves}`);
+  const certSigning = KEY_TYPES[certKeyTypeOf(keys.privateKey)].certSigning;
+  const leafType = KEY_TYPES[options.leafKey ?? DEFAULT_LEAF_KEY];
+  // One leaf key pair for all of this CA object's leaves (each host still gets its own
+  // certificate): minting a leaf is then one signature, not a key generation, which matters
+  // for RSA. The key is non-extractable and lives as long as the page's CA object; it is
+  // generated now, ahead of the first connection.
+  const leafKeys = generateCertKeys(options.leafKey ?? DEFAULT_LEAF_KEY, "leaf");
+  leafKeys.catch(() => undefined); // awaited by mint(), which reports a failure
   // A Map iterates in insertion order: re-inserting on use keeps the least recently used first.
   const leaves = new Map<string, Promise<LeafCertificate>>();
   const remember = (host: string, leaf: Promise<LeafCertificate>): void => {
@@ -132,7 +166,7 @@ async function sessionCaFrom(cert: X509Certificate, keys: CryptoKeyPair, options
 
   async function mint(host: string): Promise<LeafCertificate> {
     const at = now();
-    const leafKeys = (await crypto.subtle.generateKey(EC_P256, false, ["sign", "verify"])) as CryptoKeyPair;
+    const { publicKey, privateKey } = await leafKeys;
     const notAfter = new Date(Math.min(at + leafValidityMs, cert.notAfter.getTime()));
     const leaf = await X509CertificateGenerator.create(
       {
@@ -141,16 +175,16 @@ async function sessionCaFrom(cert: X509Certificate, keys: CryptoKeyPair, options
         issuer: cert.subject,
         notBefore: new Date(at - backdateMs),
         notAfter,
-        publicKey: leafKeys.publicKey,
+        publicKey,
         signingKey: keys.privateKey,
-        signingAlgorithm: SIGNING,
+        signingAlgorithm: certSigning,
         extensions: [
           new BasicConstraintsExtension(false, undefined, true),
           new KeyUsagesExtension(KeyUsageFlags.digitalSignature, true),
           new ExtendedKeyUsageExtension([ExtendedKeyUsage.serverAuth], false),
           new SubjectAlternativeNameExtension([{ type: "dns", value: host }], false),
           authorityKeyId,
-          await SubjectKeyIdentifierExtension.create(leafKeys.publicKey, false, crypto),
+          await SubjectKeyIdentifierExtension.create(publicKey, false, crypto),
         ],
       },
       crypto,
@@ -160,7 +194,9 @@ async function sessionCaFrom(cert: X509Certificate, keys: CryptoKeyPair, options
       host,
       der: leafDer,
       chain: [leafDer],
-      privateKey: leafKeys.privateKey,
+      privateKey,
+      scheme: leafType.scheme,
+      signHandshake: (content) => leafType.signHandshake(privateKey, content),
       fingerprint: await sha256Hex(leafDer),
       notBefore: leaf.notBefore,
       notAfter: leaf.notAfter,
@@ -168,12 +204,13 @@ async function sessionCaFrom(cert: X509Certificate, keys: CryptoKeyPair, options
   }
 
   const certDer = der(cert);
-  return {
+  const ca: SessionCa = {
     certPem: cert.toString("pem"),
     certDer,
     fingerprint: await sha256Hex(certDer),
     keys,
     notAfter: cert.notAfter,
+    leafScheme: leafType.scheme,
     async leafFor(requested) {
       const host = normalizeHost(requested);
       if (!isCertifiableHost(host)) throw new RangeError(`${JSON.stringify(requested)} is not a DNS name a certificate can carry`);
@@ -191,7 +228,12 @@ async function sessionCaFrom(cert: X509Certificate, keys: CryptoKeyPair, options
       });
       return minted;
     },
+    prepare(hosts) {
+      for (const host of hosts)
+        if (isCertifiableHost(normalizeHost(host)) && !leaves.has(normalizeHost(host))) ca.leafFor(host).catch(() => undefined);
+    },
   };
+  return ca;
 }
 
 /** The CA certificate PEM the guest must trust (what `npx tab proxy --ca-out FILE` writes). */

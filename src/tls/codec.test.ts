@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { concatBytes, fromHex, toHex, utf8 } from "../bytes";
-import { parseClientHello } from "./clientHello";
+import { parseClientHello } from "./client-hello";
 import { p1363ToDer } from "./ecdsa";
 import { TlsFailure } from "./failure";
 import {
@@ -10,7 +10,7 @@ import {
   serializeHelloRetryRequest,
   serializeKeyUpdate,
   serializeServerHello,
-} from "./handshakeMessages";
+} from "./handshake-messages";
 import { parseRecord, RecordCipher, recordNonce, serializeRecord } from "./record";
 import { buildClientHello } from "./testing/clientHelloBuilder";
 

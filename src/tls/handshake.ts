@@ -1,8 +1,7 @@
 import { concatBytes } from "../bytes";
 import type { LeafCertificate } from "./ca";
-import { type ClientHello, parseClientHello } from "./clientHello";
-import { alertLabel, ContentType, ECDSA_SECP256R1_SHA256, GROUP_X25519, HandshakeType, TLS_AES_128_GCM_SHA256, TLS13 } from "./constants";
-import { p1363ToDer } from "./ecdsa";
+import { type ClientHello, parseClientHello } from "./client-hello";
+import { alertLabel, ContentType, GROUP_X25519, HandshakeType, TLS_AES_128_GCM_SHA256, TLS13 } from "./constants";
 import { protocolError, TlsFailure } from "./failure";
 import {
   certificateVerifyContent,
@@ -15,12 +14,12 @@ import {
   serializeFinished,
   serializeHelloRetryRequest,
   serializeServerHello,
-} from "./handshakeMessages";
+} from "./handshake-messages";
 import { sha256 } from "./hkdf";
 import { normalizeHost } from "./host";
-import { deriveApplicationSecrets, deriveHandshakeSecrets, deriveTrafficKeys, finishedVerifyData } from "./keySchedule";
+import { deriveApplicationSecrets, deriveHandshakeSecrets, deriveTrafficKeys, finishedVerifyData } from "./key-schedule";
 import { RecordCipher } from "./record";
-import type { RecordLayer } from "./recordLayer";
+import type { RecordLayer } from "./record-layer";
 
 export const CIPHER_NAME = "TLS_AES_128_GCM_SHA256";
 export const GROUP_NAME = "x25519";
@@ -49,8 +48,12 @@ export interface HandshakeParams {
   /** The host the proxy allowed in CONNECT: the only name the ClientHello may carry. */
   connectHost: string;
   leafFor(host: string): Promise<LeafCertificate>;
+  /** The SignatureScheme the leaves sign CertificateVerify with (SessionCa.leafScheme). */
+  leafScheme: number;
   progress: HandshakeProgress;
 }
+
+const SCHEME_NAMES: Record<number, string> = { 1027: "ecdsa_secp256r1_sha256", 2052: "rsa_pss_rsae_sha256", 2055: "ed25519" };
 
 /** Turns a received alert record into the failure it means; we never answer an alert with one. */
 export function peerAlertFailure(content: Uint8Array, when: string): TlsFailure {
@@ -72,7 +75,7 @@ function constantTimeEqual(a: Uint8Array, b: Uint8Array): boolean {
  * (verdict table, row 5: inside CONNECT A, a ClientHello for B is impossible by design), whatever
  * TLS version the client speaks, then what this server can negotiate.
  */
-export function checkClientHello(hello: ClientHello, connectHost: string): string {
+export function checkClientHello(hello: ClientHello, connectHost: string, leafScheme: number): string {
   if (hello.serverName === null)
     throw new TlsFailure(
       "missing_extension",
@@ -93,8 +96,8 @@ export function checkClientHello(hello: ClientHello, connectHost: string): strin
   if (hello.compressionMethods.length !== 1 || hello.compressionMethods[0] !== 0)
     throw protocolError("illegal_parameter", "legacy_compression_methods is not exactly [null]");
   if (hello.signatureAlgorithms === null) throw protocolError("missing_extension", "the ClientHello has no signature_algorithms");
-  if (!hello.signatureAlgorithms.includes(ECDSA_SECP256R1_SHA256))
-    throw protocolError("handshake_failure", "the client does not accept ecdsa_secp256r1_sha256");
+  if (!hello.signatureAlgorithms.includes(leafScheme))
+    throw protocolError("handshake_failure", `the client does not accept ${SCHEME_NAMES[leafScheme] ?? `signature scheme ${leafScheme}`}`);
   if (hello.supportedGroups === null || hello.keyShares === null)
     throw protocolError("missing_extension", "the ClientHello lacks supported_groups or key_share");
   if (!hello.supportedGroups.includes(GROUP_X25519)) throw protocolError("handshake_failure", "the client does not support x25519");
@@ -124,7 +127,7 @@ async function x25519(clientShare: Uint8Array): Promise<{ publicKey: Uint8Array;
  * Figure 2): ClientHello → [HelloRetryRequest → ClientHello] → ServerHello, [CCS],
  * {EncryptedExtensions, Certificate, CertificateVerify, Finished} → client {Finished}.
  */
-export async function serverHandshake({ layer, connectHost, leafFor, progress }: HandshakeParams): Promise<Established> {
+export async function serverHandshake({ layer, connectHost, leafFor, leafScheme, progress }: HandshakeParams): Promise<Established> {
   // Each message is judged by its header as soon as that is in: the client sends exactly
   // ClientHello (twice after an HRR), then Finished, so anything else is refused before its
   // body is collected.
@@ -178,7 +181,7 @@ export async function serverHandshake({ layer, connectHost, leafFor, progress }:
 
   const first = await readClientHello("first");
   let hello = first.hello;
-  let sni = checkClientHello(hello, connectHost);
+  let sni = checkClientHello(hello, connectHost, leafScheme);
   const leafPromise = leafFor(connectHost);
   leafPromise.catch(() => undefined); // awaited below; a failure must not surface as unhandled first
   let transcript: Uint8Array[] = [first.message.raw];
@@ -194,7 +197,7 @@ export async function serverHandshake({ layer, connectHost, leafFor, progress }:
     const second = await readClientHello("second");
     if (!constantTimeEqual(second.hello.legacySessionId, hello.legacySessionId))
       throw protocolError("illegal_parameter", "the second ClientHello changed legacy_session_id");
-    sni = checkClientHello(second.hello, connectHost);
+    sni = checkClientHello(second.hello, connectHost, leafScheme);
     hello = second.hello;
     transcript.push(second.message.raw);
     share = hello.keyShares?.find((s) => s.group === GROUP_X25519);
@@ -226,12 +229,8 @@ export async function serverHandshake({ layer, connectHost, leafFor, progress }:
   const encryptedExtensions = serializeEncryptedExtensions(alpn);
   const certificate = serializeCertificate(leaf.chain);
   transcript.push(encryptedExtensions, certificate);
-  const signed = await crypto.subtle.sign(
-    { name: "ECDSA", hash: "SHA-256" },
-    leaf.privateKey,
-    certificateVerifyContent(await sha256(concatBytes(...transcript))) as BufferSource,
-  );
-  const certificateVerify = serializeCertificateVerify(p1363ToDer(new Uint8Array(signed)));
+  const signature = await leaf.signHandshake(certificateVerifyContent(await sha256(concatBytes(...transcript))));
+  const certificateVerify = serializeCertificateVerify(leaf.scheme, signature);
   transcript.push(certificateVerify);
   const serverFinished = serializeFinished(
     await finishedVerifyData(secrets.serverHandshakeTrafficSecret, await sha256(concatBytes(...transcript))),

@@ -1,13 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { concatBytes, fromHex, toHex, utf8 } from "../bytes";
-import { parseClientHello } from "./clientHello";
-import { ContentType, ExtensionType, HandshakeType } from "./constants";
+import { parseClientHello } from "./client-hello";
+import { ContentType, ECDSA_SECP256R1_SHA256, ExtensionType, HandshakeType } from "./constants";
 import { TlsFailure } from "./failure";
 import { checkClientHello } from "./handshake";
-import { frameHandshake, HandshakeAssembler, MAX_HANDSHAKE_MESSAGE } from "./handshakeMessages";
+import { frameHandshake, HandshakeAssembler, MAX_HANDSHAKE_MESSAGE } from "./handshake-messages";
 import { createSessionCa } from "./index";
 import { serializeRecord } from "./record";
-import { ChunkQueue } from "./recordReader";
+import { ChunkQueue } from "./record-reader";
 import { buildClientHello } from "./testing/clientHelloBuilder";
 import { alertsIn, clientSends, establishedTunnel } from "./testing/harness";
 import { arrayScanWork } from "./testing/work";
@@ -134,7 +134,7 @@ describe("handshake reassembly does work linear in the bytes received", () => {
     const keyShares = Array.from({ length: 8000 }, (_, i) => ({ group: i + 1, key: Uint8Array.of(1) }));
     const groups = Array.from({ length: 8000 }, (_, i) => i + 1);
     const body = buildClientHello({ keyShares, groups }).subarray(4);
-    const { result, work } = arrayScanWork(() => checkClientHello(parseClientHello(body), "example.com"));
+    const { result, work } = arrayScanWork(() => checkClientHello(parseClientHello(body), "example.com", ECDSA_SECP256R1_SHA256));
     expect(result).toBe("example.com");
     expect(work).toBeLessThan(4 * body.length);
   });

@@ -98,6 +98,26 @@ describe("node:tls completes a verified TLS 1.3 handshake with our server and ex
     expect(events[1]?.certFingerprint).toBe(run.session?.peerFingerprint);
   });
 
+  it.each([
+    ["ecdsa-p256", "ecdsa-p256", "ecdsa_secp256r1_sha256"],
+    ["rsa-2048", "rsa-2048", "rsa_pss_rsae_sha256"],
+    ["ed25519", "ed25519", "ed25519"],
+    ["rsa-2048", "ecdsa-p256", "ecdsa_secp256r1_sha256"],
+  ] as const)("a %s CA with %s leaves: the chain verifies and CertificateVerify is %s", async (caKey, leafKey, scheme) => {
+    const other = await createSessionCa({ caKey, leafKey });
+    const otherLog = createEventLog();
+    const otherServer = await startTlsTestServer({ ca: other, log: otherLog, connectHost: HOST, serve: echo });
+    try {
+      const run = await nodeClient(otherServer.port, { ca: other.certPem }, Buffer.from(`over ${scheme}`));
+      expect(run.error).toBeNull();
+      expect(run.session).toMatchObject({ authorized: true, protocol: "TLSv1.3" });
+      expect(run.received.toString()).toBe(`over ${scheme}`);
+      expect(other.leafScheme).toBe({ ecdsa_secp256r1_sha256: 0x0403, rsa_pss_rsae_sha256: 0x0804, ed25519: 0x0807 }[scheme]);
+    } finally {
+      await otherServer.close();
+    }
+  });
+
   it("answers no ALPN to a client offering only h2 (never h2)", async () => {
     const run = await nodeClient(server.port, { ALPNProtocols: ["h2"] }, Buffer.from("x"));
     expect(run.error).toBeNull();

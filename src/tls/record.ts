@@ -1,7 +1,7 @@
 import { ByteWriter } from "../bytes";
 import { ContentType, LEGACY_VERSION, MAX_CIPHERTEXT, MAX_PLAINTEXT } from "./constants";
 import { protocolError } from "./failure";
-import type { TrafficKeys } from "./keySchedule";
+import type { TrafficKeys } from "./key-schedule";
 
 /** One TLSPlaintext/TLSCiphertext record as it travels (RFC 8446 §5.1). */
 export interface WireRecord {

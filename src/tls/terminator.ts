@@ -5,7 +5,7 @@ import type { SessionCa } from "./ca";
 import { AlertDescription, alertLabel } from "./constants";
 import { asFailure, TlsFailure } from "./failure";
 import { CIPHER_NAME, type Established, GROUP_NAME, type HandshakeProgress, serverHandshake } from "./handshake";
-import { RecordLayer } from "./recordLayer";
+import { RecordLayer } from "./record-layer";
 import { type KeyUpdateLimit, openTunnel } from "./tunnel";
 
 /** The shared timers, of which the handshake timeout only schedules: a test's fake needs no clock. */
@@ -102,7 +102,13 @@ export function createTlsTerminator(options: TlsTerminatorOptions): TlsTerminato
       };
 
       session("handshake", false);
-      const handshake = serverHandshake({ layer, connectHost: connect.host, leafFor: (host) => ca.leafFor(host), progress });
+      const handshake = serverHandshake({
+        layer,
+        connectHost: connect.host,
+        leafFor: (host) => ca.leafFor(host),
+        leafScheme: ca.leafScheme,
+        progress,
+      });
       handshake.catch(() => undefined); // after a timeout nobody awaits it; it ends when reading is aborted
       let timer: unknown;
       const timeout = new Promise<never>((_resolve, reject) => {

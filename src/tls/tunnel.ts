@@ -2,10 +2,10 @@ import type { ByteStream } from "../bytes";
 import { ContentType, HandshakeType } from "./constants";
 import { asFailure, protocolError, type TlsFailure } from "./failure";
 import { type Established, peerAlertFailure } from "./handshake";
-import { HandshakeAssembler, type HandshakeMessage, serializeKeyUpdate } from "./handshakeMessages";
-import { deriveTrafficKeys, nextTrafficSecret } from "./keySchedule";
+import { HandshakeAssembler, type HandshakeMessage, serializeKeyUpdate } from "./handshake-messages";
+import { deriveTrafficKeys, nextTrafficSecret } from "./key-schedule";
 import { RecordCipher } from "./record";
-import type { RecordLayer } from "./recordLayer";
+import type { RecordLayer } from "./record-layer";
 
 export interface TunnelHooks {
   /** The client rotated its keys (and ours, if it asked). */

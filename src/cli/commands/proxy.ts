@@ -131,6 +131,7 @@ export const command: Command = {
     let ca: SessionCa;
     try {
       ca = await createSessionCa();
+      ca.prepare(policy.hosts.map((rule) => rule.host)); // the first CONNECT to each does not wait for its leaf
       if (values["ca-out"]) await writeFile(values["ca-out"], caPem(ca), { mode: 0o644 });
     } catch (error) {
       process.stderr.write(`tab proxy: cannot create or write the session CA: ${(error as Error).message}\n`);

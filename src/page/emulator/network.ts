@@ -45,6 +45,12 @@ export function connectPageNetwork(options: PageNetworkOptions): PageNetwork {
   const { log } = options;
   const peer = createNetworkPeer({ link: connectV86Link(options.bus), log });
   const terminator = createTlsTerminator({ ca: options.ca, log, handshakeTimeoutMs: GUEST_PATIENCE_MS });
+  // The policy's hosts get their leaf certificates now, not during the guest's first handshake.
+  const prepareLeaves = () => options.ca.prepare(options.policy.current().hosts.map((rule) => rule.host));
+  prepareLeaves();
+  const stopPreparing = log.subscribe((event) => {
+    if (event.kind === "policy.change") prepareLeaves();
+  });
   const ownHost = `${peer.config.peerIp}:${PROXY_PORT}`;
   const browserFetch: UpstreamFetch = (url, init) =>
     globalThis.fetch(url, {
@@ -83,6 +89,7 @@ export function connectPageNetwork(options: PageNetworkOptions): PageNetwork {
     peer,
     proxy,
     close() {
+      stopPreparing();
       stopListening();
       peer.close();
     },

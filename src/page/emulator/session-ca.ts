@@ -8,7 +8,8 @@ import { createSessionCa, loadSessionCa, type SessionCa } from "../../tls";
  * the page holds now. The guest reads the certificate from the 9p share on every run.
  */
 const store = createStore("linux-in-a-tab-ca", "ca");
-const KEY = "session-ca-v1";
+// v2: RSA-2048 keys (v1 held ECDSA P-256 ones; a v1 entry is left unread and replaced).
+const KEY = "session-ca-v2";
 
 interface StoredCa {
   keys: CryptoKeyPair;

@@ -25,7 +25,7 @@ describe("the page names what a browser lacks before the guest starts", () => {
 
   it.each([
     ["X25519", "WebCrypto X25519 (the TLS key exchange with the guest)"],
-    ["ECDSA", "WebCrypto ECDSA P-256 (the session CA's signatures)"],
+    ["ECDSA", "WebCrypto ECDSA P-256 (the vault's manifest signatures)"],
     ["AES-GCM", "WebCrypto AES-GCM (TLS records)"],
   ])("a WebCrypto without %s is named with what it is for", async (algorithm, named) => {
     expect(await missingBrowserFeatures({ ...full, crypto: { subtle: subtleWithout(algorithm) } })).toEqual([named]);

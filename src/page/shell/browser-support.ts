@@ -34,7 +34,7 @@ export async function missingBrowserFeatures(g: BrowserGlobals): Promise<string[
   if (!(await works(() => subtle.generateKey({ name: "X25519" }, false, ["deriveBits"]))))
     missing.push("WebCrypto X25519 (the TLS key exchange with the guest)");
   if (!(await works(() => subtle.generateKey({ name: "ECDSA", namedCurve: "P-256" }, false, ["sign"]))))
-    missing.push("WebCrypto ECDSA P-256 (the session CA's signatures)");
+    missing.push("WebCrypto ECDSA P-256 (the vault's manifest signatures)");
   if (!(await works(() => subtle.generateKey({ name: "AES-GCM", length: 128 }, false, ["encrypt"]))))
     missing.push("WebCrypto AES-GCM (TLS records)");
   return missing;

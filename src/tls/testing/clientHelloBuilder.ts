@@ -1,6 +1,6 @@
 import { ByteWriter, utf8 } from "../../bytes";
 import { ContentType, ExtensionType, HandshakeType } from "../constants";
-import { frameHandshake } from "../handshakeMessages";
+import { frameHandshake } from "../handshake-messages";
 import { serializeRecord } from "../record";
 
 /** A ClientHello to build for tests; every field has a sensible TLS 1.3 default. */

@@ -2,11 +2,11 @@ import { createEventLog, type EventLog } from "../../log";
 import type { LeafCertificate } from "../ca";
 import { ContentType } from "../constants";
 import type { TlsFailure } from "../failure";
-import { serializeKeyUpdate } from "../handshakeMessages";
+import { serializeKeyUpdate } from "../handshake-messages";
 import { createTlsTerminator, type SessionCa, type Timers } from "../index";
-import { deriveTrafficKeys, nextTrafficSecret } from "../keySchedule";
+import { deriveTrafficKeys, nextTrafficSecret } from "../key-schedule";
 import { parseRecord, RecordCipher, serializeRecord } from "../record";
-import { RecordLayer } from "../recordLayer";
+import { RecordLayer } from "../record-layer";
 import { type KeyUpdateLimit, openTunnel } from "../tunnel";
 import { drain, memoryPipe } from "./memoryPipe";
 

@@ -1,13 +1,5 @@
 import { ByteWriter, concatBytes, fromHex, utf8 } from "../bytes";
-import {
-  ECDSA_SECP256R1_SHA256,
-  ExtensionType,
-  HandshakeType,
-  HELLO_RETRY_RANDOM,
-  LEGACY_VERSION,
-  TLS_AES_128_GCM_SHA256,
-  TLS13,
-} from "./constants";
+import { ExtensionType, HandshakeType, HELLO_RETRY_RANDOM, LEGACY_VERSION, TLS_AES_128_GCM_SHA256, TLS13 } from "./constants";
 import { protocolError } from "./failure";
 
 /** One handshake message: its type, body, and the framed bytes that enter the transcript. */
@@ -193,12 +185,12 @@ export function certificateVerifyContent(transcriptHash: Uint8Array): Uint8Array
   return concatBytes(new Uint8Array(64).fill(0x20), utf8("TLS 1.3, server CertificateVerify"), Uint8Array.of(0), transcriptHash);
 }
 
-/** CertificateVerify with ecdsa_secp256r1_sha256 and a DER signature. */
-export function serializeCertificateVerify(derSignature: Uint8Array): Uint8Array {
-  const w = new ByteWriter(80);
-  w.u16(ECDSA_SECP256R1_SHA256);
+/** CertificateVerify: the SignatureScheme and the signature as that scheme encodes it (DER for ECDSA). */
+export function serializeCertificateVerify(scheme: number, signature: Uint8Array): Uint8Array {
+  const w = new ByteWriter(signature.length + 8);
+  w.u16(scheme);
   const end = w.lengthPrefix(2);
-  w.bytes(derSignature);
+  w.bytes(signature);
   end();
   return frameHandshake(HandshakeType.certificateVerify, w.finish());
 }

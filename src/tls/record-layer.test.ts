@@ -2,10 +2,10 @@ import { describe, expect, it } from "vitest";
 import { concatBytes, fromHex, toHex, utf8 } from "../bytes";
 import { ContentType, HandshakeType, MAX_PLAINTEXT } from "./constants";
 import { TlsFailure } from "./failure";
-import { serializeKeyUpdate } from "./handshakeMessages";
-import type { TrafficKeys } from "./keySchedule";
+import { serializeKeyUpdate } from "./handshake-messages";
+import type { TrafficKeys } from "./key-schedule";
 import { parseRecord, RecordCipher, serializeRecord } from "./record";
-import { RecordLayer } from "./recordLayer";
+import { RecordLayer } from "./record-layer";
 import { drain, memoryPipe } from "./testing/memoryPipe";
 
 // The record layer (RFC 8446 §5) as a peer sees it: every test reads the raw bytes the layer

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { concatBytes, fromHex, toHex } from "../bytes";
 import { hkdfExpand, hkdfExtract, sha256 } from "./hkdf";
-import { deriveApplicationSecrets, deriveHandshakeSecrets, deriveTrafficKeys, finishedVerifyData, nextTrafficSecret } from "./keySchedule";
+import { deriveApplicationSecrets, deriveHandshakeSecrets, deriveTrafficKeys, finishedVerifyData, nextTrafficSecret } from "./key-schedule";
 
 // RFC 8448 §3 "Simple 1-RTT Handshake" (TLS_AES_128_GCM_SHA256, x25519): the values the RFC
 // prints for the server side, used to check each step of the key schedule (RFC 8446 §7.1).

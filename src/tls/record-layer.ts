@@ -1,9 +1,9 @@
 import { AlertDescription, type AlertName, ContentType } from "./constants";
 import type { RecordCipher } from "./record";
-import { type PlainRecord, RecordReader } from "./recordReader";
-import { RecordWriter } from "./recordWriter";
+import { type PlainRecord, RecordReader } from "./record-reader";
+import { RecordWriter } from "./record-writer";
 
-export type { PlainRecord } from "./recordReader";
+export type { PlainRecord } from "./record-reader";
 
 /**
  * The record layer over the raw tunnel bytes (RFC 8446 §5): the receiving half reassembles

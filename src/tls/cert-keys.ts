@@ -1,0 +1,71 @@
+import { ECDSA_SECP256R1_SHA256, ED25519, RSA_PSS_RSAE_SHA256 } from "./constants";
+import { p1363ToDer } from "./ecdsa";
+
+/**
+ * The key types a session CA and its leaves can have. Which one matters for speed on the
+ * guest's side, not the page's: the guest (OpenSSL on an emulated 32-bit CPU) verifies the
+ * CA's signature on the leaf and the leaf's CertificateVerify on every connection, and an
+ * RSA verification (public exponent 65537) costs it a fraction of an ECDSA P-256 or Ed25519
+ * one (docs/performance.md has the measurements).
+ */
+export type CertKeyType = "ecdsa-p256" | "rsa-2048" | "ed25519";
+
+interface KeyTypeParams {
+  /** WebCrypto generateKey parameters for a signing key of this type. */
+  generate: EcKeyGenParams | RsaHashedKeyGenParams | Algorithm;
+  /** How this key signs a certificate (@peculiar/x509's signingAlgorithm). */
+  certSigning: Algorithm | EcdsaParams;
+  /** The TLS 1.3 SignatureScheme of a CertificateVerify by this key (RFC 8446 §4.2.3). */
+  scheme: number;
+  /** Signs a CertificateVerify's content; returns the signature as TLS carries it. */
+  signHandshake(key: CryptoKey, content: Uint8Array): Promise<Uint8Array>;
+}
+
+export const KEY_TYPES: Record<CertKeyType, KeyTypeParams> = {
+  "ecdsa-p256": {
+    generate: { name: "ECDSA", namedCurve: "P-256" } satisfies EcKeyGenParams,
+    certSigning: { name: "ECDSA", hash: "SHA-256" } satisfies EcdsaParams,
+    scheme: ECDSA_SECP256R1_SHA256,
+    async signHandshake(key, content) {
+      const signature = await crypto.subtle.sign({ name: "ECDSA", hash: "SHA-256" }, key, content as BufferSource);
+      return p1363ToDer(new Uint8Array(signature));
+    },
+  },
+  // One RSA key pair signs both ways: certificates as RSASSA-PKCS1-v1_5 (the rsa_pkcs1_sha256 every
+  // TLS 1.3 client accepts in certificates) and, for a leaf, CertificateVerify as RSA-PSS
+  // (rsa_pss_rsae_sha256, the scheme TLS 1.3 requires for an rsaEncryption key). WebCrypto binds a
+  // key to one algorithm, so a leaf key is generated as RSA-PSS and a CA key as RSASSA-PKCS1-v1_5.
+  "rsa-2048": {
+    generate: { name: "RSA-PSS", modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]), hash: "SHA-256" },
+    certSigning: { name: "RSASSA-PKCS1-v1_5" },
+    scheme: RSA_PSS_RSAE_SHA256,
+    async signHandshake(key, content) {
+      // §4.2.3: RSASSA-PSS with the salt as long as the digest.
+      return new Uint8Array(await crypto.subtle.sign({ name: "RSA-PSS", saltLength: 32 }, key, content as BufferSource));
+    },
+  },
+  ed25519: {
+    generate: { name: "Ed25519" },
+    certSigning: { name: "Ed25519" },
+    scheme: ED25519,
+    async signHandshake(key, content) {
+      return new Uint8Array(await crypto.subtle.sign({ name: "Ed25519" }, key, content as BufferSource));
+    },
+  },
+};
+
+/** A fresh, non-extractable key pair of `type`: a leaf's (it signs CertificateVerify) or a CA's (it signs certificates). */
+export async function generateCertKeys(type: CertKeyType, role: "leaf" | "ca"): Promise<CryptoKeyPair> {
+  const params = KEY_TYPES[type].generate;
+  const generate = type === "rsa-2048" && role === "ca" ? { ...(params as RsaHashedKeyGenParams), name: "RSASSA-PKCS1-v1_5" } : params;
+  return (await crypto.subtle.generateKey(generate, false, ["sign", "verify"])) as CryptoKeyPair;
+}
+
+/** The key type of an existing key (a persisted CA's), from its WebCrypto algorithm. */
+export function certKeyTypeOf(key: CryptoKey): CertKeyType {
+  const algorithm = key.algorithm as KeyAlgorithm & { namedCurve?: string; modulusLength?: number };
+  if (algorithm.name === "ECDSA" && algorithm.namedCurve === "P-256") return "ecdsa-p256";
+  if ((algorithm.name === "RSASSA-PKCS1-v1_5" || algorithm.name === "RSA-PSS") && algorithm.modulusLength === 2048) return "rsa-2048";
+  if (algorithm.name === "Ed25519") return "ed25519";
+  throw new Error(`a CA key of an unsupported type: ${JSON.stringify(algorithm)}`);
+}
