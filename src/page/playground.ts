@@ -132,7 +132,16 @@ export async function startPlayground(container: HTMLElement): Promise<Playgroun
     },
   }).then(
     ({ guest, snapshotKey }) => {
-      offerFreshBoot(layout, () => void dropSnapshot(snapshotKey).then(() => location.reload()));
+      // Without a saved state the page would restore the shipped one: `?boot=fresh` boots cold.
+      offerFreshBoot(
+        layout,
+        () =>
+          void dropSnapshot(snapshotKey).then(() => {
+            const url = new URL(location.href);
+            url.searchParams.set("boot", "fresh");
+            location.assign(url);
+          }),
+      );
       // Embedded in someone's docs, the page must not take the reader's focus (or scroll to it).
       if (params.get("embed") !== "1") term.focus();
       resolveReady(guest);
