@@ -34,6 +34,8 @@ async function firstVisit(browser: Browser): Promise<Visit> {
   return visit;
 }
 
+const established = (page: Page) => page.evaluate(() => window.__tab?.log.ofKind("tls.session").find((e) => e.phase === "established"));
+
 const phases = (page: Page) => page.evaluate(() => window.__tab?.log.ofKind("boot.progress").map((e) => e.phase) ?? []);
 
 /** The screen's non-empty rows. */
@@ -51,6 +53,7 @@ async function tlsFromGuest(page: Page): Promise<{ randoms: string[]; secrets: s
   const { output, status } = await runInGuest(
     page,
     "rm -f /tmp/keys; SSLKEYLOGFILE=/tmp/keys curl -sS https://api.github.com/zen; echo; cat /tmp/keys; echo clock=$(date +%s)",
+    BOOT_TIMEOUT_MS, // a TLS handshake in the emulated guest takes a second on an idle host, minutes on a loaded one
   );
   expect(status).toBe(0);
   const lines = output.split("\n");
@@ -89,32 +92,33 @@ test("a first visit with empty storage restores the shipped state: no kernel or 
 test("two restores of the same shipped state are two fresh machines: different TLS client randoms and keys, a current clock", async ({
   browser,
 }) => {
-  test.setTimeout(BOOT_TIMEOUT_MS);
-  const first = visits[0] ?? (await firstVisit(browser));
-  const second = await firstVisit(browser);
+  test.setTimeout(2 * BOOT_TIMEOUT_MS);
+  // One emulator at a time: the first visit's guest is done before the second one starts.
+  const first = visits.shift() ?? (await firstVisit(browser));
   const a = await tlsFromGuest(first.page);
+  const sessionA = await established(first.page);
+  await first.context.close();
+  const second = await firstVisit(browser);
   const b = await tlsFromGuest(second.page);
+  const sessionB = await established(second.page);
   for (const run of [a, b]) {
     expect(run.body).toBe("Fresh machines only.");
     expect(run.randoms).toHaveLength(1);
     expect(run.randoms[0]).toMatch(/^[0-9a-f]{64}$/);
     expect(run.secrets.length).toBeGreaterThanOrEqual(4);
     // The guest's clock is this machine's, not the shipped state's.
-    expect(Math.abs(run.clock - Date.now() / 1000)).toBeLessThan(120);
+    expect(Math.abs(run.clock - Date.now() / 1000)).toBeLessThan(300);
   }
   expect(a.randoms[0]).not.toBe(b.randoms[0]);
   for (const secret of a.secrets) expect(b.secrets).not.toContain(secret);
   // The page terminated both connections with its session CA, delivered as before.
-  for (const { page } of [first, second]) {
-    const session = await page.evaluate(() => window.__tab?.log.ofKind("tls.session").find((e) => e.phase === "established"));
-    expect(session).toMatchObject({ sni: "api.github.com" });
-  }
+  for (const session of [sessionA, sessionB]) expect(session).toMatchObject({ sni: "api.github.com" });
 });
 
 test('"Boot fresh" boots the image cold, and a reload then restores the state that boot saved', async () => {
   test.setTimeout(BOOT_TIMEOUT_MS);
   const visit = visits[0];
-  if (!visit) throw new Error("no first visit");
+  if (!visit) throw new Error("no first visit left open");
   const { page } = visit;
   visit.fetched.length = 0;
   await page.getByRole("button", { name: "Boot fresh" }).click();

@@ -42,7 +42,7 @@ function read(name: string): ArrayBuffer {
 
 interface Fs9p {
   SearchPath(path: string): { id: number };
-  DeleteNode(path: string): void;
+  Unlink(parentId: number, name: string): number;
 }
 
 /** One emulator with its serial output as text, and a way to wait for what it prints. */
@@ -99,7 +99,9 @@ async function main() {
     throw new Error(`the guest's tab-prepare-state failed at its first prompt: ${prepared || "no output"}`);
   log(prepared);
   // The shipped share is empty: the page writes what it needs (tls/ca.pem, winsize, fresh).
-  (boot.emulator as unknown as { fs9p: Fs9p }).fs9p.DeleteNode("/prepare-state.log");
+  // (v86's SearchPath leaves `name` unset, so DeleteNode cannot be used: unlink from the root, inode 0.)
+  (boot.emulator as unknown as { fs9p: Fs9p }).fs9p.Unlink(0, "prepare-state.log");
+  if (boot.exists("/prepare-state.log")) throw new Error("could not remove prepare-state.log from the share");
   await sleep(1000); // the line editor's cursor query after the prompt, then the shell waits for input
   await boot.emulator.stop();
   const raw = new Uint8Array(await boot.emulator.save_state());
