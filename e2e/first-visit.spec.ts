@@ -57,7 +57,7 @@ async function tlsFromGuest(page: Page): Promise<{ randoms: string[]; secrets: s
   );
   expect(status).toBe(0);
   const lines = output.split("\n");
-  const keyLines = lines.map((l) => l.trim().split(" ")).filter((p) => p.length === 3 && /_SECRET$/.test(p[0] ?? ""));
+  const keyLines = lines.map((l) => l.trim().split(" ")).filter((p) => p.length === 3 && /_SECRET(_\d+)?$/.test(p[0] ?? ""));
   return {
     randoms: [...new Set(keyLines.map((p) => p[1] ?? ""))],
     secrets: keyLines.map((p) => p[2] ?? ""),
