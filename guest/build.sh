@@ -5,6 +5,7 @@
 #   guest/build.sh --kernel-only   stop after the kernel
 #   guest/build.sh --reuse-kernel  take the committed vendor/guest/bzImage instead of compiling
 #                                  (only after checking it was built from the same inputs)
+#   guest/build.sh --state-only    (re)make only the shipped post-boot state from the committed image
 #   APT_REFRESH=1 guest/build.sh   re-read the trixie package lists (newer package versions)
 #   JOBS=4 guest/build.sh          parallel kernel build (default: nproc)
 #
@@ -25,11 +26,13 @@ KVER_PKG=linux-source-6.12
 export SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-1764633600}   # 2025-12-02T00:00:00Z
 KERNEL_ONLY=0
 REUSE_KERNEL=0
+STATE_ONLY=0
 for a in "$@"; do
   case "$a" in
     --kernel-only) KERNEL_ONLY=1 ;;
     --reuse-kernel) REUSE_KERNEL=1 ;;
-    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+    --state-only) STATE_ONLY=1 ;;
+    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
     *) echo "build.sh: unknown argument: $a" >&2; exit 64 ;;
   esac
 done
@@ -327,7 +330,8 @@ publish() {
   log "raw initramfs (not committed): $WORK/initramfs.cpio ($(stat -c %s "$WORK/initramfs.cpio") bytes)"
   log "done in $(( $(date +%s) - T0 )) s: $(cd "$OUT" && ls -l | awk 'NR>1{printf "%s=%s ", $9, $5}')"
 }
-# What a host needs to boot the image without reading BUILD-INFO.
+# What a host needs to boot the image without reading BUILD-INFO. cmdline and memory_size are the
+# page's machine (src/page/emulator/machine.ts); the shipped state's state.json records it too.
 write_manifest() {
   local kver; kver=$(sed -n 's/^# Linux\/[^ ]* \([^ ]*\) Kernel Configuration/\1/p' "$KOBJ/.config")
   cat <<JSON
@@ -337,7 +341,7 @@ write_manifest() {
   "bios": "seabios.bin",
   "vga_bios": "vgabios.bin",
   "cmdline": "console=ttyS0 quiet tsc=reliable random.trust_cpu=on",
-  "memory_size": 134217728,
+  "memory_size": 100663296,
   "ready": "the first OSC 133;B mark (the end of the first prompt; guest/README.md, shell integration)",
   "prompt": "guest:~# ",
   "proxy": "http://10.0.2.2:3128",
@@ -376,7 +380,30 @@ write_build_info() {
   cat "$KOBJ/.config"
 }
 
+# ---------------------------------------------------------------- 8. the shipped post-boot state
+# A first visit restores this instead of booting (guest/README.md, "The shipped state"). It is
+# made by booting the published image in v86 under Node on the page's own machine options
+# (scripts/make-guest-state.ts), so it needs the repository's node_modules (npm install). It is
+# remade when the image files or the machine changed (state.json records both), or always with
+# --state-only; a state is not byte-reproducible (it holds a running machine), so an unchanged
+# image keeps the committed one.
+make_state() {
+  command -v node >/dev/null || die "the shipped state needs Node (npm install in $REPO first)"
+  [ -f "$REPO/node_modules/v86/build/v86.wasm" ] || die "the shipped state needs v86 from npm: run npm install in $REPO"
+  local stale=--if-stale; [ "$STATE_ONLY" = 1 ] && stale=
+  (cd "$REPO" && ZSTD_LEVEL=${ZSTD_LEVEL:-19} node_modules/.bin/tsx scripts/make-guest-state.ts $stale --dir "$OUT" --work "$WORK") ||
+    die "making the shipped state failed"
+  (cd "$OUT" && find . -maxdepth 1 -type f ! -name SHA256SUMS -printf '%f\n' | LC_ALL=C sort | xargs sha256sum > SHA256SUMS)
+  (cd "$OUT" && sha256sum --quiet -c SHA256SUMS) || die "SHA256SUMS does not verify"
+  log "state: $(cd "$OUT" && ls -l state.bin.zst | awk '{print $5}') bytes (state.bin.zst); SHA256SUMS rewritten"
+}
+
 # ---------------------------------------------------------------- main
+if [ "$STATE_ONLY" = 1 ]; then
+  (cd "$OUT" && sha256sum --quiet -c SHA256SUMS) || die "the committed image does not verify against SHA256SUMS"
+  make_state
+  exit 0
+fi
 host_deps
 apt_setup
 : > "$PKGLOG"; : > "$WORK/unpacked.pkgs"
@@ -389,3 +416,4 @@ build_programs
 build_rootfs
 write_cpio
 publish
+make_state

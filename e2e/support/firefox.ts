@@ -35,7 +35,8 @@ export async function openFirefoxPlayground(baseURL: string, upstreams: Upstream
   page.on("pageerror", (error) => console.log(`[firefox page error] ${error instanceof Error ? error.message : String(error)}`));
   await page.setRequestInterception(true);
   page.on("request", (request) => void answer(request, baseURL, upstreams));
-  await page.goto(baseURL);
+  // A cold boot (not the shipped state): the file tests the boot and the state it saves.
+  await page.goto(new URL("./?boot=fresh", baseURL).href);
   await waitForFirefoxGuest(page);
   return { browser, page };
 }

@@ -14,7 +14,7 @@ export interface Playground {
 }
 
 export interface OpenOptions {
-  /** Boot the kernel from scratch (tests of the boot itself), not from the suite's kept state. */
+  /** Boot the kernel from scratch (`?boot=fresh`: tests of the boot itself), not from the suite's kept state or the shipped one. */
   cold?: boolean;
 }
 
@@ -29,10 +29,19 @@ export async function openPlayground(browser: Browser, path = "./", options: Ope
   page.on("pageerror", (error) => console.log(`[page error] ${error.message}`));
   const local = path.startsWith("./");
   if (local && !options.cold) await seedWarmState(page);
-  await page.goto(path);
+  // With nothing saved, the page would restore the shipped state: `?boot=fresh` boots the image.
+  await page.goto(options.cold ? withBootFresh(path) : path);
   await waitForGuest(page);
   if (local) await keepWarmState(page);
   return { context, page };
+}
+
+/** `path` with `boot=fresh` added to its query (the "Boot fresh" button's cold boot). */
+export function withBootFresh(path: string): string {
+  const [base, query = ""] = path.split("?", 2) as [string, string?];
+  const params = new URLSearchParams(query);
+  params.set("boot", "fresh");
+  return `${base}?${params}`;
 }
 
 export async function waitForGuest(page: Page): Promise<void> {

@@ -2,14 +2,12 @@ import { createEventLog, type EventLog } from "../log";
 import { createPolicyHolder, DEFAULT_POLICY, type PolicyHolder } from "../policy";
 import { createConsoleTurns } from "./console/console-turns";
 import type { Guest } from "./emulator/boot";
-import type { GuestImages } from "./emulator/images";
 import type { PageNetwork } from "./emulator/network";
 import { mountEmbed, mountFeatures, type ShellContext, wantsEmbed } from "./features";
 import { createPanels, createPanelTabs } from "./panels";
 import { createPageRelay, createRelayField, type PageRelay } from "./relay";
 import { createPageServices } from "./services";
 import { offerFreshBoot, showBootProgress } from "./shell/boot-status";
-import { missingBrowserFeatures } from "./shell/browser-support";
 import { createLayout, type Layout } from "./shell/layout";
 import { createPolicyEditor } from "./shell/policy-editor";
 import { mountScenarioBar, type ScenarioBar } from "./shell/scenario-bar";
@@ -49,8 +47,6 @@ export async function startPlayground(container: HTMLElement): Promise<Playgroun
   const emulator = import("./emulator/start-guest");
   const embedding = wantsEmbed(params);
   const log = createEventLog();
-  // The guest image downloads beside the emulator's script, not after it (v86's wasm too: index.html).
-  const images = startGuestDownload(log);
   const layout = createLayout();
   // In embed mode the page stays unseen until the embed feature has shaped it (one small import).
   if (embedding) layout.root.style.visibility = "hidden";
@@ -143,7 +139,6 @@ export async function startPlayground(container: HTMLElement): Promise<Playgroun
       params,
       terminal: term,
       proxyHandlers: services.proxyHandlers,
-      images,
       relay,
       onBooted: (guest, connected) => {
         handle.guest = guest;
@@ -154,9 +149,17 @@ export async function startPlayground(container: HTMLElement): Promise<Playgroun
   );
   started.then(
     ({ guest, snapshotKey }) => {
+      // Without a saved state the page would restore the shipped one: `?boot=fresh` boots cold.
       offerFreshBoot(
         layout,
-        () => void import("./emulator/snapshots").then((s) => s.dropSnapshot(snapshotKey)).then(() => location.reload()),
+        () =>
+          void import("./emulator/snapshots")
+            .then((s) => s.dropSnapshot(snapshotKey))
+            .then(() => {
+              const url = new URL(location.href);
+              url.searchParams.set("boot", "fresh");
+              location.assign(url);
+            }),
       );
       // Embedded in someone's docs, the page must not take the reader's focus (or scroll to it).
       if (params.get("embed") !== "1") term.focus();
@@ -178,19 +181,4 @@ export async function startPlayground(container: HTMLElement): Promise<Playgroun
     log.append({ kind: "note", level: "error", source: "page", message: `a page feature did not load: ${(error as Error).message}` });
   });
   return handle;
-}
-
-/**
- * Starts the guest image's download (verified against SHA256SUMS, with progress on the log)
- * before the emulator's script is in. In a browser the guest cannot run in, nothing is
- * fetched: the boot reports what is missing.
- */
-function startGuestDownload(log: EventLog): Promise<GuestImages> {
-  const images = missingBrowserFeatures(globalThis).then(async (missing) => {
-    if (missing.length > 0) throw new Error("this browser cannot run the guest"); // startGuest says what is missing
-    const { loadGuestImages } = await import("./emulator/images");
-    return loadGuestImages("guest/", log);
-  });
-  images.catch(() => undefined); // startGuest awaits it and reports the error
-  return images;
 }

@@ -1,9 +1,9 @@
 import { z } from "zod";
 
-/** Boot progress of the emulator and guest (download, boot, ready, restore, errors). */
+/** Boot progress of the emulator and guest (download, boot, ready, restore, a restored guest made fresh, errors). */
 export const BootProgress = z.object({
   kind: z.literal("boot.progress"),
-  phase: z.enum(["download", "verify", "start", "boot", "ready", "snapshot-save", "snapshot-restore", "error"]),
+  phase: z.enum(["download", "verify", "start", "boot", "ready", "snapshot-save", "snapshot-restore", "fresh", "error"]),
   message: z.string(),
   loaded: z.number().nonnegative().optional(),
   total: z.number().nonnegative().optional(),

@@ -3,7 +3,7 @@ import wasmUrl from "v86/build/v86.wasm?url";
 import type { EventLog } from "../../log";
 import { type ConsoleDriver, createConsoleDriver } from "../console/console-driver";
 import { GuestConsole } from "./console";
-import type { GuestImages } from "./images";
+import { type BootFiles, machineOptions } from "./machine";
 
 /** The two bus methods the page uses (v86 keeps `bus` off its public types). */
 export interface V86Bus {
@@ -26,63 +26,35 @@ export interface Guest {
 }
 
 export interface BootOptions {
-  images: GuestImages;
+  /** The verified guest files to boot; null when restoring `state` (a state holds all of memory). */
+  files: BootFiles | null;
   log: EventLog;
-  /** A saved state to start from instead of booting. */
+  /** A saved state to start from instead of booting: raw, or zstd (v86 tells them apart by magic). */
   state?: ArrayBuffer;
-  /** Extra initrd bytes appended to the image (a cpio archive), e.g. the session CA. */
-  initrdAppendix?: Uint8Array;
-  memoryMiB?: number;
+  /** Says where the state came from, for the boot progress ("restored the shipped state in 1.2 s"). */
+  stateOrigin?: string;
   /** v86's own network backend (e.g. "fetch"), instead of the page's peer on the bus. */
   relayUrl?: string;
   /** Where serial output goes (the terminal): the guest's text with its OSC 133 marks. */
   onOutput(text: string): void;
 }
 
-function concatInitrd(initrd: ArrayBuffer, appendix?: Uint8Array): ArrayBuffer {
-  if (!appendix || appendix.length === 0) return initrd;
-  // Linux reads concatenated cpio archives as one initramfs; each starts 4-byte aligned.
-  const base = new Uint8Array(initrd);
-  const padded = (base.length + 3) & ~3;
-  const out = new Uint8Array(padded + appendix.length);
-  out.set(base);
-  out.set(appendix, padded);
-  return out.buffer;
-}
-
 /**
- * Starts v86 with the verified guest image: boots it, or restores a saved state. Serial
- * output is batched per animation frame, because v86 reports it one byte at a time.
+ * Starts v86 on the guest machine (src/page/emulator/machine.ts): boots the verified image, or
+ * restores a saved state. Serial output is batched, because v86 reports it one byte at a time.
  */
 export function bootGuest(options: BootOptions): Guest {
-  const { images, log } = options;
-  const memory = (options.memoryMiB ?? 160) * 1024 * 1024;
-  const initrd = concatInitrd(images.initrd, options.initrdAppendix);
-  if (memory <= 64 * 1024 * 1024 + initrd.byteLength)
-    throw new Error(`memory ${memory} bytes is too small: v86 loads the initrd at 64 MiB and it is ${initrd.byteLength} bytes`);
-
-  log.append({ kind: "boot.progress", phase: "start", message: options.state ? "restoring a saved guest state" : "booting Linux" });
+  const { log } = options;
+  if (!options.files && !options.state) throw new Error("nothing to start: neither guest files nor a saved state");
+  const restoring = options.state !== undefined;
+  log.append({
+    kind: "boot.progress",
+    phase: "start",
+    message: restoring ? `restoring ${options.stateOrigin ?? "a saved guest state"}` : "booting Linux",
+  });
   const emulator = new V86({
     wasm_path: wasmUrl,
-    memory_size: memory,
-    vga_memory_size: 2 * 1024 * 1024,
-    bios: { buffer: images.bios },
-    vga_bios: { buffer: images.vgaBios },
-    bzimage: { buffer: images.bzImage },
-    initrd: { buffer: initrd },
-    cmdline: "console=ttyS0 quiet tsc=reliable random.trust_cpu=on",
-    autostart: true,
-    disable_keyboard: true,
-    disable_mouse: true,
-    disable_speaker: true,
-    // With v86's own backend, its virtual router takes the addresses the guest is built with
-    // (static 10.0.2.15/24 via 10.0.2.2), so ARP, DNS and DHCP answers agree with the guest.
-    net_device: {
-      type: "virtio",
-      ...(options.relayUrl ? { relay_url: options.relayUrl, router_ip: "10.0.2.2", vm_ip: "10.0.2.15" } : {}),
-    },
-    filesystem: {},
-    preserve_mac_from_state_image: true,
+    ...machineOptions(restoring ? null : options.files, options.relayUrl ? { relayUrl: options.relayUrl } : {}),
     ...(options.state ? { initial_state: { buffer: options.state } } : {}),
   });
   const bus = (emulator as unknown as { bus: V86Bus }).bus;
@@ -107,15 +79,15 @@ export function bootGuest(options: BootOptions): Guest {
 
   const started = performance.now();
   const ready = (
-    options.state
+    restoring
       ? new Promise<void>((resolve) => emulator.add_listener("emulator-ready", () => resolve()))
       : // Ready at the first prompt's marks (guest/rootfs/etc/profile), not at anything printed.
         guestConsole.firstPrompt
   ).then(() => {
     log.append({
       kind: "boot.progress",
-      phase: options.state ? "snapshot-restore" : "ready",
-      message: `${options.state ? "restored" : "booted"} in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+      phase: restoring ? "snapshot-restore" : "ready",
+      message: `${restoring ? `restored ${options.stateOrigin ?? "a saved guest state"}` : "booted"} in ${((performance.now() - started) / 1000).toFixed(1)} s`,
     });
   });
 

@@ -1,15 +1,14 @@
 import { readCapped, sha256Hex } from "../../bytes";
 import type { EventLog } from "../../log";
+import type { BootFiles } from "./machine";
 
-/** The guest files the page needs, as named in vendor/guest/SHA256SUMS. */
-export interface GuestImages {
-  bios: ArrayBuffer;
-  vgaBios: ArrayBuffer;
-  bzImage: ArrayBuffer;
-  initrd: ArrayBuffer;
-  /** sha256 of each file, for snapshot keys. */
+/** The guest files a cold boot needs, verified, with the sha256 of each (for snapshot keys). */
+export interface GuestImages extends BootFiles {
   hashes: Record<string, string>;
 }
+
+/** The files a cold boot needs, by their names in vendor/guest/SHA256SUMS. */
+const BOOT_FILE_NAMES = { bios: "seabios.bin", vgaBios: "vgabios.bin", bzImage: "bzImage", initrd: "initramfs.cpio.zst" } as const;
 
 export class GuestImageError extends Error {
   override name = "GuestImageError";
@@ -44,44 +43,55 @@ async function fetchWithProgress(
   return body.bytes;
 }
 
-/**
- * Downloads the guest image files from `base` (the page's `guest/` folder), with progress on
- * the log, and checks each against SHA256SUMS: a missing file or a wrong hash is a clear
- * error naming the file, never a guest that boots from bad bytes.
- */
-export async function loadGuestImages(base: string, log: EventLog): Promise<GuestImages> {
-  const sumsResponse = await fetch(`${base}SHA256SUMS`).catch(() => null);
-  if (!sumsResponse?.ok) throw new GuestImageError(`${base}SHA256SUMS is missing: the guest image is not installed (vendor/guest)`);
-  const sums = parseSha256Sums(await sumsResponse.text());
-  // The kernel unpacks a compressed initramfs itself (RD_ZSTD, RD_GZIP): guest/README.md.
-  const initrdName = ["initramfs.cpio", "initramfs.cpio.zst", "initramfs.cpio.gz"].find((n) => sums.has(n)) ?? "initramfs.cpio";
-  const names = { bios: "seabios.bin", vgaBios: "vgabios.bin", bzImage: "bzImage", initrd: initrdName } as const;
-  for (const name of Object.values(names))
-    if (!sums.has(name)) throw new GuestImageError(`SHA256SUMS does not list ${name}: the guest image is incomplete`);
+/** The guest's SHA256SUMS, fetched first: it names (and pins) every file the page may download. */
+export async function loadGuestSums(base: string): Promise<Map<string, string>> {
+  const response = await fetch(`${base}SHA256SUMS`).catch(() => null);
+  if (!response?.ok) throw new GuestImageError(`${base}SHA256SUMS is missing: the guest image is not installed (vendor/guest)`);
+  return parseSha256Sums(await response.text());
+}
 
-  // The first failure stops the other downloads: no progress after the error.
+/**
+ * The image's sha256 per boot file, as SHA256SUMS pins them: what a saved state is keyed by, known
+ * before (and without) downloading the files, since every download is checked against them.
+ */
+export function imageHashes(sums: Map<string, string>): Record<string, string> {
+  const hashes: Record<string, string> = {};
+  for (const name of Object.values(BOOT_FILE_NAMES)) {
+    const hash = sums.get(name);
+    if (!hash) throw new GuestImageError(`SHA256SUMS does not list ${name}: the guest image is incomplete`);
+    hashes[name] = hash;
+  }
+  return hashes;
+}
+
+/**
+ * Downloads `names` from `base` (the page's `guest/` folder) with progress on the log, and checks
+ * each against SHA256SUMS: a missing file or a wrong hash is a clear error naming the file, never
+ * a guest that starts from bad bytes. The first failure stops the other downloads.
+ */
+export async function downloadVerified(
+  base: string,
+  names: readonly string[],
+  sums: Map<string, string>,
+  log: EventLog,
+  message: string,
+): Promise<Map<string, ArrayBuffer>> {
+  for (const name of names)
+    if (!sums.has(name)) throw new GuestImageError(`SHA256SUMS does not list ${name}: the guest image is incomplete`);
   const abort = new AbortController();
   const loaded: Record<string, number> = {};
   const totals: Record<string, number> = {};
   let lastReport = 0;
-  const report = () => {
+  const sum = (r: Record<string, number>) => Object.values(r).reduce((a, b) => a + b, 0);
+  const report = (force = false) => {
     if (abort.signal.aborted) return;
     const now = Date.now();
-    if (now - lastReport < 150) return;
+    if (!force && now - lastReport < 150) return;
     lastReport = now;
-    const sum = (r: Record<string, number>) => Object.values(r).reduce((a, b) => a + b, 0);
-    log.append({
-      kind: "boot.progress",
-      phase: "download",
-      message: "downloading the guest image",
-      loaded: sum(loaded),
-      total: sum(totals),
-    });
+    log.append({ kind: "boot.progress", phase: "download", message, loaded: sum(loaded), total: sum(totals) });
   };
-
-  const hashes: Record<string, string> = {};
   const entries = await Promise.all(
-    Object.entries(names).map(async ([key, name]) => {
+    names.map(async (name) => {
       const bytes = await fetchWithProgress(`${base}${name}`, abort.signal, (l, t) => {
         loaded[name] = l;
         totals[name] = t;
@@ -90,14 +100,27 @@ export async function loadGuestImages(base: string, log: EventLog): Promise<Gues
       const actual = await sha256Hex(bytes);
       const expected = sums.get(name);
       if (actual !== expected) throw new GuestImageError(`${name}: sha256 ${actual} does not match SHA256SUMS (${expected})`);
-      hashes[name] = actual;
-      return [key, bytes.buffer as ArrayBuffer] as const;
+      return [name, bytes.buffer as ArrayBuffer] as const;
     }),
   ).catch((error: unknown) => {
     abort.abort();
     throw error;
   });
+  report(true);
+  return new Map(entries);
+}
+
+/** The files a cold boot needs, downloaded and verified. */
+export async function loadGuestImages(base: string, sums: Map<string, string>, log: EventLog): Promise<GuestImages> {
+  const hashes = imageHashes(sums);
+  const files = await downloadVerified(base, Object.values(BOOT_FILE_NAMES), sums, log, "downloading the guest image");
   log.append({ kind: "boot.progress", phase: "verify", message: "every guest file matches SHA256SUMS" });
-  const byKey = Object.fromEntries(entries) as Record<keyof typeof names, ArrayBuffer>;
-  return { ...byKey, hashes };
+  const get = (name: string) => files.get(name) as ArrayBuffer;
+  return {
+    bios: get(BOOT_FILE_NAMES.bios),
+    vgaBios: get(BOOT_FILE_NAMES.vgaBios),
+    bzImage: get(BOOT_FILE_NAMES.bzImage),
+    initrd: get(BOOT_FILE_NAMES.initrd),
+    hashes,
+  };
 }

@@ -7,10 +7,12 @@ import type { PageRelay } from "../relay";
 import { missingBrowserFeatures, UnsupportedBrowserError, unsupportedBrowserMessage } from "../shell/browser-support";
 import type { GuestTerminal } from "../shell/terminal";
 import { bootGuest, type Guest } from "./boot";
+import { freshnessApplied, offerFreshness } from "./fresh-guest";
 import { writeShareFile } from "./guest-share";
-import { GuestImageError, type GuestImages, loadGuestImages } from "./images";
+import { GuestImageError, type GuestImages, imageHashes, loadGuestImages, loadGuestSums } from "./images";
 import { connectPageNetwork, type PageNetwork } from "./network";
 import { obtainSessionCa } from "./session-ca";
+import { loadShippedState } from "./shipped-state";
 import { loadSnapshot, saveSnapshot, snapshotKey } from "./snapshots";
 
 export interface StartGuestOptions {
@@ -22,8 +24,6 @@ export interface StartGuestOptions {
   proxyHandlers: OwnHandlers;
   /** The Wisp relay setting (the Policy panel's, or `?relay=`). */
   relay?: PageRelay;
-  /** The image's download, when the page started it before this module loaded (else it starts here). */
-  images?: Promise<GuestImages>;
   /** Told once v86 exists and its network is connected, before the guest is ready. */
   onBooted(guest: Guest, network: PageNetwork | null): void;
 }
@@ -34,25 +34,35 @@ export interface StartedGuest {
   snapshotKey: string;
 }
 
+/** How the guest starts: a cold boot of the image, or a restore of a saved state. */
+type Start = { files: GuestImages } | { state: ArrayBuffer; origin: string };
+
 /**
- * The guest from nothing to an idle prompt: the verified image and the session CA, the saved
- * state when there is one (else a boot, saved for the next visit), the network behind the
- * proxy, the terminal on the serial console, and the files the guest reads from the share.
+ * The guest from nothing to an idle prompt: the session CA, then the state this browser saved
+ * (a returning visitor), else the shipped state (a first visit: guest/README.md, "The shipped
+ * state"), else a cold boot of the verified image, saved for the next visit. `?boot=fresh` (the
+ * "Boot fresh" button) always boots cold. Then the network behind the proxy, the terminal on the
+ * serial console, and the files the guest reads from the share; a restored guest is made a fresh
+ * machine (clock, random pool) before its first prompt.
  */
 export async function startGuest(options: StartGuestOptions): Promise<StartedGuest> {
   const { log, params, terminal } = options;
   const missing = await missingBrowserFeatures(globalThis);
   if (missing.length > 0) throw new UnsupportedBrowserError(unsupportedBrowserMessage(missing));
-  const [images, ca] = await Promise.all([options.images ?? loadGuestImages("guest/", log), obtainSessionCa()]);
-  const key = snapshotKey(images.hashes);
-  const state = params.get("boot") === "fresh" ? null : await loadSnapshot(key);
+  const coldBoot = params.get("boot") === "fresh";
+  // Asked for once: a reload after this cold boot restores the state it saves.
+  if (coldBoot) forgetBootParam();
   // `?net=v86-fetch` swaps the page's peer for v86's own fetch backend: only for bench/wire,
-  // which compares the two on the same guest.
+  // which compares the two on the same guest, always on a cold boot.
   const v86Fetch = params.get("net") === "v86-fetch";
+  const [sums, ca] = await Promise.all([loadGuestSums(BASE), obtainSessionCa()]);
+  const key = snapshotKey(imageHashes(sums));
+  const start = await chooseStart({ sums, key, log, cold: coldBoot || v86Fetch });
+  const restoring = "state" in start;
   const guest = bootGuest({
-    images,
+    files: restoring ? null : start.files,
     log,
-    ...(state && !v86Fetch ? { state } : {}),
+    ...(restoring ? { state: start.state, stateOrigin: start.origin } : {}),
     ...(v86Fetch ? { relayUrl: "fetch" } : {}),
     onOutput: (text) => terminal.write(text),
   });
@@ -73,14 +83,47 @@ export async function startGuest(options: StartGuestOptions): Promise<StartedGue
   // restored state trusts the CA this page holds now.
   await writeShareFile(guest, "tls/ca.pem", utf8(ca.certPem));
   shareTerminalSize(guest, terminal);
-  if (state) {
-    // A restored shell sits at a prompt the console never saw: a fresh one (and only it)
-    // shows, and its marks make the shell idle for whatever types first.
+  if (restoring) {
+    // A restored shell sits at a prompt the console never saw: a fresh one (and only it) shows,
+    // and its marks make the shell idle for whatever types first. The prompt hook applies the
+    // fresh clock and seed before that prompt is drawn.
+    await offerFreshness(guest);
     await guest.console.requestPrompt();
+    const applied = freshnessApplied(guest);
+    log.append({
+      kind: "boot.progress",
+      phase: applied ? "fresh" : "error",
+      message: applied
+        ? "the restored guest took this page's clock and a fresh random seed"
+        : "the restored guest did not take a fresh clock and random seed (tab-fresh failed): its TLS randoms may repeat another visit's",
+    });
   } else if (!v86Fetch) {
     await saveBootedState(guest, key, log);
   }
   return { guest, snapshotKey: key };
+}
+
+const BASE = "guest/";
+
+/** The saved state of a returning visitor, else the shipped one, else the image to boot. */
+async function chooseStart(o: { sums: Map<string, string>; key: string; log: EventLog; cold: boolean }): Promise<Start> {
+  if (!o.cold) {
+    const saved = await loadSnapshot(o.key);
+    if (saved) return { state: saved, origin: "the state saved on your last visit" };
+    const shipped = await loadShippedState(BASE, o.sums, o.log);
+    if (shipped)
+      return {
+        state: shipped.state,
+        origin: `the shipped state (${(shipped.bytes / 1e6).toFixed(1)} MB download, ${(shipped.rawBytes / 1e6).toFixed(0)} MB restored)`,
+      };
+  }
+  return { files: await loadGuestImages(BASE, o.sums, o.log) };
+}
+
+function forgetBootParam(): void {
+  const url = new URL(location.href);
+  url.searchParams.delete("boot");
+  history.replaceState(history.state, "", url);
 }
 
 /** What the boot bar says when the guest did not start. */
@@ -101,7 +144,7 @@ function connectConsole(guest: Guest, terminal: GuestTerminal, log: EventLog): v
 
 /**
  * The serial console cannot carry the terminal's size: the guest's prompt reads it from the
- * share (guest/rootfs/usr/bin/tab-winsize).
+ * share (guest/rootfs/usr/bin/tab-prompt).
  */
 function shareTerminalSize(guest: Guest, terminal: GuestTerminal): void {
   const tellSize = (cols: number, rows: number) => void writeShareFile(guest, "winsize", utf8(`${rows} ${cols}\n`)).catch(() => undefined);

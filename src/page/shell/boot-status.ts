@@ -6,7 +6,8 @@ import type { Layout } from "./layout";
 export function showBootProgress(log: EventLog, layout: Layout): void {
   let bootFailed = false;
   log.subscribe((e) => {
-    if (e.kind !== "boot.progress" || bootFailed) return;
+    // "fresh" follows a restore: the bar keeps saying how the guest started and how long it took.
+    if (e.kind !== "boot.progress" || bootFailed || e.phase === "fresh") return;
     bootFailed = e.phase === "error";
     layout.bootText.textContent = e.message;
     if (e.phase === "download" && e.total) layout.bootBar.value = (e.loaded ?? 0) / e.total;
@@ -22,7 +23,7 @@ export function offerFreshBoot(layout: Layout, bootFresh: () => void): void {
       "button",
       {
         class: "small",
-        attrs: { type: "button", title: "Forget the saved state and boot the kernel again" },
+        attrs: { type: "button", title: "Forget the saved state and boot the kernel from the image again" },
         on: { click: bootFresh },
       },
       "Boot fresh",

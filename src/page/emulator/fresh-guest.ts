@@ -1,0 +1,37 @@
+import { utf8 } from "../../bytes";
+import type { Guest } from "./boot";
+import { writeShareFile } from "./guest-share";
+
+/**
+ * Every restored guest is a fresh machine. A saved state, above all the shipped one every visitor
+ * restores, carries one kernel random pool and one clock for all of them: curl's TLS client
+ * randoms and keys would repeat across visitors and the clock would say when the state was saved.
+ * So before the restored shell's first prompt the page leaves `fresh` in its share: its clock and
+ * random bytes from crypto.getRandomValues. The prompt hook (guest/rootfs/usr/bin/tab-prompt) runs
+ * tab-fresh (guest/src/tab-fresh.c), which sets the clock, mixes the bytes into the kernel's pool,
+ * forces a reseed of its CRNG and deletes the file, all before the prompt shows, so before any
+ * command runs, and nothing reaches the terminal.
+ */
+export const FRESH_FILE = "fresh";
+const SEED_BYTES = 64;
+
+/** The file tab-fresh reads: `SECONDS NANOSECONDS` (Unix time), then the seed in hex. */
+export function freshRequest(nowMs: number, seed: Uint8Array): string {
+  const seconds = Math.floor(nowMs / 1000);
+  const nanos = Math.min(999_999_999, Math.floor((nowMs - seconds * 1000) * 1e6));
+  const hex = Array.from(seed, (b) => b.toString(16).padStart(2, "0")).join("");
+  return `${seconds} ${nanos}\n${hex}\n`;
+}
+
+/** Leaves this page's clock and a new seed where the restored guest's next prompt picks them up. */
+export async function offerFreshness(guest: Guest): Promise<void> {
+  const seed = crypto.getRandomValues(new Uint8Array(SEED_BYTES));
+  await writeShareFile(guest, FRESH_FILE, utf8(freshRequest(Date.now(), seed)));
+  seed.fill(0);
+}
+
+/** True once the guest applied the request (tab-fresh deletes the file only after it succeeded). */
+export function freshnessApplied(guest: Guest): boolean {
+  const fs = (guest.emulator as unknown as { fs9p?: { SearchPath(path: string): { id: number } } }).fs9p;
+  return fs !== undefined && fs.SearchPath(`/${FRESH_FILE}`).id < 0;
+}

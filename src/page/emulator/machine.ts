@@ -1,0 +1,81 @@
+import type { V86Options } from "v86";
+
+/**
+ * The emulated machine the guest runs on, in one place: the page boots and restores with it,
+ * and the build (scripts/make-guest-state.ts) boots with it to save the shipped state. A state
+ * restores only on the machine it was saved on, so these must not drift: the build records
+ * `machineRecord()` next to the state (vendor/guest/state.json) and the page restores a shipped
+ * state only when the record equals its own.
+ */
+
+/**
+ * Guest RAM. v86 loads the initrd at 64 MiB, so it must exceed 64 MiB plus the compressed
+ * initramfs (9 MB); the kernel then unpacks it into ~26 MB of rootfs. 96 MiB leaves ~55 MiB
+ * free at the prompt: the demos and an agent (curl, llrun) use a fraction of it.
+ */
+export const GUEST_MEMORY_MIB = 96;
+export const GUEST_CMDLINE = "console=ttyS0 quiet tsc=reliable random.trust_cpu=on";
+const VGA_MEMORY = 2 * 1024 * 1024;
+
+/** The guest files a cold boot needs (the bytes as verified against SHA256SUMS). */
+export interface BootFiles {
+  bios: ArrayBuffer;
+  vgaBios: ArrayBuffer;
+  bzImage: ArrayBuffer;
+  /** The initramfs as shipped (zstd): the kernel unpacks it itself (RD_ZSTD). */
+  initrd: ArrayBuffer;
+}
+
+export interface MachineChoice {
+  /** v86's own network backend (e.g. "fetch") instead of the page's peer on the bus. */
+  relayUrl?: string;
+}
+
+/** What a saved state depends on, as recorded beside the shipped state. */
+export function machineRecord() {
+  return {
+    memory_size: GUEST_MEMORY_MIB * 1024 * 1024,
+    vga_memory_size: VGA_MEMORY,
+    cmdline: GUEST_CMDLINE,
+    net_device: "virtio",
+    filesystem: "9p",
+  };
+}
+
+/**
+ * The v86 options for the guest machine, without `wasm_path` (the host knows where v86's wasm
+ * is). With `files` the machine boots them; without, it is to be given an `initial_state`
+ * (a saved state holds all of memory, BIOS and kernel included).
+ */
+export function machineOptions(files: BootFiles | null, choice: MachineChoice = {}): Omit<V86Options, "wasm_path"> {
+  const record = machineRecord();
+  if (files && record.memory_size <= 64 * 1024 * 1024 + files.initrd.byteLength)
+    throw new Error(
+      `memory ${record.memory_size} bytes is too small: v86 loads the initrd at 64 MiB and it is ${files.initrd.byteLength} bytes`,
+    );
+  return {
+    memory_size: record.memory_size,
+    vga_memory_size: record.vga_memory_size,
+    ...(files
+      ? {
+          bios: { buffer: files.bios },
+          vga_bios: { buffer: files.vgaBios },
+          bzimage: { buffer: files.bzImage },
+          initrd: { buffer: files.initrd },
+        }
+      : {}),
+    cmdline: record.cmdline,
+    autostart: true,
+    disable_keyboard: true,
+    disable_mouse: true,
+    disable_speaker: true,
+    // With v86's own backend, its virtual router takes the addresses the guest is built with
+    // (static 10.0.2.15/24 via 10.0.2.2), so ARP, DNS and DHCP answers agree with the guest.
+    net_device: {
+      type: "virtio",
+      ...(choice.relayUrl ? { relay_url: choice.relayUrl, router_ip: "10.0.2.2", vm_ip: "10.0.2.15" } : {}),
+    },
+    filesystem: {},
+    preserve_mac_from_state_image: true,
+  };
+}

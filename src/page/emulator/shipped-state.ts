@@ -1,0 +1,68 @@
+import { z } from "zod";
+import type { EventLog } from "../../log";
+import { downloadVerified, GuestImageError } from "./images";
+import { machineRecord } from "./machine";
+
+/**
+ * The shipped post-boot state: the guest saved at its first prompt by the build
+ * (scripts/make-guest-state.ts), zstd-compressed, listed in SHA256SUMS like every guest file.
+ * A first visit downloads and restores it instead of booting (guest/README.md, "The shipped
+ * state"). state.json says what it was made from; the page restores it only when that is this
+ * image (the SHA256SUMS it just read) and this machine (src/page/emulator/machine.ts).
+ */
+const STATE = "state.bin.zst";
+const RECORD = "state.json";
+
+export const StateRecord = z.object({
+  file: z.literal(STATE),
+  bytes: z.number().int().positive(),
+  raw_bytes: z.number().int().positive(),
+  image: z.record(z.string(), z.string()),
+  machine: z.record(z.string(), z.unknown()),
+});
+
+export interface ShippedState {
+  /** The compressed state (v86 restores zstd itself). */
+  state: ArrayBuffer;
+  /** Bytes downloaded, and the guest memory it unpacks to. */
+  bytes: number;
+  rawBytes: number;
+}
+
+/** Why the shipped state cannot be used for this image, or null when it can. */
+export function shippedStateMismatch(record: z.infer<typeof StateRecord>, sums: Map<string, string>): string | null {
+  for (const [name, hash] of Object.entries(record.image))
+    if (sums.get(name) !== hash) return `it was made from another ${name} than SHA256SUMS lists`;
+  const machine = machineRecord();
+  if (JSON.stringify(record.machine) !== JSON.stringify(machine))
+    return "it was made on another machine than the page's (memory, devices, cmdline)";
+  return null;
+}
+
+/**
+ * Downloads and verifies the shipped state; null when the image has none or it does not fit
+ * (then the page boots, and says why on the log). A file whose bytes do not match SHA256SUMS is
+ * an error, as for every guest file.
+ */
+export async function loadShippedState(base: string, sums: Map<string, string>, log: EventLog): Promise<ShippedState | null> {
+  if (!sums.has(STATE) || !sums.has(RECORD)) return null;
+  const recordBytes = (await downloadVerified(base, [RECORD], sums, log, "reading the shipped state's record")).get(RECORD);
+  let record: z.infer<typeof StateRecord>;
+  try {
+    record = StateRecord.parse(JSON.parse(new TextDecoder().decode(recordBytes)));
+  } catch (error) {
+    throw new GuestImageError(`${RECORD} is not a shipped-state record: ${(error as Error).message}`);
+  }
+  const mismatch = shippedStateMismatch(record, sums);
+  if (mismatch) {
+    log.append({ kind: "boot.progress", phase: "verify", message: `not restoring the shipped state: ${mismatch}; booting instead` });
+    return null;
+  }
+  const state = (await downloadVerified(base, [STATE], sums, log, "downloading the shipped guest state")).get(STATE) as ArrayBuffer;
+  log.append({
+    kind: "boot.progress",
+    phase: "verify",
+    message: `the shipped state matches SHA256SUMS (${(state.byteLength / 1e6).toFixed(1)} MB)`,
+  });
+  return { state, bytes: state.byteLength, rawBytes: record.raw_bytes };
+}
