@@ -3,7 +3,7 @@ import { type Cas, createCas, createIdbStore } from "../cas";
 import type { EventLog } from "../log";
 import type { ModelEndpoint } from "../model";
 import type { OwnHandlers } from "../proxy";
-import type { FetchLike } from "../resolver";
+import { createRuntimeFetchEndpoint, type FetchLike, type RuntimeFetchEndpoint } from "../resolver";
 import { createPageDigest, type PageDigest } from "./cache/digest";
 import type { ConsoleTurns } from "./console/console-turns";
 import type { Guest } from "./emulator/boot";
@@ -32,10 +32,12 @@ export interface PageServices {
   vault: PageVault;
   /** `POST /v0/model`: the Model section arms it, the proxy serves it. */
   modelEndpoint: ModelEndpoint;
+  /** `POST /v0/resolve` (tab-fetch): the runner arms it for a run's duration, the proxy serves it. */
+  runtimeFetch: RuntimeFetchEndpoint;
   /** The sample bundle, its recordings, pinned URLs: the Resolver panel's and the runner's. */
   resolver: ResolverSession;
   runner: PageRunner;
-  /** The page's own endpoints on the proxy (`/v0/vault/*`, `/v0/model`). */
+  /** The page's own endpoints on the proxy (`/v0/vault/*`, `/v0/model`, `/v0/resolve`). */
   proxyHandlers: OwnHandlers;
   /** The real network, for what the page itself fetches (registries, pinned policies). */
   fetch: FetchLike;
@@ -61,6 +63,7 @@ export function createPageServices(options: PageServicesOptions): PageServices {
   const skills = createPageSkills(cas, options.storage);
   const vault = createPageVault({ cas, log });
   const modelEndpoint = createPageModelEndpoint();
+  const runtimeFetch = createRuntimeFetchEndpoint();
   const link = harnessFromHref(href);
   const resolver = createResolverSession({
     cas,
@@ -73,6 +76,7 @@ export function createPageServices(options: PageServicesOptions): PageServices {
     log,
     cas,
     resolver,
+    runtimeFetch,
     guest: options.guest,
     turns: options.turns,
     randomId: () => toHex(crypto.getRandomValues(new Uint8Array(4))),
@@ -91,9 +95,10 @@ export function createPageServices(options: PageServicesOptions): PageServices {
     skills,
     vault,
     modelEndpoint,
+    runtimeFetch,
     resolver,
     runner,
-    proxyHandlers: { ...vault.service.handlers, ...modelEndpoint.handlers },
+    proxyHandlers: { ...vault.service.handlers, ...modelEndpoint.handlers, ...runtimeFetch.handlers },
     fetch,
   };
 }
