@@ -1,9 +1,10 @@
 import { createHash } from "node:crypto";
-import { expect, type Page, type Route, test } from "@playwright/test";
-import { openPlayground, type Playground, runInGuest } from "./support/guest";
+import { type BrowserContext, expect, type Page, type Route, test } from "@playwright/test";
+import { openPlayground, type Playground, runInGuest, waitForGuest } from "./support/guest";
 import { answerRecorded, SAMPLE_FIXTURES, SKILL_FIXTURES } from "./support/recordings";
 import { consoleText, nextSeq, runAgent, stepLines } from "./support/runs";
 import { CORS, refuseUnplanned } from "./support/upstreams";
+import { seedWarmState } from "./support/warm-state";
 
 // Issue 21: an agent acquires what it needs while it runs, under the harness's own rules.
 // `tab-fetch URL#sha256=…` in the guest is POST /v0/resolve on the page's proxy, resolved by
@@ -83,19 +84,24 @@ async function answerModel(route: Route): Promise<void> {
   });
 }
 
-test.beforeAll(async ({ browser }) => {
-  test.setTimeout(400_000);
-  pg = await openPlayground(browser);
-  await refuseUnplanned(pg.context);
+/** The remote side every context of this file meets: the library, GitHub's API, the registry, the model. */
+async function routeRemote(context: BrowserContext): Promise<void> {
+  await refuseUnplanned(context);
   const recordings = answerRecorded([SAMPLE_FIXTURES, SKILL_FIXTURES]);
   const published: Record<string, string> = { [`${BASE}/harness/runtime.yaml`]: HARNESS, [`${BASE}/agents/runtime.md`]: AGENT };
-  await pg.context.route("https://raw.githubusercontent.com/**", (route) => {
+  await context.route("https://raw.githubusercontent.com/**", (route) => {
     const body = published[route.request().url()];
     return body === undefined ? recordings(route) : route.fulfill({ status: 200, headers: CORS, body });
   });
-  await pg.context.route("https://api.github.com/**", recordings);
-  await pg.context.route("https://skills.sh/**", recordings);
-  await pg.context.route(MESSAGES, answerModel);
+  await context.route("https://api.github.com/**", recordings);
+  await context.route("https://skills.sh/**", recordings);
+  await context.route(MESSAGES, answerModel);
+}
+
+test.beforeAll(async ({ browser }) => {
+  test.setTimeout(400_000);
+  pg = await openPlayground(browser);
+  await routeRemote(pg.context);
 });
 test.afterAll(async () => {
   await pg?.context.close();
@@ -152,6 +158,44 @@ test("tab-fetch: an allowed pinned skill is served into the run's tree, a URL of
   const after = await runInGuest(page, `sh /mnt/tab/bin/tab-fetch ${SKILL_URL}; echo "exit=$?"`);
   expect(after.output).toMatch(/outcome=refused status=404 code=runtime-fetch-not-allowed/);
   expect(after.output).toContain("exit=1");
+});
+
+test("a share link replays the run's run-time fetches from the receiver's own resolver, with the sender's verdict sequence", async ({
+  browser,
+}) => {
+  test.setTimeout(600_000);
+  const sender = pg.page;
+  await sender.locator("#harness-url").fill(PINNED);
+  await sender.locator("#share").click();
+  await expect(sender.locator(".share-output")).toHaveValue(/^http/);
+  const link = await sender.locator(".share-output").inputValue();
+  expect(new URL(link).searchParams.get("harness")).toBe(PINNED);
+  expect(new URL(link).searchParams.get("scenarios")).toBe("agent");
+  expect(new URL(link).searchParams.get("expect")).toContain("runtime-fetch-limit:resolver");
+
+  // A fresh context: its own (empty) cache, its own resolver, its own guest.
+  const context = await browser.newContext({ viewport: { width: 1280, height: 720 } });
+  try {
+    await routeRemote(context);
+    const receiver = await context.newPage();
+    await seedWarmState(receiver);
+    await receiver.goto(link);
+    await waitForGuest(receiver);
+    await receiver.evaluate(async () => {
+      await (window.__tab!.features.share as { replayed: Promise<void> }).replayed;
+    });
+    await expect(receiver.getByTestId("replay-verdict")).toHaveText(/The replay produced the sender's verdict sequence/);
+    const runtime = await receiver.evaluate(
+      () =>
+        window.__tab?.log
+          .events()
+          .flatMap((e) => (e.kind === "resolver.step" && e.field.startsWith("runtime_fetch") ? [`${e.field} ${e.code}`] : [])) ?? [],
+    );
+    expect(runtime).toEqual(["runtime_fetch[0] served", "runtime_fetch[1] not-allowlisted", "runtime_fetch[2] runtime-fetch-limit"]);
+  } finally {
+    await context.close();
+    await sender.locator("#harness-url").fill("");
+  }
 });
 
 test("a harness that does not set allow_runtime_fetch: tab-fetch answers runtime-fetch-not-allowed, recorded under its run", async () => {
