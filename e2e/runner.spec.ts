@@ -84,7 +84,12 @@ test("opencode.json, .opencode/ and AGENTS.md are quarantined for the run; the t
   // The runner's sandbox and delivery are on the log.
   const ruleset = await page.evaluate(() => window.__tab?.log.ofKind("kernel.ruleset").at(-1));
   expect(ruleset).toMatchObject({ connect: [3128], fsRw: expect.arrayContaining([ws, "/tmp"]) });
-  expect(ruleset?.fsRo).toEqual(expect.arrayContaining(["/bin", "/usr", "/lib", "/etc", `/mnt/tab/run/${result.id}`]));
+  // Of the run's tree on the share, only what the page writes mid-run (run-time fetches, skills
+  // the model attaches): the rest, the caller repository among it, stays out of the agent's reach.
+  expect(ruleset?.fsRo).toEqual(
+    expect.arrayContaining(["/bin", "/usr", "/lib", "/etc", `/mnt/tab/run/${result.id}/runtime`, `/mnt/tab/run/${result.id}/skills`]),
+  );
+  expect(ruleset?.fsRo).not.toContain(`/mnt/tab/run/${result.id}`);
   expect(step(result, { step: "verify", result: "ok" })).toHaveLength(1);
   const notes = await page.evaluate(() => window.__tab?.log.ofKind("runner.step").map((n) => n.message) ?? []);
   const manifest = result.delivered.find((f) => f.path === "manifest.sha256");

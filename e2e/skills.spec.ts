@@ -1,7 +1,6 @@
-import { existsSync, readFileSync, statSync } from "node:fs";
-import { join, resolve } from "node:path";
-import { type BrowserContext, expect, type Page, type Route, test } from "@playwright/test";
+import { type BrowserContext, expect, type Page, test } from "@playwright/test";
 import { waitForGuest } from "./support/guest";
+import { answerRecorded, SKILL_FIXTURES } from "./support/recordings";
 import { nextSeq, runAgent } from "./support/runs";
 
 // Issue 8, page side (docs/decisions/0003-skills-from-a-public-registry.md): discovery over a registry, pinned
@@ -9,49 +8,10 @@ import { nextSeq, runAgent } from "./support/runs";
 // registry and GitHub answer from the recordings in src/skills/testing/fixtures.
 test.describe.configure({ mode: "serial", timeout: 240_000 });
 
-const FIXTURES = resolve(import.meta.dirname, "../src/skills/testing/fixtures");
 const CANARY = "CANARY-SKILL-TEXT-7f3a";
-const cors = { "access-control-allow-origin": "*", "access-control-expose-headers": "*" };
 
 let context: BrowserContext;
 let page: Page;
-
-/** The recorded answer for a URL (the fixtures layout of src/skills/testing/fixture-fetch.node.ts). */
-function recorded(href: string): { status: number; headers: Record<string, string>; body: Buffer } | null {
-  const url = new URL(href);
-  const base = join(FIXTURES, url.host, ...url.pathname.split("/").filter((s) => s.length > 0));
-  if (!base.startsWith(FIXTURES)) return null;
-  const bases = url.pathname.endsWith("/") ? [join(base, "_index")] : [base, join(base, "_index")];
-  const candidates = url.search === "" ? bases : bases.map((b) => `${b}__query=${url.search.slice(1).replace(/\//g, "%2F")}`);
-  for (const file of candidates) {
-    const hasBody = existsSync(file) && statSync(file).isFile();
-    const hasStatus = existsSync(`${file}.status`);
-    if (!hasBody && !hasStatus) continue;
-    const status = hasStatus ? Number(readFileSync(`${file}.status`, "utf8").trim()) : 200;
-    const headers = existsSync(`${file}.headers.json`)
-      ? (JSON.parse(readFileSync(`${file}.headers.json`, "utf8")) as Record<string, string>)
-      : {};
-    return { status, headers, body: hasBody ? readFileSync(file) : Buffer.alloc(0) };
-  }
-  return null;
-}
-
-async function answer(route: Route): Promise<void> {
-  const request = route.request();
-  if (request.method() === "OPTIONS") {
-    await route.fulfill({
-      status: 204,
-      headers: { ...cors, "access-control-allow-headers": "*", "access-control-allow-methods": "GET" },
-    });
-    return;
-  }
-  const found = recorded(request.url());
-  if (!found) {
-    await route.fulfill({ status: 404, headers: cors, body: "no recording" });
-    return;
-  }
-  await route.fulfill({ status: found.status, headers: { ...cors, ...found.headers }, body: found.body });
-}
 
 test.beforeAll(async ({ browser }) => {
   test.setTimeout(180_000);
@@ -77,7 +37,7 @@ test.beforeAll(async ({ browser }) => {
   }, CANARY);
   await context.route(/^https?:\/\/(?!127\.0\.0\.1)/, (route) => route.abort("blockedbyclient"));
   for (const host of ["skills.sh", "api.github.com", "raw.githubusercontent.com", "docs.example.com"]) {
-    await context.route(`https://${host}/**`, answer);
+    await context.route(`https://${host}/**`, answerRecorded([SKILL_FIXTURES]));
   }
   page = await context.newPage();
   page.on("pageerror", (error) => console.log(`[page error] ${error.message}`));

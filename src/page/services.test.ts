@@ -3,14 +3,16 @@ import { createVaultHandlers, type Kms, type VaultStorage } from "../kms";
 import { allow, createEventLog } from "../log";
 import { MODEL_ROUTE } from "../model";
 import type { OwnEndpointSpec, OwnRequest } from "../proxy";
+import { createRuntimeFetchEndpoint } from "../resolver";
 import { lazyHandlers, PAGE_ROUTES } from "./services";
 
 describe("the page's lazily loaded services", () => {
-  it("the proxy's page routes, known before their code loads, are exactly the vault's and the model endpoint's, with the vault's own mode and body type", () => {
+  it("the proxy's page routes, known before their code loads, are exactly the vault's, the model endpoint's and the run-time fetch's, each with its own mode and body type", () => {
     // The handlers' keys do not depend on the KMS or the storage (only calls do).
     const vault = createVaultHandlers({ kms: {} as Kms, storage: {} as VaultStorage, log: createEventLog() });
-    expect(Object.keys(PAGE_ROUTES).sort()).toEqual([...Object.keys(vault), MODEL_ROUTE].sort());
-    for (const [route, handler] of Object.entries(vault)) {
+    const runtimeFetch = createRuntimeFetchEndpoint().handlers;
+    expect(Object.keys(PAGE_ROUTES).sort()).toEqual([...Object.keys(vault), MODEL_ROUTE, ...Object.keys(runtimeFetch)].sort());
+    for (const [route, handler] of Object.entries({ ...vault, ...runtimeFetch })) {
       const { handle: _, ...declared } = typeof handler === "function" ? { handle: handler } : handler;
       expect(PAGE_ROUTES[route]).toEqual(declared);
     }

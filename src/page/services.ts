@@ -2,7 +2,7 @@ import type { Cas } from "../cas";
 import type { EventLog } from "../log";
 import type { ModelEndpoint } from "../model";
 import type { OwnEndpointSpec, OwnHandlers, OwnRequest, OwnResponse } from "../proxy";
-import type { FetchLike, OrgAllowlist } from "../resolver";
+import type { FetchLike, OrgAllowlist, RuntimeFetchEndpoint } from "../resolver";
 import type { PageDigest } from "./cache/digest";
 import type { ConsoleTurns } from "./console/console-turns";
 import type { Guest } from "./emulator/boot";
@@ -25,6 +25,8 @@ export const PAGE_ROUTES: Readonly<Record<string, OwnRouteDeclaration>> = {
   "POST /v0/vault/push": { mode: "vault", json: true },
   // The guest's tab-agent posts its transcript as text/plain (docs/limits.md).
   "POST /v0/model": {},
+  // tab-fetch in the guest (the resolver's run-time fetch endpoint).
+  "POST /v0/resolve": { json: true },
 };
 
 /** What the proxy must know of a route before its code loads: the decision's mode and the body type it requires. */
@@ -45,12 +47,14 @@ export interface PageServices {
   vault: PageVault;
   /** `POST /v0/model`: the Model section arms it, the proxy serves it. */
   modelEndpoint: ModelEndpoint;
+  /** `POST /v0/resolve` (tab-fetch): the runner arms it for a run's duration, the proxy serves it. */
+  runtimeFetch: RuntimeFetchEndpoint;
   /** The sample bundle, its recordings, pinned URLs: the Resolver panel's and the runner's. */
   resolver: ResolverSession;
   /** The org allowlist every resolve uses: edited in the Resolver panel, proposed (never applied) by a share link. */
   orgAllowlist: OrgAllowlist;
   runner: PageRunner;
-  /** The page's own endpoints on the proxy (`/v0/vault/*`, `/v0/model`). */
+  /** The page's own endpoints on the proxy (`/v0/vault/*`, `/v0/model`, `/v0/resolve`). */
   proxyHandlers: OwnHandlers;
   /** The real network, for what the page itself fetches (registries, pinned policies). */
   fetch: FetchLike;
@@ -124,6 +128,7 @@ async function buildPageServices(options: PageServicesOptions): Promise<PageServ
     vaultModule,
     orgModule,
     shareLink,
+    resolverModule,
   ] = await Promise.all([
     import("../bytes"),
     import("../cas"),
@@ -136,6 +141,7 @@ async function buildPageServices(options: PageServicesOptions): Promise<PageServ
     import("./features/vault/service"),
     import("./features/resolve/org-allowlist"),
     import("./features/share/link"),
+    import("../resolver"),
   ]);
   const digest = createPageDigest();
   const cas = createCas({ store: createIdbStore(CAS_DATABASE.name, CAS_DATABASE.store), log, digest });
@@ -157,6 +163,7 @@ async function buildPageServices(options: PageServicesOptions): Promise<PageServ
       message: `an embedded view does not take org allowlist proposals; ignored: ${proposed.join(", ")}`,
     });
   else if (proposed.length > 0) void orgAllowlist.propose(proposed, "share link");
+  const runtimeFetch = resolverModule.createRuntimeFetchEndpoint();
   const resolver = session.createResolverSession({
     cas,
     log,
@@ -169,6 +176,7 @@ async function buildPageServices(options: PageServicesOptions): Promise<PageServ
     log,
     cas,
     resolver,
+    runtimeFetch,
     guest: options.guest,
     turns: options.turns,
     randomId: () => toHex(crypto.getRandomValues(new Uint8Array(4))),
@@ -187,10 +195,11 @@ async function buildPageServices(options: PageServicesOptions): Promise<PageServ
     skills,
     vault,
     modelEndpoint,
+    runtimeFetch,
     resolver,
     orgAllowlist,
     runner,
-    proxyHandlers: { ...vault.service.handlers, ...modelEndpoint.handlers },
+    proxyHandlers: { ...vault.service.handlers, ...modelEndpoint.handlers, ...runtimeFetch.handlers },
     fetch,
   };
 }

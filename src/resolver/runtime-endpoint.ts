@@ -118,7 +118,8 @@ export function createRuntimeFetchEndpoint(): RuntimeFetchEndpoint {
   }
 
   return {
-    handlers: { [RESOLVE_ROUTE]: handle },
+    // A JSON body only: a browser form posted cross-site can never reach it.
+    handlers: { [RESOLVE_ROUTE]: { json: true, handle } },
     arm(run) {
       if (current) throw new Error("a run is already armed for run-time fetches");
       current = run;

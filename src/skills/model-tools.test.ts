@@ -63,6 +63,14 @@ describe("skill tools for a model", () => {
     expect(await t.use(b.handle)).toMatchObject({ ok: false, verdict: { code: "breadth-exceeded" } });
   });
 
+  it("withholds a used skill's text from what the model writes back, but never its handle (the wrapper's header names it)", async () => {
+    const { tools: t } = await tools();
+    const a = await t.acquire(ID);
+    if (!a.ok) throw new Error("acquisition failed");
+    await t.use(a.handle);
+    expect(t.scrub(`skill-script ${a.handle} extract.py`)).toBe(`skill-script ${a.handle} extract.py`);
+  });
+
   it("refuses a handle that is not in the handle table", async () => {
     const { tools: t } = await tools();
     expect(await t.use("skill:00000000000000000000000000000000")).toMatchObject({ ok: false, verdict: { code: "not-allowlisted" } });

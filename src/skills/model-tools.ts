@@ -59,6 +59,11 @@ export interface ModelSkillDeps extends AcquireDeps {
   maxAttached?: number;
 }
 
+/** The text inside a `<skill_context …>` block (`wrapSkillContext`), without its header and footer lines. */
+function unwrapSkillContext(block: string): string {
+  return block.replace(/^<skill_context[^>\n]*>\n/, "").replace(/\n<\/skill_context>\n?$/, "");
+}
+
 export function createModelSkillTools(deps: ModelSkillDeps): ModelSkillTools {
   const attached = new Set<string>();
   const texts: string[] = [];
@@ -101,7 +106,9 @@ export function createModelSkillTools(deps: ModelSkillDeps): ModelSkillTools {
       const outcome = await attachSkill(handle, deps.scriptPins(), deps);
       if (!outcome.ok) return outcome;
       const context = new TextDecoder().decode(outcome.skill.context);
-      if (!attached.has(handle)) texts.push(context);
+      // What is withheld is the skill's own text, not its wrapper: the wrapper's header names
+      // the handle, and the model must still be able to say the handle back.
+      if (!attached.has(handle)) texts.push(unwrapSkillContext(context));
       attached.add(handle);
       await deps.onAttach?.(outcome.skill);
       return { ok: true, handle, context, scripts: scriptsGiven(outcome.skill) };

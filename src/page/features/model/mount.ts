@@ -1,11 +1,29 @@
-import { DEFAULT_MODELS, DEFAULT_OPENAI_BASE, MODEL_PROVIDERS, type ModelProvider, ModelSettings, modelUrl } from "../../../model";
+import {
+  DEFAULT_MODELS,
+  DEFAULT_OPENAI_BASE,
+  MODEL_PROVIDERS,
+  type ModelProvider,
+  ModelSettings,
+  modelUrl,
+  type PageStep,
+} from "../../../model";
+import { createModelSkillTools, DEFAULT_REGISTRY } from "../../../skills";
 import { h, replaceChildren } from "../../shell/dom";
 import type { FeatureContext } from "../context";
 import type { RunOptions, RunResult } from "../runner/run-agent";
+import type { ActiveRun } from "../runner/run-time";
 import { modelCallVerdict, policyAllowingModel } from "./policy";
 
-/** What "Run with model" accepts: a run's options, the goal, and optionally the exact steps (one must be `model …`). */
-export type ModelRunOptions = Omit<RunOptions, "steps"> & { goal?: string; steps?: readonly string[] };
+/**
+ * What "Run with model" accepts: a run's options, the goal, optionally the exact steps (one
+ * must be `model …`), and the skill registry `search_skills` uses (default the Skills panel's
+ * default; null: the verb is not offered).
+ */
+export type ModelRunOptions = Omit<RunOptions, "steps" | "whileRunning"> & {
+  goal?: string;
+  steps?: readonly string[];
+  registry?: string | null;
+};
 
 const PROVIDER_LABEL: Record<ModelProvider, string> = { anthropic: "Anthropic Messages", openai: "OpenAI-compatible" };
 const DEFAULT_GOAL = "read https://api.github.com/zen through the proxy, then finish with what it said";
@@ -124,28 +142,58 @@ export function mount(ctx: FeatureContext): void {
     const settings = ModelSettings.safeParse({ provider: chosenProvider(), model: model.value, ...baseUrl(), key: key.value });
     if (!settings.success)
       return fail(`model settings: ${settings.error.issues.map((i) => `${i.path.join(".") || "settings"}: ${i.message}`).join("; ")}`);
-    const { goal: goalOption, steps, ...runOptions } = options;
+    const { goal: goalOption, steps, registry = DEFAULT_REGISTRY, ...runOptions } = options;
     const goalText = (goalOption ?? goal.value).replace(/\s+/g, " ").trim();
     if (steps === undefined && goalText === "") return fail("give the model a goal");
-    let disarm: () => void;
-    try {
-      disarm = endpoint.arm({ settings: settings.data });
-    } catch (error) {
-      return fail(error instanceof Error ? error.message : String(error));
-    }
+    if (endpoint.armed() !== null) return fail("a model-driven run is already armed");
     runButton.disabled = true;
     replaceChildren(status, `running with ${settings.data.model}…`);
+    // /v0/model is armed for exactly the run's duration, with the run's repository notes and
+    // the skill verbs; a skill the model attaches is delivered into the run's tree.
+    const whileRunning = (active: ActiveRun) =>
+      endpoint.arm({
+        settings: settings.data,
+        ...(active.repository !== null ? { repository: active.repository } : {}),
+        skills: createModelSkillTools({
+          fetch: ctx.services.fetch,
+          log: ctx.log,
+          store: ctx.services.skills.store,
+          handles: ctx.services.skills.handles,
+          registry,
+          scriptPins: () => ctx.services.skills.choices.scriptPins(),
+          onAttach: async (skill) => {
+            await active.deliverSkill(skill).catch((error: unknown) => skillNote(active.id, "use_skill", "failed", `${error}`));
+          },
+        }),
+        onSkillStep: (step) => skillStep(active.id, step),
+      });
     try {
-      const result = await runner.run({ ...runOptions, steps: steps ?? [`model ${goalText}`] });
+      const result = await runner.run({ ...runOptions, steps: steps ?? [`model ${goalText}`], whileRunning });
       replaceChildren(status, `${result.id}: ${result.outcome} (${result.stage})`);
       return result;
     } catch (error) {
       return fail(`failed: ${error instanceof Error ? error.message : String(error)}`);
     } finally {
-      disarm();
       runButton.disabled = false;
     }
   }
+
+  /** A skill step the page took for the model, on the Runner panel (its lines are pin-free). */
+  const skillNote = (run: string, step: string, outcome: string | null, message: string) =>
+    ctx.log.append({
+      kind: "runner.step",
+      run,
+      source: "runner",
+      step,
+      outcome,
+      level: outcome === "refused" || outcome === "failed" ? "warning" : "info",
+      message,
+    });
+  const skillStep = (run: string, step: PageStep) => {
+    const verb = step.step.split(" ", 1)[0] ?? "skill";
+    const outcome = /outcome=([a-z-]+)/.exec(step.lines[0] ?? "")?.[1] ?? null;
+    skillNote(run, verb, outcome, `model step (page): ${step.step} → ${step.lines.join(" | ")}`);
+  };
 
   ctx
     .panel("runner")

@@ -9,9 +9,10 @@ import {
   type OrgAllowlist,
   type OrgConfig,
   type Resolution,
+  type ResolveSession,
   readOrgConfig,
   renderLockFile,
-  resolveHarness,
+  resolveHarnessSession,
 } from "../../../resolver";
 
 /** `?harness=sample` and the "Resolve the sample" button: the bundle's default harness. */
@@ -46,6 +47,12 @@ export interface ResolverSession {
   readonly bundle: LocalFiles;
   /** Resolves `sample`, a bundle path, or an `https://…#sha256=…` URL. Runs one at a time. */
   resolve(harness: string, mode?: ResolveMode): Promise<Resolution>;
+  /**
+   * Resolves a harness for an agent run, under the run's id (its nodes are the run's in the
+   * Resolver tree), keeping the run's session: what the run may still resolve while it lasts
+   * (run-time fetches) meets the same allowlists, pins and cache. Null session: it did not resolve.
+   */
+  resolveForRun(harness: string, runId: string): Promise<{ resolution: Resolution; session: ResolveSession | null }>;
   /** The last run of any mode, and the last full successful one (what a lock file is made of). */
   last(): ResolveRecord | null;
   lastLockable(): ResolveRecord | null;
@@ -76,12 +83,16 @@ export function createResolverSession(options: ResolverSessionOptions): Resolver
     return orgConfig;
   };
 
-  async function run(harness: string, mode: ResolveMode): Promise<Resolution> {
+  async function run(
+    harness: string,
+    mode: ResolveMode,
+    runId?: string,
+  ): Promise<{ resolution: Resolution; session: ResolveSession | null }> {
     const isBundle = harness === SAMPLE || harness.startsWith("/");
     const ref = harness === SAMPLE ? SAMPLE_HARNESS_PATH : harness;
     await options.orgAllowlist.ready;
     const sampleConfig = await readOrg();
-    const resolution = await resolveHarness({
+    const { resolution, session } = await resolveHarnessSession({
       harness: ref,
       cas,
       log,
@@ -92,20 +103,23 @@ export function createResolverSession(options: ResolverSessionOptions): Resolver
       ...(isBundle ? { local: bundle } : {}),
       ...(mode === "offline" ? { offline: true } : {}),
       ...(mode === "warm" ? { warm: true } : {}),
+      ...(runId !== undefined ? { runId } : {}),
     });
     last = { harness, mode, resolution };
     if (mode === "resolve" && resolution.ok) lastLockable = last;
-    return resolution;
+    return { resolution, session };
   }
+  const queued = <T>(work: () => Promise<T>): Promise<T> => {
+    const next = queue.then(work);
+    queue = next.catch(() => undefined);
+    return next;
+  };
 
   return {
     cas,
     bundle,
-    resolve(harness, mode = "resolve") {
-      const next = queue.then(() => run(harness, mode));
-      queue = next.catch(() => undefined);
-      return next;
-    },
+    resolve: (harness, mode = "resolve") => queued(async () => (await run(harness, mode)).resolution),
+    resolveForRun: (harness, runId) => queued(() => run(harness, "resolve", runId)),
     last: () => last,
     lastLockable: () => lastLockable,
     lockFileText(now = Date.now()) {

@@ -9,7 +9,8 @@ function deps(guest: Promise<Guest>): PageRunnerDeps {
   return {
     log,
     cas: createCas({ store: createMemoryStore(), log }),
-    resolver: { resolve: () => Promise.reject(new Error("not in this test")) },
+    resolver: { resolveForRun: () => Promise.reject(new Error("not in this test")) },
+    runtimeFetch: { arm: () => () => undefined },
     guest,
     randomId: () => "abcd",
     skills: {

@@ -1,7 +1,15 @@
 import { utf8 } from "../../../bytes";
 import type { Cas } from "../../../cas";
 import type { EventLog, NewEvent } from "../../../log";
-import { createMemoryLocalFiles, type Resolution, redact, resolveHarness } from "../../../resolver";
+import {
+  createMemoryLocalFiles,
+  createRuntimeFetch,
+  type Resolution,
+  type ResolveSession,
+  type RuntimeFetchEndpoint,
+  redact,
+  resolveHarnessSession,
+} from "../../../resolver";
 import {
   buildRunPlan,
   GUEST_HOST_ENV,
@@ -22,6 +30,7 @@ import type { ConsoleTurns } from "../../console/console-turns";
 import type { Guest } from "../../emulator/boot";
 import { writeShareFile } from "../../emulator/guest-share";
 import type { ResolverSession } from "../resolve/session";
+import { type ActiveRun, repositoryNotes, runtimeDeliverer, skillDeliverer } from "./run-time";
 import { RUNNER_SCRIPTS } from "./scripts";
 
 /** What `run()` accepts (the button passes nothing: the demo, or `?harness=`). */
@@ -44,6 +53,11 @@ export interface RunOptions {
   timeoutMs?: number;
   /** Skill handles to attach (loaded by handle, never by text); default: the ones the operator ticked in the Skills panel. */
   skills?: readonly string[];
+  /**
+   * Called once the run's command is about to be typed, with what the run offers while it
+   * lasts; what it returns is called when the run ends (the Model section arms /v0/model here).
+   */
+  whileRunning?(run: ActiveRun): () => void;
 }
 
 export interface RunResult {
@@ -65,7 +79,9 @@ export interface RunnerDeps {
   log: EventLog;
   cas: Cas;
   /** The page's resolver session: the sample bundle, its recordings, pinned URLs. */
-  resolver: Pick<ResolverSession, "resolve">;
+  resolver: Pick<ResolverSession, "resolveForRun">;
+  /** `POST /v0/resolve`: armed for exactly the run's duration with the run's resolver session. */
+  runtimeFetch: Pick<RuntimeFetchEndpoint, "arm">;
   guest: Promise<Guest>;
   /** Random run ids; injected so nothing reaches for a global. */
   randomId(): string;
@@ -118,10 +134,19 @@ function runLog(log: EventLog, id: string, harness: string, env: Readonly<Record
   };
 }
 
-/** The runner demo resolves from memory; everything else is the resolver session's. */
-function resolveFor(deps: RunnerDeps, harness: string): Promise<Resolution> {
-  if (harness !== "demo") return deps.resolver.resolve(harness);
-  return resolveHarness({ cas: deps.cas, log: deps.log, harness: RUNNER_DEMO_HARNESS, local: createMemoryLocalFiles(RUNNER_DEMO_FILES) });
+/**
+ * The runner demo resolves from memory; everything else is the resolver session's. Either
+ * way under the run's id, keeping the session the run's run-time fetches go through.
+ */
+function resolveFor(deps: RunnerDeps, harness: string, runId: string): Promise<{ resolution: Resolution; session: ResolveSession | null }> {
+  if (harness !== "demo") return deps.resolver.resolveForRun(harness, runId);
+  return resolveHarnessSession({
+    cas: deps.cas,
+    log: deps.log,
+    harness: RUNNER_DEMO_HARNESS,
+    local: createMemoryLocalFiles(RUNNER_DEMO_FILES),
+    runId,
+  });
 }
 
 /**
@@ -245,7 +270,7 @@ export async function runAgent(deps: RunnerDeps, options: RunOptions = {}): Prom
 
   const startSeq = log.append({ kind: "scenario", id: run.id, phase: "start", message: `run agent: resolving ${run.harness}` }).seq;
   const guest = await deps.guest;
-  const resolution = await resolveFor(deps, run.harness);
+  const { resolution, session } = await resolveFor(deps, run.harness, run.id);
   if (!resolution.ok)
     return run.failed("resolve", `the harness did not resolve: ${resolution.error?.code} ${resolution.error?.reason ?? ""}`);
 
@@ -273,6 +298,7 @@ export async function runAgent(deps: RunnerDeps, options: RunOptions = {}): Prom
     run.note("preflight", "error", `preflight_check refused (${v.code}, by ${v.by}): ${v.reason}`, "refused");
   }
   await deliver(guest, plan, skills.length, run);
+  const repo = options.workspace ? null : (options.repo ?? RUNNER_DEMO_REPO);
 
   // One conversation with the console at a time: a scenario clicked meanwhile waits its turn,
   // and this run waits for one already going (or a person's command), shown with a Cancel.
@@ -284,7 +310,35 @@ export async function runAgent(deps: RunnerDeps, options: RunOptions = {}): Prom
       return run.ended("cancelled", "cancelled while waiting for the shell");
     }
     const watched = watchStepLines(guest, log, run);
+    const ends: (() => void)[] = [];
     try {
+      // POST /v0/resolve is there for exactly this run's duration. A harness without
+      // allow_runtime_fetch still arms it, so each refused call is a node under its run.
+      if (session) {
+        const fetch = createRuntimeFetch(session);
+        ends.push(
+          deps.runtimeFetch.arm({
+            fetch,
+            deliver: runtimeDeliverer(guest, plan.dir, (m) => run.note("runtime-fetch", "info", m, "delivered")),
+          }),
+        );
+        run.note(
+          "runtime-fetch",
+          "info",
+          fetch.allowed
+            ? `run-time fetches allowed: up to ${fetch.max}, with tab-fetch URL#sha256=… (POST /v0/resolve, open while this run lasts)`
+            : "run-time fetches not allowed by this harness (allow_runtime_fetch is not true): POST /v0/resolve answers runtime-fetch-not-allowed",
+        );
+      }
+      if (options.whileRunning)
+        ends.push(
+          options.whileRunning({
+            id: run.id,
+            guestDir: `/mnt/tab/${plan.dir}`,
+            repository: repositoryNotes(repo),
+            deliverSkill: skillDeliverer(guest, plan.dir, (m) => run.note("skills", "info", m, "attached")),
+          }),
+        );
       const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
       const ended = await typeAndWait(guest, plan.command, timeoutMs, { signal: options.signal, onWaiting: waiting });
       if (ended === "cancelled") return run.ended("cancelled", "cancelled while waiting for the shell");
@@ -317,6 +371,7 @@ export async function runAgent(deps: RunnerDeps, options: RunOptions = {}): Prom
       };
     } finally {
       waiting(false);
+      for (const end of ends.reverse()) end();
       watched.stop();
     }
   });

@@ -1,5 +1,6 @@
 import agentRules from "../../../../guest/runner/agent-rules.md?raw";
 import tabAgent from "../../../../guest/runner/tab-agent?raw";
+import tabFetch from "../../../../guest/runner/tab-fetch?raw";
 import tabRun from "../../../../guest/runner/tab-run?raw";
 
 /**
@@ -9,5 +10,6 @@ import tabRun from "../../../../guest/runner/tab-run?raw";
 export const RUNNER_SCRIPTS: Readonly<Record<string, string>> = {
   "bin/tab-run": tabRun,
   "bin/tab-agent": tabAgent,
+  "bin/tab-fetch": tabFetch,
   "bin/agent-rules.md": agentRules,
 };
