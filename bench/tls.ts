@@ -17,7 +17,7 @@ import { X509CertificateGenerator } from "@peculiar/x509";
 import type { ByteStream } from "../src/bytes";
 import { createEventLog } from "../src/log";
 import { createSessionCa, createTlsTerminator } from "../src/tls";
-import { socketByteStream } from "../src/tls/testing/socketStream";
+import { socketByteStream } from "../src/tls/testing/socket-stream";
 
 const HOST = "example.com";
 const HANDSHAKES = Number(process.argv[2] ?? 100);

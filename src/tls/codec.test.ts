@@ -12,7 +12,7 @@ import {
   serializeServerHello,
 } from "./handshake-messages";
 import { parseRecord, RecordCipher, recordNonce, serializeRecord } from "./record";
-import { buildClientHello } from "./testing/clientHelloBuilder";
+import { buildClientHello } from "./testing/client-hello-builder";
 
 const bytes = (...values: number[]) => Uint8Array.from(values);
 

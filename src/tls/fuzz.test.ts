@@ -9,7 +9,7 @@ import { frameHandshake, HandshakeAssembler, type HandshakeMessage } from "./han
 import { createSessionCa } from "./index";
 import { parseRecord, serializeRecord } from "./record";
 import { ChunkQueue } from "./record-reader";
-import { buildClientHello, clientHelloRecord } from "./testing/clientHelloBuilder";
+import { buildClientHello, clientHelloRecord } from "./testing/client-hello-builder";
 import { clientSends, establishedTunnel } from "./testing/harness";
 import { arrayScanWork } from "./testing/work";
 

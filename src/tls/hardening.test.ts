@@ -8,7 +8,7 @@ import { frameHandshake, HandshakeAssembler, MAX_HANDSHAKE_MESSAGE } from "./han
 import { createSessionCa } from "./index";
 import { serializeRecord } from "./record";
 import { ChunkQueue } from "./record-reader";
-import { buildClientHello } from "./testing/clientHelloBuilder";
+import { buildClientHello } from "./testing/client-hello-builder";
 import { alertsIn, clientSends, establishedTunnel } from "./testing/harness";
 import { arrayScanWork } from "./testing/work";
 import { DEFAULT_KEY_UPDATE_LIMIT } from "./tunnel";

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ByteStream } from "../bytes";
 import { createEventLog, type EventLog, type EventOf } from "../log";
 import { createSessionCa, type SessionCa } from "./index";
-import { echo, startTlsTestServer, type TestTlsServer } from "./testing/tlsServer";
+import { echo, startTlsTestServer, type TestTlsServer } from "./testing/tls-server";
 
 // Real clients against our WebCrypto TLS server on 127.0.0.1: node:tls (Node's OpenSSL) and
 // the system's `openssl s_client`, both verifying the chain to the session CA.

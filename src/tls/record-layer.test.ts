@@ -6,7 +6,7 @@ import { serializeKeyUpdate } from "./handshake-messages";
 import type { TrafficKeys } from "./key-schedule";
 import { parseRecord, RecordCipher, serializeRecord } from "./record";
 import { RecordLayer } from "./record-layer";
-import { drain, memoryPipe } from "./testing/memoryPipe";
+import { drain, memoryPipe } from "./testing/memory-pipe";
 
 // The record layer (RFC 8446 §5) as a peer sees it: every test reads the raw bytes the layer
 // wrote, parses them record by record and opens them with its own copy of the keys, in

@@ -3,9 +3,9 @@ import { concatBytes, fromHex, toHex, utf8 } from "../bytes";
 import { createEventLog, type EventOf } from "../log";
 import { createSessionCa, createTlsTerminator, type Timers, tlsTunnelHook } from "./index";
 import { serializeRecord } from "./record";
-import { buildClientHello, type ClientHelloSpec, clientHelloRecord } from "./testing/clientHelloBuilder";
+import { buildClientHello, type ClientHelloSpec, clientHelloRecord } from "./testing/client-hello-builder";
 import { CONNECT, manualTimers, clientSends as sendAsClient } from "./testing/harness";
-import { drain, memoryPipe } from "./testing/memoryPipe";
+import { drain, memoryPipe } from "./testing/memory-pipe";
 
 const ca = await createSessionCa();
 /** Sends `chunks` as the client to a terminator with this file's CA, then ends its side. */

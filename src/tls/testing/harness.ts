@@ -8,7 +8,7 @@ import { deriveTrafficKeys, nextTrafficSecret } from "../key-schedule";
 import { parseRecord, RecordCipher, serializeRecord } from "../record";
 import { RecordLayer } from "../record-layer";
 import { type KeyUpdateLimit, openTunnel } from "../tunnel";
-import { drain, memoryPipe } from "./memoryPipe";
+import { drain, memoryPipe } from "./memory-pipe";
 
 /** Timers that never fire unless the test fires them: no test waits on a real clock. */
 export function manualTimers(): Timers & { fire(): void } {

@@ -2,7 +2,7 @@ import { createServer, type Server, type Socket } from "node:net";
 import type { ByteStream } from "../../bytes";
 import type { EventLog } from "../../log";
 import { type ConnectTarget, createTlsTerminator, type SessionCa, type TlsTerminatorOptions } from "../index";
-import { socketByteStream } from "./socketStream";
+import { socketByteStream } from "./socket-stream";
 
 export interface TestTlsServer {
   port: number;
