@@ -1,9 +1,9 @@
 import type { EventLog } from "../../log";
 import { connectV86Link, createNetworkPeer, type NetworkPeer, type V86Bus } from "../../net";
-import { systemTimers } from "../../platform";
+import { systemClock, systemTimers } from "../../platform";
 import type { PolicyHolder } from "../../policy";
 import { createProxy, type EgressProxy, type OwnHandlers, type UpstreamFetch } from "../../proxy";
-import { createTlsTerminator, type SessionCa } from "../../tls";
+import { createTlsTerminator, type SessionCa, tlsTunnelHook } from "../../tls";
 
 export const PROXY_PORT = 3128;
 /** Generous: an emulated guest on a busy machine can take many seconds for its side of a TLS handshake or a request head. */
@@ -67,18 +67,13 @@ export function connectPageNetwork(options: PageNetworkOptions): PageNetwork {
     // With a relay the page is the TLS client (src/page/relay); without one, the browser's fetch().
     fetch: (url, init) => (relayed()?.fetch ?? browserFetch)(url, init),
     upstreamPath: () => (relayed() ? "wisp-relay" : "browser-fetch"),
-    clock: () => Date.now(),
+    clock: systemClock,
     // Head and idle timeouts (the idle one at its 5 min default) run on the page's own timers.
     timers: systemTimers,
     headTimeoutMs: GUEST_PATIENCE_MS,
     log,
     ownHost: [ownHost, peer.config.peerIp, "proxy", `proxy:${PROXY_PORT}`],
-    tunnel: {
-      async open(raw, connect) {
-        const plain = await terminator.terminate(raw, { host: connect.host, port: connect.port, id: connect.id });
-        if (plain) await connect.serveTunnel(plain, connect.id);
-      },
-    },
+    tunnel: tlsTunnelHook(terminator),
     ...(options.handlers ? { handlers: options.handlers } : {}),
     ...(options.corsRelay ? { corsRelay: options.corsRelay } : {}),
   });
