@@ -85,15 +85,15 @@ test("a scenario clicked while a typed command runs starts after it, ends after 
   const scenarioCommand = await commandEnd(page, typed + 1);
   expect(scenarioCommand.by).toBe("page");
   expect(scenarioCommand.output).toMatch(/403|CONNECT tunnel failed/);
-  expect(verdictsIn(await seenSince(page, from), w)).toEqual(["host-not-allowed:net"]);
+  expect(verdictsIn(await seenSince(page, from), w)).toEqual(["host-not-allowed:proxy"]);
   await expect(page.locator("[data-waiting-scenario]")).toHaveCount(0);
 
-  expect(await shareSequence(page)).toEqual(["host-not-allowed:net"]);
+  expect(await shareSequence(page)).toEqual(["host-not-allowed:proxy"]);
   await page.locator("#share").click();
   await expect(page.locator(".share-output")).toHaveValue(/^http/);
   const link = new URL(await page.locator(".share-output").inputValue());
   expect(link.searchParams.get("scenarios")).toBe("host-not-allowed");
-  expect(link.searchParams.get("expect")).toBe("host-not-allowed:net");
+  expect(link.searchParams.get("expect")).toBe("host-not-allowed:proxy");
   await page.locator('[data-tab="replay"]').click();
   await expect(page.locator("#panel-replay tbody tr").filter({ hasText: "host-not-allowed" }).first()).toBeVisible();
   // The terminal shows what was typed and what programs printed: no marks, no helper markers.
@@ -115,9 +115,9 @@ test("two scenarios clicked back to back run one after another, each with its ow
   expect(first.end.seq).toBeLessThan(second.start.seq);
   expect([first.end.phase, second.end.phase]).toEqual(["done", "done"]);
   const events = await seenSince(page, from);
-  expect(verdictsIn(events, first)).toEqual(["ip-literal:net"]);
-  expect(verdictsIn(events, second)).toEqual(["host-not-allowed:net"]);
-  expect(await shareSequence(page)).toEqual([...before, "ip-literal:net", "host-not-allowed:net"]);
+  expect(verdictsIn(events, first)).toEqual(["ip-literal:proxy"]);
+  expect(verdictsIn(events, second)).toEqual(["host-not-allowed:proxy"]);
+  expect(await shareSequence(page)).toEqual([...before, "ip-literal:proxy", "host-not-allowed:proxy"]);
 });
 
 test("Ctrl+C on the typed command lets the waiting scenario run at once; the scenario still has its own verdict", async () => {
@@ -134,7 +134,7 @@ test("Ctrl+C on the typed command lets the waiting scenario run at once; the sce
   expect(user.output).not.toContain("never");
   const w = await scenarioWindow(page, "host-not-allowed", from);
   expect(w.end.phase).toBe("done");
-  expect(verdictsIn(await seenSince(page, from), w)).toEqual(["host-not-allowed:net"]);
+  expect(verdictsIn(await seenSince(page, from), w)).toEqual(["host-not-allowed:proxy"]);
 });
 
 test("Ctrl+C during a scenario's own command interrupts it: logged as interrupted with exit status 130, not done", async () => {

@@ -93,7 +93,7 @@ test("row 4 embedded: terminal, Proxy panel and Run fit 800×500; Run gets ip-li
 
   const bar = page.locator(".embed-bar");
   await expect(bar.locator(".embed-title")).toHaveText("4. IP literal");
-  await expect(bar.locator(".embed-explanation")).toContainText("Decided by .net");
+  await expect(bar.locator(".embed-explanation")).toContainText("Decided by the proxy");
   await expect(bar.locator(".embed-explanation")).toContainText("Verdict table, row 4");
   const open = page.locator(".embed-open");
   await expect(open).toHaveAttribute("target", "_blank");
@@ -115,11 +115,11 @@ test("row 4 embedded: terminal, Proxy panel and Run fit 800×500; Run gets ip-li
     from,
     { timeout: 120_000 },
   );
-  expect((await decisions()).filter((d) => d.seq >= from)).toContainEqual({ code: "ip-literal", by: "net", seq: expect.any(Number) });
+  expect((await decisions()).filter((d) => d.seq >= from)).toContainEqual({ code: "ip-literal", by: "proxy", seq: expect.any(Number) });
   const row = page.locator("#panel-proxy tbody tr").filter({ hasText: "ip-literal" }).first();
   await expect(row).toBeVisible();
   await expect(row).toBeInViewport();
-  await expect(bar.locator(".embed-status")).toContainText("ip-literal by net");
+  await expect(bar.locator(".embed-status")).toContainText("ip-literal by proxy");
 
   await expectNoScroll();
   await expectInside(run);

@@ -98,7 +98,7 @@ test("a model host not on the policy: the model call is refused host-not-allowed
 
   const decisions = (await eventsSince(page, from)).filter((e) => e.kind === "proxy.decision" && e.target === MESSAGES);
   expect(decisions).toEqual([
-    expect.objectContaining({ mode: "fetch", method: "POST", code: "host-not-allowed", allowed: false, by: "net" }),
+    expect.objectContaining({ mode: "fetch", method: "POST", code: "host-not-allowed", allowed: false, by: "proxy" }),
   ]);
   expect(await armedRun(page)).toBeNull();
 });
@@ -140,7 +140,7 @@ test("with the model host allowed, the model chooses each step: served by value,
   // One proxy.decision per model call, about the model URL, like any other request.
   const modelDecisions = events.filter((e) => e.kind === "proxy.decision" && e.target === MESSAGES);
   expect(modelDecisions).toHaveLength(3);
-  for (const d of modelDecisions) expect(d).toMatchObject({ mode: "fetch", method: "POST", status: 200, code: "served", by: "net" });
+  for (const d of modelDecisions) expect(d).toMatchObject({ mode: "fetch", method: "POST", status: 200, code: "served", by: "proxy" });
   expect(modelDecisions[0]).toMatchObject({ reason: expect.stringContaining("answered the step: post https://api.github.com/zen") });
 
   // The model API got the page's key, the rules and the transcript of what happened so far.

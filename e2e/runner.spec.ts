@@ -125,7 +125,7 @@ test("the verdict table under the runner: a disallowed host is refused by the pr
   expect(step(result, { verb: "post", outcome: "served", upstream: "200" })).toHaveLength(1);
 
   const events = await page.evaluate((f) => window.__tab?.log.events().filter((e) => e.seq >= f) ?? [], from);
-  expect(events).toContainEqual(expect.objectContaining({ kind: "proxy.decision", code: "host-not-allowed", by: "net" }));
+  expect(events).toContainEqual(expect.objectContaining({ kind: "proxy.decision", code: "host-not-allowed", by: "proxy" }));
   expect(events).toContainEqual(expect.objectContaining({ kind: "proxy.decision", code: "host-not-allowed", mode: "fetch" }));
   expect(events).toContainEqual(
     expect.objectContaining({ kind: "kernel.result", result: "EACCES", errno: 13, target: "93.184.216.34:443" }),

@@ -55,7 +55,7 @@ test("row 1: an allowed GET through the proxy is served (TLS terminated in the p
   const from = await runScenario(page, "served");
   const decisions = await decisionsSince(page, from);
   expect(decisions).toContainEqual(
-    expect.objectContaining({ code: "served", by: "net", mode: "tunnel", target: "https://api.github.com/zen" }),
+    expect.objectContaining({ code: "served", by: "proxy", mode: "tunnel", target: "https://api.github.com/zen" }),
   );
   expect(await page.evaluate(() => window.__tab?.guest?.console.text)).toContain("Design for failure.");
   await expect(page.locator("#panel-proxy tbody tr").filter({ hasText: "served" }).first()).toBeVisible();
@@ -67,7 +67,7 @@ test("row 2: a host not on the allowlist is refused by .net (host-not-allowed)",
   const page = pg.page;
   const from = await runScenario(page, "host-not-allowed");
   expect(await decisionsSince(page, from)).toContainEqual(
-    expect.objectContaining({ code: "host-not-allowed", by: "net", mode: "connect", status: 403 }),
+    expect.objectContaining({ code: "host-not-allowed", by: "proxy", mode: "connect", status: 403 }),
   );
   await expect(page.locator("#panel-proxy tbody tr").filter({ hasText: "host-not-allowed" }).first()).toBeVisible();
 });
@@ -75,13 +75,15 @@ test("row 2: a host not on the allowlist is refused by .net (host-not-allowed)",
 test("row 3: an upstream redirect to another host is not followed (redirect-other-host)", async () => {
   const page = pg.page;
   const from = await runScenario(page, "redirect-other-host");
-  expect(await decisionsSince(page, from)).toContainEqual(expect.objectContaining({ code: "redirect-other-host", by: "net", status: 403 }));
+  expect(await decisionsSince(page, from)).toContainEqual(
+    expect.objectContaining({ code: "redirect-other-host", by: "proxy", status: 403 }),
+  );
 });
 
 test("row 4: an IP literal is refused (ip-literal)", async () => {
   const page = pg.page;
   const from = await runScenario(page, "ip-literal");
-  expect(await decisionsSince(page, from)).toContainEqual(expect.objectContaining({ code: "ip-literal", by: "net", status: 403 }));
+  expect(await decisionsSince(page, from)).toContainEqual(expect.objectContaining({ code: "ip-literal", by: "proxy", status: 403 }));
 });
 
 test("row 5: CONNECT to an allowed host with another SNI inside is refused (sni-mismatch, by design)", async () => {

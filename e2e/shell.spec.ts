@@ -32,7 +32,7 @@ const panels = [
       allowed: false,
       code: "host-not-allowed",
       reason: "pastebin.com is not on the allowlist",
-      by: "net",
+      by: "proxy",
     },
     text: "host-not-allowed",
   },
@@ -99,7 +99,7 @@ test("a hostile registry-like string renders inert, as text", async () => {
         allowed: false,
         code: "host-not-allowed",
         reason: name,
-        by: "net",
+        by: "proxy",
       }),
     hostile,
   );

@@ -61,8 +61,8 @@ test("the timeline shows each scenario's decisions by component, counted as the 
 
   for (const id of ["served", "host-not-allowed", "ip-literal", "landlock-denied"]) await runScenario(page, id);
 
-  await expect(chart.locator('.mark[data-lane="net"][data-allowed="true"]').first()).toBeVisible();
-  await expect(chart.locator('.mark[data-lane="net"][data-allowed="false"]').first()).toBeVisible();
+  await expect(chart.locator('.mark[data-lane="proxy"][data-allowed="true"]').first()).toBeVisible();
+  await expect(chart.locator('.mark[data-lane="proxy"][data-allowed="false"]').first()).toBeVisible();
   const kernelMark = chart.locator('.mark[data-lane="kernel"][data-allowed="false"]').first();
   await expect(kernelMark).toBeVisible();
   await expect(kernelMark.locator("title")).toHaveText(/landlock-denied/);
@@ -80,7 +80,7 @@ test("the timeline shows each scenario's decisions by component, counted as the 
     .toBe("same");
   const shown = (await counts.textContent()) ?? "";
   expect(shown).toMatch(/^[1-9]\d* allowed · [1-9]\d* refused$/);
-  await expect(chart).toHaveAttribute("aria-label", new RegExp(`${shown}.*net: .*kernel: 0 allowed, [1-9]`));
+  await expect(chart).toHaveAttribute("aria-label", new RegExp(`${shown}.*proxy: .*kernel: 0 allowed, [1-9]`));
 
   const box = await chart.boundingBox();
   expect(box?.height ?? 0).toBeLessThanOrEqual(96);
@@ -99,7 +99,7 @@ test("the timeline shows each scenario's decisions by component, counted as the 
   await chart.screenshot({ path: "docs/screenshots/timeline.png" }); // docs/guide.md
 
   // Keyboard: the marks are one tab stop; Enter on a focused net mark selects the Proxy panel.
-  await chart.locator('.mark[data-lane="net"][data-allowed="true"]').first().focus();
+  await chart.locator('.mark[data-lane="proxy"][data-allowed="true"]').first().focus();
   await page.keyboard.press("Enter");
   await expect(page.locator("#tab-proxy")).toHaveAttribute("aria-selected", "true");
   expect(await chart.locator('.mark[tabindex="0"]').count()).toBe(1);

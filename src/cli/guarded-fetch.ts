@@ -92,7 +92,7 @@ export function createGuardedFetch(options: GuardOptions = {}): GuardedFetch {
     return refuse(
       "private-address",
       `${host} resolved to ${address} (${category}) [${entry}]; only public addresses may be connected to`,
-      "net",
+      "proxy",
     );
   }
 
@@ -102,7 +102,7 @@ export function createGuardedFetch(options: GuardOptions = {}): GuardedFetch {
       addresses = await lookup(host);
     } catch (error) {
       return {
-        verdict: refuse("upstream-error", `could not resolve ${host}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`, "net"),
+        verdict: refuse("upstream-error", `could not resolve ${host}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`, "proxy"),
       };
     }
     // Every address: a name that answers one public and one private address is refused.
@@ -111,8 +111,8 @@ export function createGuardedFetch(options: GuardOptions = {}): GuardedFetch {
       if (refusal) return { verdict: refusal };
     }
     const chosen = addresses.find((a) => a.family === 4) ?? addresses[0];
-    if (!chosen) return { verdict: refuse("upstream-error", `${host} resolved to no address`, "net") };
-    return { verdict: allow(`${host} resolved to ${chosen.address}`, "net"), address: chosen.address };
+    if (!chosen) return { verdict: refuse("upstream-error", `${host} resolved to no address`, "proxy") };
+    return { verdict: allow(`${host} resolved to ${chosen.address}`, "proxy"), address: chosen.address };
   }
 
   /** The checks that need no network, in the order the proxy's policy makes them. */
@@ -121,22 +121,22 @@ export function createGuardedFetch(options: GuardOptions = {}): GuardedFetch {
     try {
       url = new URL(raw);
     } catch {
-      throw new FetchRefused(refuse("bad-request", `${JSON.stringify(raw.slice(0, 200))} is not an absolute URL`, "net"));
+      throw new FetchRefused(refuse("bad-request", `${JSON.stringify(raw.slice(0, 200))} is not an absolute URL`, "proxy"));
     }
     const http = url.protocol === "http:" && options.allowHttp?.() === true;
     if (url.protocol !== "https:" && !http)
       throw new FetchRefused(
-        refuse("not-https", `${url.protocol.replace(/:$/, "")}: is not https; only https upstreams are allowed`, "net"),
+        refuse("not-https", `${url.protocol.replace(/:$/, "")}: is not https; only https upstreams are allowed`, "proxy"),
       );
     if (url.username !== "" || url.password !== "")
-      throw new FetchRefused(refuse("bad-request", "the URL carries userinfo (user@host); credentials in URLs are refused", "net"));
+      throw new FetchRefused(refuse("bad-request", "the URL carries userinfo (user@host); credentials in URLs are refused", "proxy"));
     // WHATWG has already turned every IPv4 spelling into a dotted quad and IPv6 into brackets.
     if (url.hostname.startsWith("[") || /^\d{1,3}(\.\d{1,3}){3}$/.test(url.hostname))
-      throw new FetchRefused(refuse("ip-literal", `${url.hostname} is an IP address; only names can be fetched`, "net"));
+      throw new FetchRefused(refuse("ip-literal", `${url.hostname} is an IP address; only names can be fetched`, "proxy"));
     const port = url.port === "" ? (http ? 80 : HTTPS_PORT) : Number(url.port);
     if (port !== HTTPS_PORT && !(options.ports?.(url.hostname) ?? []).includes(port))
       throw new FetchRefused(
-        refuse("port-not-allowed", `port ${port} is not allowed for ${url.hostname}; only 443 and ports its rules list`, "net"),
+        refuse("port-not-allowed", `port ${port} is not allowed for ${url.hostname}; only 443 and ports its rules list`, "proxy"),
       );
     return url;
   }
@@ -222,7 +222,7 @@ export function createGuardedFetch(options: GuardOptions = {}): GuardedFetch {
           refuse(
             "redirect-other-host",
             `${raw} redirected to ${next ?? JSON.stringify(location.slice(0, 100))}, another host; the redirect was not followed`,
-            "net",
+            "proxy",
           ),
         );
       }
@@ -263,7 +263,7 @@ async function bodyBytes(body: RequestInit["body"]): Promise<Uint8Array | null> 
   if (typeof body === "string") return new TextEncoder().encode(body);
   if (body instanceof ArrayBuffer) return new Uint8Array(body);
   if (ArrayBuffer.isView(body)) return new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
-  throw new FetchRefused(refuse("bad-request", "the guarded fetch sends string or byte bodies only", "net"));
+  throw new FetchRefused(refuse("bad-request", "the guarded fetch sends string or byte bodies only", "proxy"));
 }
 
 function asError(reason: unknown): Error {

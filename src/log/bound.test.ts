@@ -31,7 +31,7 @@ function bigDecision(i: number, headBytes: number): NewEvent {
     allowed: false,
     code: "host-not-allowed",
     reason: "pastebin.com is not on the allowlist",
-    by: "net",
+    by: "proxy",
   };
 }
 

@@ -76,7 +76,7 @@ describe("JSON lines export (what GET /v0/log serves)", () => {
       allowed: false,
       code: "host-not-allowed",
       reason: "pastebin.com is not on the allowlist",
-      by: "net",
+      by: "proxy",
     });
     const text = toJsonLines(log.events());
     expect(text.split("\n")).toHaveLength(3);

@@ -65,7 +65,7 @@ export const VerdictCode = z.enum(VERDICT_CODES);
 export type VerdictCode = z.infer<typeof VerdictCode>;
 
 /** Who decided: the component whose rule produced the verdict. */
-export const DECIDERS = ["net", "kernel", "resolver", "cas", "skills", "kms", "design", "wire"] as const;
+export const DECIDERS = ["proxy", "kernel", "resolver", "cas", "skills", "kms", "design", "wire"] as const;
 export const Decider = z.enum(DECIDERS);
 export type Decider = z.infer<typeof Decider>;
 

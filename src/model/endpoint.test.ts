@@ -35,7 +35,7 @@ describe("POST /v0/model answers one step, fetched by value under the policy (is
     expect(sent.system).toContain("Platform rules (authoritative)");
     expect(sent.messages[0]?.content).toContain("goal: read the zen");
     expect(side.log.ofKind("proxy.decision")).toMatchObject([
-      { mode: "fetch", method: "POST", target: MESSAGES, status: 200, code: "served", allowed: true, by: "net" },
+      { mode: "fetch", method: "POST", target: MESSAGES, status: 200, code: "served", allowed: true, by: "proxy" },
     ]);
     expect(side.log.ofKind("proxy.decision")[0]?.reason).toContain("answered the step: post https://api.github.com/zen");
     expect(leaks(side, [answer.raw])).toBe(false);

@@ -111,7 +111,7 @@ export function createModelEndpoint(options: ModelEndpointOptions): ModelEndpoin
         verdict: refuse(
           "endpoint-not-allowed",
           `${MODEL_ROUTE} answers only during a model-driven run: the page holds no armed model key (set one in the Runner panel's Model section and use "Run with model")`,
-          "net",
+          "proxy",
         ),
       };
     const { settings } = run;
@@ -125,11 +125,11 @@ export function createModelEndpoint(options: ModelEndpointOptions): ModelEndpoin
       decision,
     });
     if (run.calls >= run.maxCalls)
-      return refused(refuse("endpoint-not-allowed", `this model-driven run has used all ${run.maxCalls} of its model calls`, "net"));
+      return refused(refuse("endpoint-not-allowed", `this model-driven run has used all ${run.maxCalls} of its model calls`, "proxy"));
     const transcript = new TextDecoder().decode(request.body);
     if (transcript.trim() === "")
-      return refused(refuse("bad-request", `${MODEL_ROUTE} expects the run's transcript as its text body`, "net"));
-    if (!request.fetchByValue) return refused(refuse("upstream-error", "this proxy offers its handlers no by-value fetch", "net"));
+      return refused(refuse("bad-request", `${MODEL_ROUTE} expects the run's transcript as its text body`, "proxy"));
+    if (!request.fetchByValue) return refused(refuse("upstream-error", "this proxy offers its handlers no by-value fetch", "proxy"));
     const fetchByValue = request.fetchByValue;
 
     const skillUsages = skills ? skillVerbUsages(skills) : [];
@@ -145,7 +145,7 @@ export function createModelEndpoint(options: ModelEndpointOptions): ModelEndpoin
           refuse(
             "endpoint-not-allowed",
             `this model-driven run has used all ${run.maxCalls} of its model calls (skill steps: ${taken.join("; ")})`,
-            "net",
+            "proxy",
           ),
         );
       run.calls++;
@@ -165,22 +165,22 @@ export function createModelEndpoint(options: ModelEndpointOptions): ModelEndpoin
       );
       if (outcome === "timeout")
         return refused(
-          refuse("upstream-error", `the model API did not answer within ${Math.round(timeoutMs / 1000)} s`, "net"),
+          refuse("upstream-error", `the model API did not answer within ${Math.round(timeoutMs / 1000)} s`, "proxy"),
           BAD_ANSWER,
         );
       if (outcome.kind === "refused")
         return refused(outcome.verdict, outcome.upstream === undefined ? BY_VALUE : { ...BY_VALUE, upstream: outcome.upstream });
       const via = { ...BY_VALUE, upstream: outcome.upstream };
       if (outcome.answer.base64)
-        return refused(refuse("unparsable", `the model API answered ${outcome.answer.status} with a body that is not text`, "net"), {
+        return refused(refuse("unparsable", `the model API answered ${outcome.answer.status} with a body that is not text`, "proxy"), {
           ...via,
           ...BAD_ANSWER,
         });
       const parsed = parseModelAnswer(settings.provider, outcome.answer.status, outcome.answer.body);
-      if (!parsed.ok) return refused(refuse(parsed.code, parsed.reason, "net"), { ...via, ...BAD_ANSWER });
+      if (!parsed.ok) return refused(refuse(parsed.code, parsed.reason, "proxy"), { ...via, ...BAD_ANSWER });
       const step = extractStep(parsed.text, rules);
       if (!step.ok)
-        return refused(refuse("unparsable", `the model's answer is not one step line: ${step.reason}`, "net"), { ...via, ...BAD_ANSWER });
+        return refused(refuse("unparsable", `the model's answer is not one step line: ${step.reason}`, "proxy"), { ...via, ...BAD_ANSWER });
       const verb = step.step.split(" ", 1)[0]!;
       if (skills && skillVerbs.has(verb)) {
         const result = await runSkillStep(step.step, skills);
@@ -194,7 +194,7 @@ export function createModelEndpoint(options: ModelEndpointOptions): ModelEndpoin
       const line = scrub(step.step);
       const before = taken.length > 0 ? `; after the skill steps ${taken.join("; ")}` : "";
       return {
-        verdict: allow(scrub(`${outcome.verdict.reason}; the model (${settings.model}) answered the step: ${line}${before}`), "net"),
+        verdict: allow(scrub(`${outcome.verdict.reason}; the model (${settings.model}) answered the step: ${line}${before}`), "proxy"),
         target: url,
         status: 200,
         contentType: "text/plain; charset=utf-8",

@@ -134,7 +134,7 @@ export function createNetworkPeer(options: NetworkPeerOptions): NetworkPeer {
         log.append({
           kind: "note",
           level: "error",
-          source: "net",
+          source: "proxy",
           message: `the peer failed on a ${frame.length}-byte frame: ${String(error)}`,
         });
       }

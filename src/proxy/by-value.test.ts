@@ -81,7 +81,7 @@ describe("own handlers fetch upstream by value, under the policy, with one decis
 
   it("answers a handler's refusal with the status it names (502 for an unusable upstream answer)", async () => {
     const { proxy, decisions } = setup(async () => ({
-      verdict: refuse("unparsable", "the upstream answer is not what was asked for", "net"),
+      verdict: refuse("unparsable", "the upstream answer is not what was asked for", "proxy"),
       target: "https://api.example.com/v1/messages",
       decision: { mode: "fetch", status: 502 },
     }));
@@ -92,7 +92,7 @@ describe("own handlers fetch upstream by value, under the policy, with one decis
   });
 
   it("keeps a handler without a decision description as before: mode own, target the path", async () => {
-    const { proxy, decisions } = setup(async () => ({ verdict: { allowed: true, code: "served", reason: "ok", by: "net" }, body: "{}" }));
+    const { proxy, decisions } = setup(async () => ({ verdict: { allowed: true, code: "served", reason: "ok", by: "proxy" }, body: "{}" }));
     expect((await ask(proxy)).status).toBe(200);
     expect(decisions()).toMatchObject([{ mode: "own", target: "/v0/ask" }]);
   });

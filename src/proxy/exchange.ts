@@ -82,7 +82,7 @@ export class Exchange {
   async failed(error: unknown): Promise<void> {
     if (this.decided) return;
     const why = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-    const verdict = refuse("upstream-error", `the proxy failed while serving this request: ${why}`, "net");
+    const verdict = refuse("upstream-error", `the proxy failed while serving this request: ${why}`, "proxy");
     const method = this.head?.method ?? "?";
     const target = this.head?.target ?? "";
     if (this.answered) {
@@ -158,19 +158,20 @@ export class Exchange {
 
   /** A body that could not be read is refused with its code; the connection closes (where the next request starts is unknown). */
   private refuseBody(method: string, target: string, failure: Extract<BodyOutcome, { ok: false }>["failure"]): Promise<Next> {
-    return this.refuse(method, target, refuse(failure.code, failure.reason, "net"), true, { status: failure.status });
+    return this.refuse(method, target, refuse(failure.code, failure.reason, "proxy"), true, { status: failure.status });
   }
 
   async serve(head: RequestHead): Promise<Next> {
     this.head = head;
     if (head.method === "CONNECT") {
-      if (this.tunnel) return this.refuse(head.method, head.target, refuse("bad-request", "CONNECT inside a CONNECT tunnel", "net"), true);
+      if (this.tunnel)
+        return this.refuse(head.method, head.target, refuse("bad-request", "CONNECT inside a CONNECT tunnel", "proxy"), true);
       // Only authority-form opens a tunnel; CONNECT with a URL or a path would go upstream as a method fetch() cannot send.
       if (/[/?#@]/.test(head.target))
         return this.refuse(
           head.method,
           head.target,
-          refuse("bad-request", `CONNECT takes authority-form (host:port), not ${JSON.stringify(head.target.slice(0, 80))}`, "net"),
+          refuse("bad-request", `CONNECT takes authority-form (host:port), not ${JSON.stringify(head.target.slice(0, 80))}`, "proxy"),
           true,
         );
       return this.connect(head);
@@ -180,20 +181,24 @@ export class Exchange {
     return this.refuse(
       head.method,
       head.target,
-      refuse("bad-request", `the request-target ${JSON.stringify(head.target.slice(0, 80))} is neither a path nor an absolute URL`, "net"),
+      refuse(
+        "bad-request",
+        `the request-target ${JSON.stringify(head.target.slice(0, 80))} is neither a path nor an absolute URL`,
+        "proxy",
+      ),
       true,
     );
   }
 
   private async connect(head: RequestHead): Promise<Next> {
     if (head.framing.kind !== "none")
-      return this.refuse(head.method, head.target, refuse("bad-request", "a CONNECT request cannot carry a body", "net"), true);
+      return this.refuse(head.method, head.target, refuse("bad-request", "a CONNECT request cannot carry a body", "proxy"), true);
     const decision = evaluate(this.ctx.options.policy(), { method: "CONNECT", authority: head.target });
     if (!decision.verdict.allowed || !decision.target) return this.refuse(head.method, head.target, decision.verdict, true);
     const { host, port } = decision.target;
     if (!this.ctx.options.tunnel) {
       const reason = `the policy allows ${host}:${port}, but no TLS terminator is attached to this proxy, so the tunnel cannot be opened; use absolute-form (GET https://${host}/…) or POST /v0/fetch`;
-      return this.refuse(head.method, head.target, refuse("tls-not-ready", reason, "net"), true);
+      return this.refuse(head.method, head.target, refuse("tls-not-ready", reason, "proxy"), true);
     }
     this.record({
       mode: "connect",
@@ -222,7 +227,7 @@ export class Exchange {
 
   private async absolute(head: RequestHead): Promise<Next> {
     const methodProblem = unforwardableMethod(head.method);
-    if (methodProblem) return this.refuse(head.method, head.target, refuse("bad-request", methodProblem, "net"), true);
+    if (methodProblem) return this.refuse(head.method, head.target, refuse("bad-request", methodProblem, "proxy"), true);
     const decision = evaluate(this.ctx.options.policy(), { method: head.method, url: head.target });
     if (!decision.verdict.allowed || !decision.target)
       return this.refuse(head.method, head.target, decision.verdict, false, upstreamOf(decision.target));
@@ -252,7 +257,7 @@ export class Exchange {
     const expected = tunnelAuthority(tunnel);
     const methodProblem = unforwardableMethod(head.method);
     if (methodProblem)
-      return this.refuse(head.method, `https://${expected}${head.target}`, refuse("bad-request", methodProblem, "net"), true);
+      return this.refuse(head.method, `https://${expected}${head.target}`, refuse("bad-request", methodProblem, "proxy"), true);
     const hostHeader = headerValue(head.headers, "host");
     if (hostHeader === undefined || normaliseAuthority(hostHeader, "https") !== expected)
       return this.refuse(
@@ -274,7 +279,7 @@ export class Exchange {
       return this.refuse(
         head.method,
         shownTarget,
-        refuse("bad-request", `a ${head.method} request cannot carry a body through fetch()`, "net"),
+        refuse("bad-request", `a ${head.method} request cannot carry a body through fetch()`, "proxy"),
       );
     const outcome = await fetchUpstream(this.ctx.options, {
       target,
@@ -328,7 +333,7 @@ export class Exchange {
     if (crossSite) return this.refuse(head.method, path, crossSite);
     if (!endpoint) {
       const reason = `the proxy has no endpoint ${route} (it has ${[...this.ctx.endpoints.keys()].join(", ")})`;
-      return this.refuse(head.method, path, refuse("endpoint-not-allowed", reason, "net"));
+      return this.refuse(head.method, path, refuse("endpoint-not-allowed", reason, "proxy"));
     }
     const wrongType = contentTypeRefusal(head.method, path, head.headers, endpoint.json);
     if (wrongType) return this.refuse(head.method, path, wrongType, true, { status: 415 });
@@ -336,7 +341,7 @@ export class Exchange {
     const declared = head.framing.kind === "length" && head.framing.length <= this.ctx.limits.maxBodyBytes ? head.framing.length : null;
     const decodeCharged = endpoint.chargesDecode === true && declared !== null;
     if (decodeCharged && !this.lease.grow(decodeCharge(declared)))
-      return this.refuse(head.method, path, refuse("too-large", BUDGET_SPENT, "net"), true, { status: 503 });
+      return this.refuse(head.method, path, refuse("too-large", BUDGET_SPENT, "proxy"), true, { status: 503 });
     const body = await this.body();
     if (!body.ok) return this.refuseBody(head.method, path, body.failure);
     return this.answer(head, path, await endpoint.serve({ head, path, query, body: body.body, lease: this.lease, decodeCharged }));
@@ -373,7 +378,7 @@ export class Exchange {
 }
 
 function mismatch(reason: string): Verdict {
-  return refuse("host-header-mismatch", reason, "net");
+  return refuse("host-header-mismatch", reason, "proxy");
 }
 
 function upstreamOf(target: Target | null): { upstream?: string } {

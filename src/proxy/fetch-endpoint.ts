@@ -62,7 +62,7 @@ export async function serveFetchEndpoint(
   if (lease && !decodeCharged && !lease.grow(decodeCharge(requestBody.length)))
     return {
       kind: "refused",
-      verdict: refuse("too-large", BUDGET_SPENT, "net"),
+      verdict: refuse("too-large", BUDGET_SPENT, "proxy"),
       target: "/v0/fetch",
       status: 503,
     };
@@ -74,11 +74,11 @@ export async function serveFetchEndpoint(
     json = undefined;
   }
   if (json === undefined)
-    return { kind: "refused", verdict: refuse("bad-request", "/v0/fetch expects a JSON body", "net"), target: "/v0/fetch" };
+    return { kind: "refused", verdict: refuse("bad-request", "/v0/fetch expects a JSON body", "proxy"), target: "/v0/fetch" };
   const parsed = FetchRequest.safeParse(json);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((i) => `${i.path.join(".") || "(body)"}: ${i.message}`).join("; ");
-    return { kind: "refused", verdict: refuse("bad-request", `/v0/fetch body: ${problems}`, "net"), target: "/v0/fetch" };
+    return { kind: "refused", verdict: refuse("bad-request", `/v0/fetch body: ${problems}`, "proxy"), target: "/v0/fetch" };
   }
   const request = parsed.data;
   let body: Uint8Array | null = null;
@@ -89,7 +89,7 @@ export async function serveFetchEndpoint(
     } catch {
       return {
         kind: "refused",
-        verdict: refuse("bad-request", "/v0/fetch body is flagged base64 but is not base64", "net"),
+        verdict: refuse("bad-request", "/v0/fetch body is flagged base64 but is not base64", "proxy"),
         target: request.url,
       };
     }
@@ -138,11 +138,11 @@ export async function fetchByValue(
 ): Promise<FetchOutcome> {
   const { body } = request;
   const methodProblem = unforwardableMethod(request.method);
-  if (methodProblem) return { kind: "refused", verdict: refuse("bad-request", methodProblem, "net"), target: request.url };
+  if (methodProblem) return { kind: "refused", verdict: refuse("bad-request", methodProblem, "proxy"), target: request.url };
   if (body && body.length > 0 && (request.method === "GET" || request.method === "HEAD"))
     return {
       kind: "refused",
-      verdict: refuse("bad-request", `a ${request.method} request cannot carry a body`, "net"),
+      verdict: refuse("bad-request", `a ${request.method} request cannot carry a body`, "proxy"),
       target: request.url,
     };
 
@@ -217,14 +217,14 @@ async function readAll(response: Response, deps: UpstreamDeps, lease: BudgetLeas
       next = await within(clock, reader.read());
     } catch (error) {
       const why = error instanceof Error ? error.message : String(error);
-      return fail(refuse("upstream-error", `the upstream body failed after ${buffer.size} bytes: ${why}`, "net"), 502);
+      return fail(refuse("upstream-error", `the upstream body failed after ${buffer.size} bytes: ${why}`, "proxy"), 502);
     }
     if (next.kind === "timeout")
       return fail(
         refuse(
           "upstream-error",
           upstreamTimeoutReason(clock?.ms ?? 0, `the upstream body stalled after ${buffer.size} bytes: no data`),
-          "net",
+          "proxy",
         ),
         504,
       );
@@ -232,8 +232,8 @@ async function readAll(response: Response, deps: UpstreamDeps, lease: BudgetLeas
     if (done) break;
     const appended = buffer.append(value);
     if (appended === "too-large")
-      return fail(refuse("too-large", `the upstream body exceeds the ${maxBytes}-byte limit of /v0/fetch`, "net"), 502);
-    if (appended === "budget") return fail(refuse("too-large", BUDGET_SPENT, "net"), 503);
+      return fail(refuse("too-large", `the upstream body exceeds the ${maxBytes}-byte limit of /v0/fetch`, "proxy"), 502);
+    if (appended === "budget") return fail(refuse("too-large", BUDGET_SPENT, "proxy"), 503);
   }
   return { ok: true, bytes: buffer.result() };
 }

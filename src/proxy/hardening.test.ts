@@ -438,7 +438,7 @@ describe("item 6: the proxy's own endpoints refuse cross-site requests", () => {
 
   it("another own handler (the guest's text/plain /v0/model) takes text/plain and no type, but not an HTML form type", async () => {
     const { proxy } = setup({
-      handlers: { "POST /v0/model": async () => ({ verdict: { allowed: true, code: "served", reason: "ok", by: "net" }, body: "{}" }) },
+      handlers: { "POST /v0/model": async () => ({ verdict: { allowed: true, code: "served", reason: "ok", by: "proxy" }, body: "{}" }) },
     });
     expect((await roundTrip(proxy, post("/v0/model", "goal: x", "Content-Type: text/plain; charset=utf-8\r\n"))).status).toBe(200);
     expect((await roundTrip(proxy, post("/v0/model", "goal: x", ""))).status).toBe(200);

@@ -58,7 +58,7 @@ export interface OwnEndpoint {
   serve(call: OwnCall): Promise<OwnAnswer>;
 }
 
-const served = (reason: string): Verdict => ({ allowed: true, code: "served", reason, by: "net" });
+const served = (reason: string): Verdict => ({ allowed: true, code: "served", reason, by: "proxy" });
 
 /** The route table: "METHOD /path" → endpoint. A built-in wins over a handler of the same route. */
 export function ownEndpoints(options: ProxyOptions): ReadonlyMap<string, OwnEndpoint> {
@@ -145,7 +145,7 @@ function handlerEndpoint(route: string, declared: OwnHandler | OwnEndpointSpec, 
         });
       } catch (error) {
         const why = error instanceof Error ? error.message : String(error);
-        return { verdict: refuse("upstream-error", `the ${route} handler failed: ${why}`, "net"), mode, target: path };
+        return { verdict: refuse("upstream-error", `the ${route} handler failed: ${why}`, "proxy"), mode, target: path };
       }
       const described = answer.decision ?? {};
       const filed = {

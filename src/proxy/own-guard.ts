@@ -12,13 +12,13 @@ import { type HeaderList, headerValue } from "./head";
 export function crossSiteRefusal(headers: HeaderList, ownHosts: ReadonlySet<string>): Verdict | null {
   const fetchSite = headerValue(headers, "sec-fetch-site")?.toLowerCase();
   if (fetchSite === "cross-site")
-    return refuse("endpoint-not-allowed", "the proxy's own endpoints refuse cross-site requests (Sec-Fetch-Site: cross-site)", "net");
+    return refuse("endpoint-not-allowed", "the proxy's own endpoints refuse cross-site requests (Sec-Fetch-Site: cross-site)", "proxy");
   const origin = headerValue(headers, "origin");
   if (origin !== undefined && !isOwnOrigin(origin, ownHosts))
     return refuse(
       "endpoint-not-allowed",
       `the proxy's own endpoints refuse requests from another origin (Origin ${JSON.stringify(origin.slice(0, 100))} is not the proxy's own)`,
-      "net",
+      "proxy",
     );
   return null;
 }
@@ -45,11 +45,11 @@ export function contentTypeRefusal(method: string, path: string, headers: Header
     return refuse(
       "bad-request",
       `${method} ${path} takes a JSON body: send Content-Type: application/json (got ${given === undefined ? "none" : JSON.stringify(given.slice(0, 80))})`,
-      "net",
+      "proxy",
     );
   }
   if (type === "application/x-www-form-urlencoded" || type === "multipart/form-data")
-    return refuse("bad-request", `${method} ${path} does not take an HTML form body (Content-Type ${JSON.stringify(type)})`, "net");
+    return refuse("bad-request", `${method} ${path} does not take an HTML form body (Content-Type ${JSON.stringify(type)})`, "proxy");
   return null;
 }
 

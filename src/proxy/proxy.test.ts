@@ -104,7 +104,7 @@ describe("absolute-form requests get a verdict, then fetch (the verdict table)",
     const { proxy, decisions } = setup({}, () => {
       throw Object.assign(new Error("refused"), {
         name: "FetchRefused",
-        verdict: { allowed: false, code: "private-address", reason: "api.github.com resolved to 127.0.0.1", by: "net" },
+        verdict: { allowed: false, code: "private-address", reason: "api.github.com resolved to 127.0.0.1", by: "proxy" },
       });
     });
     const response = parseResponse(await roundTrip(proxy, get("https://api.github.com/zen")));
@@ -146,11 +146,11 @@ describe("absolute-form requests get a verdict, then fetch (the verdict table)",
 
   it("refuses private-address when the host's name check says so, and pins the checked address", async () => {
     const refused = setup({
-      resolveHost: async () => ({ verdict: { allowed: false, code: "private-address", reason: "10.0.0.1 is private", by: "net" } }),
+      resolveHost: async () => ({ verdict: { allowed: false, code: "private-address", reason: "10.0.0.1 is private", by: "proxy" } }),
     });
     expect(parseResponse(await roundTrip(refused.proxy, get("https://api.github.com/zen"))).headers["x-verdict"]).toBe("private-address");
     const pinned = setup({
-      resolveHost: async () => ({ verdict: { allowed: true, code: "served", reason: "public", by: "net" }, address: "140.82.112.6" }),
+      resolveHost: async () => ({ verdict: { allowed: true, code: "served", reason: "public", by: "proxy" }, address: "140.82.112.6" }),
     });
     await roundTrip(pinned.proxy, get("https://api.github.com/zen"));
     expect(pinned.fetch.calls[0]?.init.address).toBe("140.82.112.6");

@@ -9,7 +9,7 @@ import { ConnectionTimeouts, headTimeoutVerdict, idleNote, timeoutSettings, upst
 import type { EgressProxy, ProxyOptions, TunnelContext } from "./types";
 
 /**
- * The proxy (seed 004, `.net`): every request the guest makes comes through `handle`, gets a
+ * The proxy (`.net` in the design, docs/decisions/0005-the-page-is-the-only-network-client.md): every request the guest makes comes through `handle`, gets a
  * verdict from the policy, and exactly one `proxy.decision` event. Allowed requests are fetched
  * with the injected fetch; nothing here touches a socket, the DOM or Node.
  */
@@ -59,12 +59,12 @@ export function createProxy(options: ProxyOptions): EgressProxy {
         let next: Next;
         try {
           if (read.kind === "timeout") next = await exchange.refuse("?", "", headTimeoutVerdict(read.afterMs), true, { status: 408 });
-          else if (read.kind === "error") next = await exchange.refuse("?", "", refuse("bad-request", read.reason, "net"), true);
+          else if (read.kind === "error") next = await exchange.refuse("?", "", refuse("bad-request", read.reason, "proxy"), true);
           else {
             const parsed = parseRequestHead(read.bytes);
             next = parsed.ok
               ? await exchange.serve(parsed.head)
-              : await exchange.refuse("?", "", refuse("bad-request", parsed.reason, "net"), true);
+              : await exchange.refuse("?", "", refuse("bad-request", parsed.reason, "proxy"), true);
           }
         } catch (error) {
           // Whatever failed, the exchange ends with one decision and, if nothing was sent yet, a reply.

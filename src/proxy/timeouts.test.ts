@@ -92,7 +92,7 @@ describe("the head timeout: a request head must be complete in time, or 408 (kno
       reason: expect.stringContaining("timeout"),
     });
     expect(c.decisions()).toMatchObject([
-      { status: 408, allowed: false, code: "request-timeout", by: "net", reason: expect.stringContaining("request timeout") },
+      { status: 408, allowed: false, code: "request-timeout", by: "proxy", reason: expect.stringContaining("request timeout") },
     ]);
     expect(c.fetch.calls).toHaveLength(0);
     expect(c.timers.armed()).toEqual([]);

@@ -77,12 +77,12 @@ const seconds = (ms: number): string => `${Number((ms / 1000).toFixed(3))} s`;
 
 /** The refusal for a head not complete in time: answered 408. */
 export function headTimeoutVerdict(headMs: number): Verdict {
-  return refuse("request-timeout", `request timeout: no complete request head within ${seconds(headMs)}`, "net");
+  return refuse("request-timeout", `request timeout: no complete request head within ${seconds(headMs)}`, "proxy");
 }
 
 /** The refusal for a body not complete in time: answered 408. */
 export function bodyTimeoutVerdict(bodyMs: number): Verdict {
-  return refuse("request-timeout", `request timeout: the request body was not complete within ${seconds(bodyMs)} of its head`, "net");
+  return refuse("request-timeout", `request timeout: the request body was not complete within ${seconds(bodyMs)} of its head`, "proxy");
 }
 
 /** What an upstream that stopped answering is told as. */

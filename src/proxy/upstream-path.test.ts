@@ -42,7 +42,7 @@ const certRefused = () => {
       allowed: false,
       code: "upstream-cert-invalid",
       reason: 'the certificate of upstream.test did not verify: certificate not valid for name "upstream.test"',
-      by: "net",
+      by: "proxy",
     },
   });
 };

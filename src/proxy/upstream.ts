@@ -28,12 +28,12 @@ export async function fetchUpstream(deps: Deps, request: UpstreamRequest): Promi
   const { target } = request;
   // Last line of defence: a method no host can send as given (callers check earlier, before reading a body).
   const methodProblem = unforwardableMethod(request.method);
-  if (methodProblem) return { kind: "refused", verdict: refuse("bad-request", methodProblem, "net") };
+  if (methodProblem) return { kind: "refused", verdict: refuse("bad-request", methodProblem, "proxy") };
   const clock = upstreamClock(deps);
   let reached: { path?: UpstreamPath } = {};
   const timedOut = (what: string): UpstreamOutcome => ({
     kind: "refused",
-    verdict: refuse("upstream-error", upstreamTimeoutReason(clock?.ms ?? 0, what), "net"),
+    verdict: refuse("upstream-error", upstreamTimeoutReason(clock?.ms ?? 0, what), "proxy"),
     status: 504,
     ...reached,
   });
@@ -45,7 +45,7 @@ export async function fetchUpstream(deps: Deps, request: UpstreamRequest): Promi
       if (resolved.kind === "timeout") return timedOut(`${target.host} was not resolved`);
       resolution = resolved.value;
     } catch (error) {
-      return { kind: "refused", verdict: refuse("upstream-error", `could not resolve ${target.host}: ${message(error)}`, "net") };
+      return { kind: "refused", verdict: refuse("upstream-error", `could not resolve ${target.host}: ${message(error)}`, "proxy") };
     }
     if (!resolution.verdict.allowed) return { kind: "refused", verdict: resolution.verdict };
     address = resolution.address;
@@ -78,7 +78,7 @@ export async function fetchUpstream(deps: Deps, request: UpstreamRequest): Promi
     // A guard's verdict (private-address, upstream-cert-invalid…) is the outcome, not a network failure.
     const guarded = guardRefusal(error);
     if (guarded) return { kind: "refused", verdict: guarded, path };
-    const failed = (reason: string): UpstreamOutcome => ({ kind: "refused", verdict: refuse("upstream-error", reason, "net"), path });
+    const failed = (reason: string): UpstreamOutcome => ({ kind: "refused", verdict: refuse("upstream-error", reason, "proxy"), path });
     if (path === "wisp-relay") return failed(`fetching ${target.url} through the Wisp relay failed: ${message(error)}`);
     if (!(error instanceof TypeError)) return failed(`fetching ${target.url} failed: ${message(error)}`);
     if (!deps.corsRelay) return { kind: "refused", verdict: unreadable(target.url, error, "", path === "browser-fetch"), path };
@@ -101,7 +101,7 @@ export async function fetchUpstream(deps: Deps, request: UpstreamRequest): Promi
       verdict: refuse(
         "redirect-other-host",
         `${target.url} answered with a redirect whose target the browser hides (opaque redirect); redirects are never followed and an unseen target may be another host (through a Wisp relay, ?relay=, the page sees the target)`,
-        "net",
+        "proxy",
       ),
       path,
     };
@@ -116,20 +116,20 @@ export async function fetchUpstream(deps: Deps, request: UpstreamRequest): Promi
         verdict: refuse(
           "redirect-other-host",
           `${target.url} redirected to ${next?.host ?? JSON.stringify(location.slice(0, 100))}, another host; the redirect was not followed`,
-          "net",
+          "proxy",
         ),
         path,
       };
     }
     return {
       kind: "response",
-      verdict: allow(`${target.url} redirected within ${target.host}; passed to the client, not followed`, "net"),
+      verdict: allow(`${target.url} redirected within ${target.host}; passed to the client, not followed`, "proxy"),
       response,
       via,
       path,
     };
   }
-  return { kind: "response", verdict: allow(`${request.method} ${target.url} fetched${PATH_NOTE[path]}`, "net"), response, via, path };
+  return { kind: "response", verdict: allow(`${request.method} ${target.url} fetched${PATH_NOTE[path]}`, "proxy"), response, via, path };
 }
 
 const PATH_NOTE: Record<UpstreamPath, string> = {
@@ -147,7 +147,7 @@ function unreadable(url: string, error: unknown, extra: string, hint: boolean): 
   return refuse(
     "upstream-unreadable",
     `the browser could not read ${url}: CORS (the server does not allow this page to read it) or a network failure${extra}: ${message(error)}${hint ? `; ${RELAY_HINT}` : ""}`,
-    "net",
+    "proxy",
   );
 }
 

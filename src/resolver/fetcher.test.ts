@@ -45,7 +45,7 @@ describe("SSRF rules for every fetch: https only, no redirects, no IP literals o
   it("a host guard's refusal is the outcome with its own code, not a transient failure", async () => {
     const refusal = Object.assign(new Error("x.example resolved to 127.0.0.1 (loopback)"), {
       name: "FetchRefused",
-      verdict: { allowed: false, code: "private-address", reason: "x.example resolved to 127.0.0.1 (loopback)", by: "net" },
+      verdict: { allowed: false, code: "private-address", reason: "x.example resolved to 127.0.0.1 (loopback)", by: "proxy" },
     });
     const out = await fetchGuarded("https://x.example/a", () => Promise.reject(refusal), limits);
     expect(out).toEqual({ ok: false, transient: false, verdict: refusal.verdict });

@@ -219,7 +219,7 @@ describe("a name the host's guarded fetch refuses is that refusal, never a stale
     const { run } = setup("", {}, { ...repo.routes, [`${RAW}/harness/h.yaml`]: harness });
     const ref = `${RAW}/harness/h.yaml#sha256=${await pinOf(harness)}`;
     expect((await run({ harness: ref })).error).toBeNull();
-    const verdict = { allowed: false, code: "private-address", reason: "api.github.com resolved to 10.0.0.1 (private)", by: "net" };
+    const verdict = { allowed: false, code: "private-address", reason: "api.github.com resolved to 10.0.0.1 (private)", by: "proxy" };
     const guarded = createMemoryFetch({ [`${RAW}/harness/h.yaml`]: harness });
     const refusing: typeof guarded = Object.assign(
       async (url: string, init: RequestInit) => {

@@ -8,7 +8,7 @@ describe("fetchCapped: a host guard's refusal is reported with its own code", ()
     ["port-not-allowed", "port 8443 is not allowed for example.test"],
     ["redirect-other-host", "https://example.test/a redirected to evil.test, another host"],
   ] as const)("%s", async (code, reason) => {
-    const refusal = Object.assign(new Error(reason), { name: "FetchRefused", verdict: { allowed: false, code, reason, by: "net" } });
+    const refusal = Object.assign(new Error(reason), { name: "FetchRefused", verdict: { allowed: false, code, reason, by: "proxy" } });
     const out = await fetchCapped(() => Promise.reject(refusal), "https://example.test/a", 16);
     expect(out).toEqual({ ok: false, verdict: refusal.verdict });
   });

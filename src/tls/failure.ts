@@ -11,7 +11,7 @@ export class TlsFailure extends Error {
     readonly alert: AlertName | null,
     readonly code: VerdictCode,
     readonly reason: string,
-    readonly by: Decider = "net",
+    readonly by: Decider = "proxy",
   ) {
     super(reason);
     this.name = "TlsFailure";

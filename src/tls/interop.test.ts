@@ -165,7 +165,7 @@ describe("node:tls completes a verified TLS 1.3 handshake with our server and ex
             allowed: true,
             code: "served",
             reason: "test",
-            by: "net",
+            by: "proxy",
           });
         await echo(plain);
       },

@@ -42,14 +42,14 @@ export function createStreamCheck(rules: RelayRules): StreamCheck {
   return async (name, port) => {
     if (!rules.ports.has(port))
       return {
-        verdict: refuse("port-not-allowed", `port ${port} is not allowed; the relay connects only to ports ${allowedPorts}`, "net"),
+        verdict: refuse("port-not-allowed", `port ${port} is not allowed; the relay connects only to ports ${allowedPorts}`, "proxy"),
       };
     const host = destinationHost(name);
     if (typeof host !== "string") return { verdict: host };
     const resolution = await guard.resolveHost(host);
     if (!resolution.verdict.allowed || resolution.address === undefined) {
       const { verdict } = resolution;
-      return { verdict: verdict.allowed ? refuse("upstream-error", `${host} resolved to no address`, "net") : verdict };
+      return { verdict: verdict.allowed ? refuse("upstream-error", `${host} resolved to no address`, "proxy") : verdict };
     }
     return { verdict: { ...resolution.verdict, allowed: true }, address: resolution.address };
   };
@@ -72,7 +72,7 @@ export function destinationHost(raw: string): string | Verdict {
     case "ipv6":
       return host.address.slice(1, -1);
     case "invalid":
-      return refuse("bad-request", `the stream's destination is not a host: ${host.reason}`, "net");
+      return refuse("bad-request", `the stream's destination is not a host: ${host.reason}`, "proxy");
   }
 }
 

@@ -24,7 +24,7 @@ function socketWith(check: StreamCheck, tcp = true) {
 
 describe("a relay stream's socket", () => {
   it("reports a refused stream as refused, with no address and no bytes", async () => {
-    const { socket, records } = socketWith(async () => ({ verdict: refuse("private-address", "dest.example is private", "net") }));
+    const { socket, records } = socketWith(async () => ({ verdict: refuse("private-address", "dest.example is private", "proxy") }));
     await expect(socket.connect()).rejects.toBeInstanceOf(StreamRefused);
     await socket.send(new Uint8Array(10));
     await socket.close();
@@ -34,7 +34,7 @@ describe("a relay stream's socket", () => {
   });
 
   it("reports a name that does not resolve as a failure (upstream-error), not a refusal", async () => {
-    const { socket, records } = socketWith(async () => ({ verdict: refuse("upstream-error", "could not resolve dest.example", "net") }));
+    const { socket, records } = socketWith(async () => ({ verdict: refuse("upstream-error", "could not resolve dest.example", "proxy") }));
     await expect(socket.connect()).rejects.toMatchObject({ code: "EHOSTUNREACH" });
     await socket.close();
     expect(records).toEqual([expect.objectContaining({ refused: false, code: "upstream-error", why: "could not resolve dest.example" })]);
@@ -44,7 +44,7 @@ describe("a relay stream's socket", () => {
     let asked = false;
     const { socket, records } = socketWith(async () => {
       asked = true;
-      return { verdict: refuse("private-address", "unused", "net") };
+      return { verdict: refuse("private-address", "unused", "proxy") };
     }, false);
     await expect(socket.connect()).rejects.toBeInstanceOf(StreamRefused);
     await socket.close();
@@ -58,7 +58,7 @@ describe("a relay stream's socket", () => {
     const connecting = socket.connect();
     await socket.close();
     await socket.close();
-    answer({ verdict: { allowed: true, code: "served", reason: "ok", by: "net" }, address: "192.0.2.1" });
+    answer({ verdict: { allowed: true, code: "served", reason: "ok", by: "proxy" }, address: "192.0.2.1" });
     await expect(connecting).rejects.toThrow(/closed before/);
     expect(records).toHaveLength(1);
     expect(records[0]).toMatchObject({ refused: false, address: null });

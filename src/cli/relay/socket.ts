@@ -68,7 +68,7 @@ export class RelaySocket implements WispSocket {
   }
 
   async connect(): Promise<void> {
-    if (!this.options.tcp) return this.refuse(refuse("bad-request", "UDP streams are not relayed; only TCP", "net"));
+    if (!this.options.tcp) return this.refuse(refuse("bad-request", "UDP streams are not relayed; only TCP", "proxy"));
     const decision = await this.options.check(this.options.name, this.options.port);
     if (decision.verdict.code === "upstream-error") {
       // The name did not resolve: a failure (UnreachableHost), not the relay saying no.
@@ -98,7 +98,7 @@ export class RelaySocket implements WispSocket {
         this.wake();
       });
       socket.on("error", (error: NodeJS.ErrnoException) => {
-        this.outcome ??= refuse("upstream-error", `${address} port ${this.options.port}: ${error.code ?? error.message}`, "net");
+        this.outcome ??= refuse("upstream-error", `${address} port ${this.options.port}: ${error.code ?? error.message}`, "proxy");
         if (!connected) reject(error);
       });
       socket.on("end", () => this.finish());

@@ -63,7 +63,7 @@ export function proxyRow(e: LogEvent): Row | null {
     case "tls.session":
       return {
         tone: e.phase === "failed" ? "refused" : "info",
-        cells: [`tls ${e.phase}`, `CONNECT ${e.connectHost}`, "net", "", "", `${e.requests} req`],
+        cells: [`tls ${e.phase}`, `CONNECT ${e.connectHost}`, "proxy", "", "", `${e.requests} req`],
         details: [
           ["session", e.id],
           ["SNI", e.sni ?? "(none)"],

@@ -86,7 +86,7 @@ describe("the page's fetch through a Wisp relay (epoxy-tls)", () => {
       (e: unknown) => e,
     );
     const verdict = guardRefusal(error);
-    expect(verdict).toMatchObject({ code: "upstream-cert-invalid", allowed: false, by: "net" });
+    expect(verdict).toMatchObject({ code: "upstream-cert-invalid", allowed: false, by: "proxy" });
     expect(verdict?.reason).toContain("wrong.test");
     expect(verdict?.reason).toContain("not valid for name");
   });

@@ -147,7 +147,7 @@ export function relayFailure(url: string, relayUrl: string, error: unknown): Err
     const verdict: Verdict = refuse(
       "upstream-cert-invalid",
       `the certificate ${host} presented did not verify for ${host} against the bundled Mozilla roots (${certificate[1]?.trim() ?? "invalid"}); nothing was sent`,
-      "net",
+      "proxy",
     );
     return Object.assign(new Error(verdict.reason), { name: "FetchRefused", verdict });
   }

@@ -23,7 +23,7 @@ export const SCENARIOS: readonly Scenario[] = [
     row: 1,
     title: "Allowed GET",
     commands: ["curl -sS https://api.github.com/zen; echo"],
-    expect: { code: "served", by: "net", panel: "proxy" },
+    expect: { code: "served", by: "proxy", panel: "proxy" },
     explanation:
       "api.github.com is on the allowlist: the proxy opens the tunnel, terminates the guest's TLS with the session CA, checks SNI and Host, and fetches the request itself with fetch(). Verdict table, row 1: served; logged.",
   },
@@ -32,7 +32,7 @@ export const SCENARIOS: readonly Scenario[] = [
     row: 2,
     title: "Host not on the allowlist",
     commands: ["curl -sS https://pastebin.com/raw/abc123; echo"],
-    expect: { code: "host-not-allowed", by: "net", panel: "proxy" },
+    expect: { code: "host-not-allowed", by: "proxy", panel: "proxy" },
     explanation: "pastebin.com is not on the allowlist: the CONNECT is answered 403 before any byte leaves the page. Verdict table, row 2.",
   },
   {
@@ -40,7 +40,7 @@ export const SCENARIOS: readonly Scenario[] = [
     row: 3,
     title: "Redirect to another host",
     commands: ["curl -sS -o /dev/null -w '%{http_code}\\n' https://api.github.com/repos/octocat/Hello-World/tarball"],
-    expect: { code: "redirect-other-host", by: "net", panel: "proxy" },
+    expect: { code: "redirect-other-host", by: "proxy", panel: "proxy" },
     explanation:
       "api.github.com answers 302 to another host (codeload.github.com). The redirect is not followed: in the browser its target is hidden (an opaque redirect), so any redirect is refused. Verdict table, row 3.",
   },
@@ -49,7 +49,7 @@ export const SCENARIOS: readonly Scenario[] = [
     row: 4,
     title: "IP literal",
     commands: ["curl -sS https://93.184.216.34/; echo"],
-    expect: { code: "ip-literal", by: "net", panel: "proxy" },
+    expect: { code: "ip-literal", by: "proxy", panel: "proxy" },
     explanation: "93.184.216.34 is an address, not a name: only names can be allowed, in any spelling of an address. Verdict table, row 4.",
   },
   {

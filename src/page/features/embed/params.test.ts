@@ -65,7 +65,7 @@ describe("the embed bar's text and link", () => {
   });
 
   it.each([
-    ["row 4 is decided by .net", 4, ".net", "Verdict table, row 4"],
+    ["row 4 is decided by the proxy", 4, "the proxy", "Verdict table, row 4"],
     ["row 5 is decided by the design", 5, "the design", "Verdict table, row 5"],
     ["row 6 is decided by the kernel", 6, "the kernel (Landlock)", "Verdict table, row 6"],
   ])("%s, and the paragraph cites its row of the verdict table", (_name, row, by, cite) => {

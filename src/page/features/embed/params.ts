@@ -42,7 +42,7 @@ export function fullPlaygroundHref(href: string): string {
 }
 
 const DECIDER_TEXT: Partial<Record<Decider, string>> = {
-  net: ".net (the page's proxy, the only TLS client)",
+  proxy: "the proxy (.net in the design: the page, the only TLS client)",
   kernel: "the kernel (Landlock)",
   design: "the design (the page sets SNI itself)",
 };

@@ -17,7 +17,7 @@ describe("verdict sequences for share links (issue 11: same codes and deciders, 
       allowed,
       code,
       reason: "r",
-      by: "net",
+      by: "proxy",
     });
 
   it("takes proxy decisions and kernel refusals in order, and skips the proxy's own endpoints", () => {
@@ -26,15 +26,15 @@ describe("verdict sequences for share links (issue 11: same codes and deciders, 
     log.append({ kind: "kernel.result", program: "tcpconnect", target: "1.2.3.4:443", result: "EACCES", errno: 13, line: "" });
     decision("host-not-allowed", false);
     expect(verdictSequence(log.events())).toEqual([
-      { code: "served", by: "net" },
+      { code: "served", by: "proxy" },
       { code: "landlock-denied", by: "kernel" },
-      { code: "host-not-allowed", by: "net" },
+      { code: "host-not-allowed", by: "proxy" },
     ]);
   });
 
   it("round-trips through its link form and ignores malformed parts", () => {
     const steps = [
-      { code: "served", by: "net" },
+      { code: "served", by: "proxy" },
       { code: "sni-mismatch", by: "design" },
     ];
     expect(decodeSequence(`${encodeSequence(steps)},<script>,:x`)).toEqual(steps);
@@ -43,12 +43,19 @@ describe("verdict sequences for share links (issue 11: same codes and deciders, 
   it("marks every position where the replay differs, including missing steps", () => {
     const diff = compareSequences(
       [
-        { code: "served", by: "net" },
-        { code: "ip-literal", by: "net" },
+        { code: "served", by: "proxy" },
+        { code: "ip-literal", by: "proxy" },
       ],
-      [{ code: "served", by: "net" }],
+      [{ code: "served", by: "proxy" }],
     );
     expect(diff.map((d) => d.same)).toEqual([true, false]);
     expect(diff[1]?.actual).toBeNull();
+  });
+
+  it("a link made when the proxy's decider was called net replays as the proxy's", () => {
+    expect(decodeSequence("host-not-allowed:net,served:kernel")).toEqual([
+      { code: "host-not-allowed", by: "proxy" },
+      { code: "served", by: "kernel" },
+    ]);
   });
 });

@@ -39,13 +39,16 @@ export function encodeSequence(steps: readonly SequenceStep[]): string {
   return steps.map((s) => `${s.code}:${s.by}`).join(",");
 }
 
+/** Links made before the proxy's decider was named "proxy" call it "net" (the design's `.net`). */
+const RENAMED_DECIDERS: Readonly<Record<string, string>> = { net: "proxy" };
+
 export function decodeSequence(text: string): SequenceStep[] {
   return text
     .split(",")
     .filter((p) => /^[a-z0-9-]+:[a-z]+$/.test(p))
     .map((p) => {
       const [code = "", by = ""] = p.split(":");
-      return { code, by };
+      return { code, by: RENAMED_DECIDERS[by] ?? by };
     });
 }
 

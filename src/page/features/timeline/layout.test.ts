@@ -5,7 +5,7 @@ import type { TimelineMark } from "./model";
 // Issue 11: the request timeline's layout maths. x is time, y is the deciding component,
 // and marks are bucketed per lane, verdict and pixel column so the drawing stays cheap.
 
-const mark = (time: number, lane: TimelineMark["lane"] = "net", allowed = true): TimelineMark => ({
+const mark = (time: number, lane: TimelineMark["lane"] = "proxy", allowed = true): TimelineMark => ({
   seq: time,
   time,
   lane,
@@ -46,14 +46,14 @@ describe("the time domain ends at the newest mark", () => {
 
 describe("lanes: one per deciding component that has marks", () => {
   it("lanes follow the deciders' order, not arrival order", () => {
-    expect(lanesPresent([mark(1, "kernel"), mark(2, "net"), mark(3, "kernel"), mark(4, "wire")])).toEqual(["net", "kernel", "wire"]);
+    expect(lanesPresent([mark(1, "kernel"), mark(2, "proxy"), mark(3, "kernel"), mark(4, "wire")])).toEqual(["proxy", "kernel", "wire"]);
   });
 
   it.each([
     ["few lanes get the maximum height", 2, 14, [7, 21]],
     ["many lanes share the height equally and stay within it", 8, 46 / 8, [46 / 16, 46 / 16 + 7 * (46 / 8)]],
   ])("%s", (_name, n, height, [firstMiddle, lastMiddle]) => {
-    const lanes = (["net", "kernel", "resolver", "cas", "skills", "kms", "design", "wire"] as const).slice(0, n);
+    const lanes = (["proxy", "kernel", "resolver", "cas", "skills", "kms", "design", "wire"] as const).slice(0, n);
     const bands = laneBands(lanes, 0, 46, 14);
     expect(bands.map((b) => b.height)).toEqual(Array(n).fill(height));
     expect(bands[0]?.middle).toBeCloseTo(firstMiddle!);
@@ -81,7 +81,7 @@ describe("glyphs: bucketed per lane, verdict and pixel column", () => {
   });
 
   it("allowed and refused marks of one bucket are two glyphs, the allowed one left of the refused one", () => {
-    const layout = layoutTimeline([mark(50_000, "net", true), mark(50_000, "net", false)], size);
+    const layout = layoutTimeline([mark(50_000, "proxy", true), mark(50_000, "proxy", false)], size);
     const [left, right] = layout.glyphs;
     expect([left?.allowed, right?.allowed]).toEqual([true, false]);
     expect(left!.x).toBeLessThan(right!.x);
@@ -93,17 +93,17 @@ describe("glyphs: bucketed per lane, verdict and pixel column", () => {
     const newest = layout.glyphs.find((g) => g.lane === "kernel")!;
     expect(newest.x).toBeGreaterThan(layout.plotRight - TIMELINE_GEOMETRY.bucketPx);
     expect(newest.x).toBeLessThanOrEqual(layout.plotRight);
-    const oldest = layout.glyphs.find((g) => g.lane === "net")!;
+    const oldest = layout.glyphs.find((g) => g.lane === "proxy")!;
     expect(oldest.x).toBeLessThan(layout.plotLeft + TIMELINE_GEOMETRY.bucketPx);
   });
 
   it("each glyph sits in the middle of its lane", () => {
-    const layout = layoutTimeline([mark(1, "net"), mark(2, "kernel", false)], size);
+    const layout = layoutTimeline([mark(1, "proxy"), mark(2, "kernel", false)], size);
     for (const glyph of layout.glyphs) expect(glyph.y).toBe(layout.lanes.find((b) => b.lane === glyph.lane)?.middle);
   });
 
   it("thousands of marks draw at most one glyph per lane, verdict and bucket", () => {
-    const lanes = ["net", "kernel", "wire"] as const;
+    const lanes = ["proxy", "kernel", "wire"] as const;
     const marks = Array.from({ length: 5_000 }, (_, i) => mark(i * 37, lanes[i % 3], i % 2 === 0));
     const layout = layoutTimeline(marks, size);
     expect(layout.glyphs.length).toBeLessThanOrEqual(3 * 2 * 20);

@@ -29,7 +29,7 @@ const decision = (mode: "connect" | "tunnel" | "own", allowed: boolean, code: "s
   allowed,
   code,
   reason: "pastebin.com is not on the allowlist",
-  by: "net",
+  by: "proxy",
 });
 
 const resolverStep = (by: "resolver" | "cas", allowed: boolean, code: "served" | "hash-mismatch" | "cache-corrupt"): NewEvent => ({
@@ -62,12 +62,12 @@ describe("each event kind maps to its lane, verdict and panel (issue 11)", () =>
     [
       "a served proxy request is an allowed mark in the net lane, on the Proxy panel",
       decision("tunnel", true, "served"),
-      { lane: "net", allowed: true, code: "served", panel: "proxy", label: "CONNECT pastebin.com:443" },
+      { lane: "proxy", allowed: true, code: "served", panel: "proxy", label: "CONNECT pastebin.com:443" },
     ],
     [
       "a refused CONNECT is a refused mark in the net lane",
       decision("connect", false, "host-not-allowed"),
-      { lane: "net", allowed: false, code: "host-not-allowed", panel: "proxy", label: "CONNECT pastebin.com:443" },
+      { lane: "proxy", allowed: false, code: "host-not-allowed", panel: "proxy", label: "CONNECT pastebin.com:443" },
     ],
     [
       "a TLS SNI mismatch is refused by design, on the Proxy panel",
@@ -165,7 +165,7 @@ describe("the timeline selects exactly what a share link's verdict sequence sele
   });
 });
 
-const mark = (seq: number, allowed = true, lane: TimelineMark["lane"] = "net"): TimelineMark => ({
+const mark = (seq: number, allowed = true, lane: TimelineMark["lane"] = "proxy"): TimelineMark => ({
   seq,
   time: 1_000 + seq,
   lane,
@@ -190,11 +190,11 @@ describe("capping keeps the newest marks and counts the rest", () => {
 
   it("the store counts every mark ever added, keeps the newest cap, and bounds its memory", () => {
     const store = createTimelineStore(10);
-    for (let i = 0; i < 5_000; i++) store.add(mark(i, i % 3 !== 0, i % 2 ? "net" : "kernel"));
+    for (let i = 0; i < 5_000; i++) store.add(mark(i, i % 3 !== 0, i % 2 ? "proxy" : "kernel"));
     expect(store.kept().map((m) => m.seq)).toEqual(Array.from({ length: 10 }, (_, i) => 4_990 + i));
     expect(store.notDrawn).toBe(4_990);
     expect(store.counts.total).toEqual({ allowed: 3_333, refused: 1_667 });
-    expect(store.counts.lanes.net.allowed + store.counts.lanes.net.refused).toBe(2_500);
+    expect(store.counts.lanes.proxy.allowed + store.counts.lanes.proxy.refused).toBe(2_500);
     expect(store.counts.lanes.kernel.allowed + store.counts.lanes.kernel.refused).toBe(2_500);
   });
 
@@ -217,7 +217,7 @@ describe("counts and the accessible summary", () => {
     const store = createTimelineStore(2);
     for (const m of [mark(1, true), mark(2, false), mark(3, false, "kernel"), mark(4, true)]) store.add(m);
     expect(summaryText(store.counts, store.notDrawn)).toBe(
-      "Request timeline: 2 allowed · 2 refused. By component: net: 2 allowed, 1 refused; kernel: 0 allowed, 1 refused. 2 older not drawn.",
+      "Request timeline: 2 allowed · 2 refused. By component: proxy: 2 allowed, 1 refused; kernel: 0 allowed, 1 refused. 2 older not drawn.",
     );
   });
 });
@@ -225,12 +225,12 @@ describe("counts and the accessible summary", () => {
 describe("what hovering or focusing a mark tells", () => {
   const clock = (ms: number) => `t${ms}`;
   it("one mark: verdict, code, decider, what was asked, why, when", () => {
-    expect(describeMarks([mark(5, false)], clock)).toBe("refused host-not-allowed (net): GET /5 — r — t1005");
+    expect(describeMarks([mark(5, false)], clock)).toBe("refused host-not-allowed (proxy): GET /5 — r — t1005");
   });
   it("a bucket of marks names each code with its count and shows the newest", () => {
     const marks = [mark(1, false), { ...mark(2, false), code: "ip-literal" }, mark(3, false)];
     expect(describeMarks(marks, clock)).toBe(
-      "3 refused (net): host-not-allowed ×2, ip-literal ×1; newest host-not-allowed: GET /3 — r — t1003",
+      "3 refused (proxy): host-not-allowed ×2, ip-literal ×1; newest host-not-allowed: GET /3 — r — t1003",
     );
   });
   it("no marks describe nothing", () => {

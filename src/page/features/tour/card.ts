@@ -114,7 +114,7 @@ export function createTourCard(actions: TourActions): { element: HTMLElement; re
           h(
             "li",
             {},
-            `${s.title}: ${s.expect.kind === "proxy" ? s.expect.code : s.expect.kind === "kernel" ? s.expect.result : s.expect.rcodeName} by ${s.expect.by === "net" ? "the proxy (net)" : "the kernel"} (verdict table, row ${s.seedRow}).`,
+            `${s.title}: ${s.expect.kind === "proxy" ? s.expect.code : s.expect.kind === "kernel" ? s.expect.result : s.expect.rcodeName} by ${s.expect.by === "proxy" ? "the proxy" : "the kernel"} (verdict table, row ${s.seedRow}).`,
           ),
         ),
       ),

