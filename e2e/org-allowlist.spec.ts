@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { type BrowserContext, expect, type Page, test } from "@playwright/test";
 import { type RoutedLibrary, routeGithubLibrary } from "./support/github-library";
+import { type ResolverRunSummary, resolverRunAfter } from "./support/resolver-runs";
 
 // Issue 19, the org allowlist in the page: a pinned harness from a real library
 // (raw.githubusercontent.com, its skill a github.com/…/tree/… directory listed through
@@ -20,36 +21,11 @@ let context: BrowserContext;
 let page: Page;
 let library: RoutedLibrary;
 
-interface RunSummary {
-  phase: string;
-  harness: string;
-  steps: { field: string; code: string; allowed: boolean; reason: string; sha256: string | null }[];
-}
+type RunSummary = ResolverRunSummary;
 
 const nextSeq = () => page.evaluate(() => window.__tab?.log.nextSeq ?? 0);
 
-/** Waits for the first resolve that starts at or after `from` to end; its steps from the log. */
-async function runAfter(from: number): Promise<RunSummary> {
-  const handle = await page.waitForFunction(
-    (from) => {
-      const runs = window.__tab?.log.ofKind("resolver.run").filter((e) => e.seq >= from) ?? [];
-      const start = runs.find((e) => e.phase === "start");
-      const end = start && runs.find((e) => e.run === start.run && (e.phase === "done" || e.phase === "failed"));
-      return end ? { run: end.run, phase: end.phase, harness: end.harness } : null;
-    },
-    from,
-    { timeout: 180_000, polling: 500 },
-  );
-  const ended = (await handle.jsonValue()) as { run: string; phase: string; harness: string };
-  const steps = await page.evaluate(
-    (run) =>
-      (window.__tab?.log.ofKind("resolver.step") ?? [])
-        .filter((e) => e.run === run)
-        .map((e) => ({ field: e.field, code: e.code, allowed: e.allowed, reason: e.reason, sha256: e.sha256 ?? null })),
-    ended.run,
-  );
-  return { phase: ended.phase, harness: ended.harness, steps };
-}
+const runAfter = (from: number): Promise<RunSummary> => resolverRunAfter(page, from);
 
 async function openPage(path = "./"): Promise<void> {
   await page.goto(path);

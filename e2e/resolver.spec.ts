@@ -1,5 +1,6 @@
 import type { BrowserContext } from "@playwright/test";
 import { expect, type Page, test } from "@playwright/test";
+import { type ResolverRunSummary, resolverRunAfter } from "./support/resolver-runs";
 
 // Issue 7, page side: the resolver and the content-addressed cache in the real browser, on the
 // real IndexedDB (docs/decisions/0001-harness-resources-by-url-and-path.md). The sample's remote library exists only as
@@ -14,61 +15,14 @@ const POLICY_SHA = "3d6f9a06246b1c5f02544db22987a3934c66736bd2ac1938e0175b80b148
 let context: BrowserContext;
 let page: Page;
 
-interface StepSummary {
-  id: number;
-  field: string;
-  code: string;
-  allowed: boolean;
-  cache: string;
-  url: string | null;
-  pin: string | null;
-  sha256: string | null;
-}
-
-interface RunSummary {
-  run: string;
-  phase: string;
-  harness: string;
-  steps: StepSummary[];
-}
+type RunSummary = ResolverRunSummary;
 
 async function openPage(path = "./"): Promise<void> {
   await page.goto(path);
   await page.waitForFunction(() => window.__tab?.features.resolver !== undefined);
 }
 
-/** Waits for the first run that starts after `from` to finish; returns its steps from the log. */
-async function runAfter(from: number): Promise<RunSummary> {
-  const handle = await page.waitForFunction(
-    (from) => {
-      const runs = window.__tab?.log.ofKind("resolver.run").filter((e) => e.seq >= from) ?? [];
-      const start = runs.find((e) => e.phase === "start");
-      const end = start && runs.find((e) => e.run === start.run && (e.phase === "done" || e.phase === "failed"));
-      return end ? { run: end.run, phase: end.phase, harness: end.harness } : null;
-    },
-    from,
-    // The page boots the guest meanwhile (on the main thread): a resolve can take a while.
-    { timeout: 180_000, polling: 500 },
-  );
-  const ended = (await handle.jsonValue()) as { run: string; phase: string; harness: string };
-  const steps = await page.evaluate(
-    (run) =>
-      (window.__tab?.log.ofKind("resolver.step") ?? [])
-        .filter((e) => e.run === run)
-        .map((e) => ({
-          id: e.id ?? -1,
-          field: e.field,
-          code: e.code,
-          allowed: e.allowed,
-          cache: e.cache,
-          url: e.url ?? null,
-          pin: e.pin,
-          sha256: e.sha256 ?? null,
-        })),
-    ended.run,
-  );
-  return { ...ended, steps };
-}
+const runAfter = (from: number): Promise<RunSummary> => resolverRunAfter(page, from);
 
 const nextSeq = () => page.evaluate(() => window.__tab?.log.nextSeq ?? 0);
 
