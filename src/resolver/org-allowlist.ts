@@ -51,13 +51,18 @@ export type OrgAllowlistParse = { ok: true; entries: string[] } | { ok: false; e
 
 /** Checks a list of entries; errors name the entry by its 1-based position. */
 export function checkOrgAllowlist(entries: readonly string[]): OrgAllowlistParse {
+  return checkNamed(entries, (at, message) => `entry ${at + 1}: ${message}`);
+}
+
+/** Checks `entries`; `name(index, message)` says where an entry's error is. */
+function checkNamed(entries: readonly string[], name: (at: number, message: string) => string): OrgAllowlistParse {
   const result = OrgAllowlistEntries.safeParse(entries);
   if (result.success) return { ok: true, entries: result.data };
   return {
     ok: false,
     errors: result.error.issues.map((issue) => {
       const at = issue.path[0];
-      return typeof at === "number" ? `entry ${at + 1}: ${issue.message}` : issue.message;
+      return typeof at === "number" ? name(at, issue.message) : issue.message;
     }),
   };
 }
@@ -76,18 +81,11 @@ export function parseOrgAllowlistText(text: string): OrgAllowlistParse {
     entries.push(trimmed);
     lineOf.push(i + 1);
   }
-  const result = OrgAllowlistEntries.safeParse(entries);
-  if (result.success) return { ok: true, entries: result.data };
-  return {
-    ok: false,
-    errors: result.error.issues.map((issue) => {
-      const at = issue.path[0];
-      if (typeof at !== "number") return issue.message;
-      // A repeat names the earlier entry by position; say lines instead.
-      const message = issue.message.replace(/repeats entry (\d+)$/, (_, n: string) => `repeats line ${lineOf[Number(n) - 1]}`);
-      return `line ${lineOf[at]}: ${message}`;
-    }),
-  };
+  return checkNamed(entries, (at, message) => {
+    // A repeat names the earlier entry by position; say lines instead.
+    const lines = message.replace(/repeats entry (\d+)$/, (_, n: string) => `repeats line ${lineOf[Number(n) - 1]}`);
+    return `line ${lineOf[at]}: ${lines}`;
+  });
 }
 
 /** The editor's text for a list: one prefix per line. */
