@@ -7,7 +7,7 @@ import {
   modelUrl,
   type PageStep,
 } from "../../../model";
-import { createModelSkillTools, DEFAULT_REGISTRY } from "../../../skills";
+import { createModelSkillTools } from "../../../skills";
 import { h, replaceChildren } from "../../shell/dom";
 import type { FeatureContext } from "../context";
 import type { RunOptions, RunResult } from "../runner/run-agent";
@@ -16,8 +16,8 @@ import { modelCallVerdict, policyAllowingModel } from "./policy";
 
 /**
  * What "Run with model" accepts: a run's options, the goal, optionally the exact steps (one
- * must be `model …`), and the skill registry `search_skills` uses (default the Skills panel's
- * default; null: the verb is not offered).
+ * must be `model …`), and the skill registry `search_skills` uses (default: the Skills panel's
+ * registry field; null: the verb is not offered).
  */
 export type ModelRunOptions = Omit<RunOptions, "steps" | "whileRunning"> & {
   goal?: string;
@@ -142,7 +142,7 @@ export function mount(ctx: FeatureContext): void {
     const settings = ModelSettings.safeParse({ provider: chosenProvider(), model: model.value, ...baseUrl(), key: key.value });
     if (!settings.success)
       return fail(`model settings: ${settings.error.issues.map((i) => `${i.path.join(".") || "settings"}: ${i.message}`).join("; ")}`);
-    const { goal: goalOption, steps, registry = DEFAULT_REGISTRY, ...runOptions } = options;
+    const { goal: goalOption, steps, registry = ctx.services.skills.registry.current(), ...runOptions } = options;
     const goalText = (goalOption ?? goal.value).replace(/\s+/g, " ").trim();
     if (steps === undefined && goalText === "") return fail("give the model a goal");
     if (endpoint.armed() !== null) return fail("a model-driven run is already armed");

@@ -9,8 +9,8 @@ import { createSkillsView } from "./panel";
  * provenance; the text itself only in the separate inspection view.
  */
 export function mount(ctx: FeatureContext): void {
-  const { store, handles, choices } = ctx.services.skills;
-  const view = createSkillsView({ log: ctx.log, fetch: ctx.services.fetch, store, handles, choices });
+  const { store, handles, choices, registry } = ctx.services.skills;
+  const view = createSkillsView({ log: ctx.log, fetch: ctx.services.fetch, store, handles, choices, registry });
   ctx.addPanel(
     createEventPanel(
       {

@@ -13,6 +13,7 @@ import {
 import { formatBytes, h, replaceChildren } from "../../shell/dom";
 import type { SkillChoices } from "./choices";
 import { openInspection } from "./inspect";
+import type { PageSkills } from "./stores";
 
 export interface SkillsViewDeps {
   log: EventLog;
@@ -21,6 +22,8 @@ export interface SkillsViewDeps {
   handles: SkillHandleStore;
   /** What the next agent run attaches and which pins may run scripts (the operator's). */
   choices: SkillChoices;
+  /** The registry field's value, shared with the model's `search_skills`. */
+  registry: PageSkills["registry"];
 }
 
 const row = "display: flex; flex-wrap: wrap; gap: 6px; align-items: center";
@@ -33,7 +36,14 @@ const mono = "font-family: ui-monospace, monospace; font-size: 12px";
  */
 export function createSkillsView(deps: SkillsViewDeps): HTMLElement {
   const registry = h("input", {
-    attrs: { type: "url", value: DEFAULT_REGISTRY, "aria-label": "Skill registry origin", spellcheck: "false", style: "width: 14em" },
+    attrs: {
+      type: "url",
+      value: deps.registry.current(),
+      "aria-label": "Skill registry origin",
+      spellcheck: "false",
+      style: "width: 14em",
+    },
+    on: { change: () => deps.registry.set(registry.value) },
   });
   const query = h("input", {
     attrs: { type: "search", placeholder: "search skills", "aria-label": "Search skills", spellcheck: "false", required: "" },

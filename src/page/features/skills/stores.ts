@@ -1,6 +1,6 @@
 import { createStore, get, set, values } from "idb-keyval";
 import type { Cas } from "../../../cas";
-import { type SkillBlobStore, SkillHandleRecord, type SkillHandleStore } from "../../../skills";
+import { DEFAULT_REGISTRY, type SkillBlobStore, SkillHandleRecord, type SkillHandleStore } from "../../../skills";
 import { createSkillChoices, type SkillChoices } from "./choices";
 
 /**
@@ -51,6 +51,8 @@ export interface PageSkills {
   store: SkillBlobStore;
   handles: SkillHandleStore;
   choices: SkillChoices;
+  /** The registry the Skills panel searches; the model's `search_skills` uses the same one. */
+  registry: { current(): string; set(origin: string): void };
 }
 
 /**
@@ -58,5 +60,16 @@ export interface PageSkills {
  * and marks what the next run attaches; the runner reads the same handles and choices.
  */
 export function createPageSkills(cas: Cas, storage: Storage | null): PageSkills {
-  return { store: createCasBlobStore(cas), handles: createIdbHandleStore(), choices: createSkillChoices(storage) };
+  let registry = DEFAULT_REGISTRY;
+  return {
+    store: createCasBlobStore(cas),
+    handles: createIdbHandleStore(),
+    choices: createSkillChoices(storage),
+    registry: {
+      current: () => registry,
+      set: (origin) => {
+        registry = origin.trim() || DEFAULT_REGISTRY;
+      },
+    },
+  };
 }
