@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { BOOT_TIMEOUT_MS, openPlayground, type Playground, runInGuest, waitForGuest } from "./support/guest";
+import { BOOT_TIMEOUT_MS, openPlayground, type Playground, runInGuest, terminalRows, waitForGuest } from "./support/guest";
 
 // Issue 3: the real guest (Linux 6.12 with Landlock) boots in the page. One boot for the file.
 test.describe.configure({ mode: "serial" });
@@ -79,11 +79,8 @@ test("a reload restores the saved state and the restored guest answers a command
   await waitForGuest(page);
   const phases = await page.evaluate(() => window.__tab?.log.ofKind("boot.progress").map((e) => e.phase));
   expect(phases).toContain("snapshot-restore");
-  // A restored terminal shows a fresh prompt and nothing else.
-  const screen = await page.evaluate(() =>
-    [...document.querySelectorAll("#terminal .xterm-rows > div")].map((r) => (r.textContent ?? "").trimEnd()).filter((l) => l !== ""),
-  );
-  expect(screen).toEqual(["guest:~#"]);
+  // A restored terminal shows a fresh prompt and nothing else (once xterm has painted it).
+  await expect.poll(() => terminalRows(page), { timeout: 10_000 }).toEqual(["guest:~#"]);
   const { output } = await runInGuest(page, "echo restored-$((1+1))");
   expect(output).toContain("restored-2");
 });

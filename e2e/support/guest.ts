@@ -109,3 +109,9 @@ export async function typeInTerminal(page: Page, line: string): Promise<number> 
 export async function typeAndWait(page: Page, line: string): Promise<Ran> {
   return commandEnd(page, await typeInTerminal(page, line));
 }
+
+/** The terminal's non-empty rows as xterm drew them (its renderer paints on the next frame). */
+export const terminalRows = (page: Page): Promise<string[]> =>
+  page.evaluate(() =>
+    [...document.querySelectorAll("#terminal .xterm-rows > div")].map((r) => (r.textContent ?? "").trimEnd()).filter((l) => l !== ""),
+  );
