@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { type Browser, chromium } from "@playwright/test";
+import { type Browser, chromium, type Page } from "@playwright/test";
 import { chromiumLaunchOptions } from "../e2e/support/browsers";
 
 /** Shared by the browser benchmarks: a built page on a preview server, and Chromium. */
@@ -9,7 +9,8 @@ export interface BenchPage {
   stop(): Promise<void>;
 }
 
-export async function startBenchPage(port = 4498): Promise<BenchPage> {
+/** `extraArgs`: more Chromium switches for this benchmark's browser (e.g. host-resolver rules). */
+export async function startBenchPage(port = 4498, extraArgs: string[] = []): Promise<BenchPage> {
   const build = spawnSync("npx", ["vite", "build", "--logLevel", "warn"], { stdio: "inherit" });
   if (build.status !== 0) throw new Error("vite build failed");
   const server: ChildProcess = spawn("npx", ["vite", "preview", "--port", String(port), "--strictPort"], {
@@ -24,7 +25,8 @@ export async function startBenchPage(port = 4498): Promise<BenchPage> {
       await new Promise((r) => setTimeout(r, 200));
     }
   }
-  const browser = await chromium.launch(chromiumLaunchOptions());
+  const launch = chromiumLaunchOptions();
+  const browser = await chromium.launch({ ...launch, args: [...launch.args, ...extraArgs] });
   return {
     browser,
     url,
@@ -33,6 +35,18 @@ export async function startBenchPage(port = 4498): Promise<BenchPage> {
       if (server.pid) process.kill(-server.pid);
     },
   };
+}
+
+/**
+ * Waits until the page's first boot has saved (or restored) its snapshot, so the save does not
+ * run during a measurement.
+ */
+export async function snapshotSettled(page: Page): Promise<void> {
+  await page.waitForFunction(
+    () => window.__tab?.log.ofKind("boot.progress").some((e) => e.phase === "snapshot-save" || e.phase === "snapshot-restore"),
+    undefined,
+    { timeout: 300_000 },
+  );
 }
 
 export function median(values: number[]): number {

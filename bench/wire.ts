@@ -17,7 +17,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import type { BrowserContext, Page } from "@playwright/test";
 import { runInGuest, waitForGuest } from "../e2e/support/guest";
-import { median, startBenchPage, table } from "./_browser";
+import { median, snapshotSettled, startBenchPage, table } from "./_browser";
 
 /** 16 MiB; BENCH_WIRE_MIB picks another size (e.g. 1 for a quick check of the setup). */
 const SIZE = Number(process.env.BENCH_WIRE_MIB ?? 16) * 1024 * 1024;
@@ -231,12 +231,7 @@ async function main(): Promise<void> {
   const backends: Backend[] = [];
   try {
     const peer = await openBackend(bench, "src/net peer", "");
-    // Let the first boot's snapshot save finish, so it does not run during a measurement.
-    await peer.page.waitForFunction(
-      () => window.__tab?.log.ofKind("boot.progress").some((e) => e.phase === "snapshot-save" || e.phase === "snapshot-restore"),
-      undefined,
-      { timeout: 300_000 },
-    );
+    await snapshotSettled(peer.page);
     await listenOnPeer(peer.page);
     peer.url = `http://10.0.2.2:${PEER_PORT}`;
     const fetchBackend = await openBackend(bench, "v86 fetch", "?net=v86-fetch");

@@ -1,5 +1,6 @@
 import { expect, type Page, test } from "@playwright/test";
 import { BOOT_TIMEOUT_MS, commandCount, commandEnd, openPlayground, type Playground, runInGuest, typeInTerminal } from "./support/guest";
+import { scenarioEnded } from "./support/scenarios";
 import { refuseUnplanned, routeZen } from "./support/upstreams";
 
 // Issue 17, the console protocol: the guest's prompt carries OSC 133 marks, so the page knows
@@ -46,11 +47,7 @@ const nextSeq = (page: Page) => page.evaluate(() => window.__tab?.log.nextSeq ??
 
 /** Waits for scenario `id` to end (done or failed) after `from`; returns its start and end events. */
 async function scenarioWindow(page: Page, id: string, from: number): Promise<{ start: Seen; end: Seen }> {
-  await page.waitForFunction(
-    ({ id, from }) => window.__tab?.log.events().some((e) => e.seq >= from && e.kind === "scenario" && e.id === id && e.phase !== "start"),
-    { id, from },
-    { timeout: 120_000 },
-  );
+  await scenarioEnded(page, id, from);
   const events = (await seenSince(page, from)).filter((e) => e.kind === "scenario" && e.id === id);
   const start = events.find((e) => e.phase === "start");
   const end = events.find((e) => e.phase !== "start");
@@ -206,12 +203,7 @@ test("Run agent while a person's command runs waits with a Cancel; cancelled, it
   const chip = page.locator("#panel-runner [data-waiting-run]");
   await expect(chip.getByRole("button", { name: "Cancel" })).toBeVisible({ timeout: 120_000 });
   await chip.getByRole("button", { name: "Cancel" }).click();
-  await page.waitForFunction(
-    (from) =>
-      window.__tab?.log.events().some((e) => e.seq >= from && e.kind === "scenario" && e.id.startsWith("run-") && e.phase === "cancelled"),
-    from,
-    { timeout: 60_000 },
-  );
+  expect((await scenarioEnded(page, "run-*", from, 60_000)).phase).toBe("cancelled");
   await expect(page.locator("[data-waiting-run]")).toHaveCount(0);
   await expect(page.locator("[data-run-agent]")).toBeEnabled();
   // The person's command was never typed onto: it runs until they stop it.

@@ -1,5 +1,6 @@
 import { type BrowserContext, expect, type Locator, type Page, test } from "@playwright/test";
 import { waitForGuest } from "./support/guest";
+import { scenarioEnded } from "./support/scenarios";
 
 // Issue 11, embed mode for docs: `?embed=1&scenario=N` fits an 800×500 iframe (terminal, the
 // row's one panel, a bar with Run), starts from the saved snapshot, and runs the row of the
@@ -110,11 +111,7 @@ test("row 4 embedded: terminal, Proxy panel and Run fit 800×500; Run gets ip-li
   expect((await decisions()).filter((d) => d.code === "ip-literal")).toEqual([]);
   const from = await page.evaluate(() => window.__tab?.log.nextSeq ?? 0);
   await run.click();
-  await page.waitForFunction(
-    (from) => window.__tab?.log.events().some((e) => e.seq >= from && e.kind === "scenario" && e.id === "ip-literal" && e.phase === "done"),
-    from,
-    { timeout: 120_000 },
-  );
+  expect((await scenarioEnded(page, "ip-literal", from)).phase).toBe("done");
   expect((await decisions()).filter((d) => d.seq >= from)).toContainEqual({ code: "ip-literal", by: "proxy", seq: expect.any(Number) });
   const row = page.locator("#panel-proxy tbody tr").filter({ hasText: "ip-literal" }).first();
   await expect(row).toBeVisible();

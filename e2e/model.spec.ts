@@ -1,6 +1,7 @@
 import { expect, type Page, type Route, test } from "@playwright/test";
 import { openPlayground, type Playground, runInGuest } from "./support/guest";
 import { nextSeq, type RunResult as Result, stepLines } from "./support/runs";
+import { scenarioEnded } from "./support/scenarios";
 import { CORS, refuseUnplanned, routeZen } from "./support/upstreams";
 
 // Issue 9, optional part: a user-supplied model key turns the scripted agent into a
@@ -115,11 +116,7 @@ test("with the model host allowed, the model chooses each step: served by value,
   script = ["post https://api.github.com/zen", "connect 93.184.216.34 443", "done the zen was read; the direct connection was denied"];
   const from = await nextSeq(page);
   await page.locator("[data-run-model]").click();
-  await page.waitForFunction(
-    (f) => window.__tab?.log.events().some((e) => e.seq >= f && e.kind === "scenario" && e.id.startsWith("run-") && e.phase !== "start"),
-    from,
-    { timeout: 400_000 },
-  );
+  await scenarioEnded(page, "run-*", from, 400_000);
   const events = await eventsSince(page, from);
   expect(events.find((e) => e.kind === "scenario" && e.phase !== "start")).toMatchObject({
     phase: "done",

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { type BrowserContext, expect, type Page, test } from "@playwright/test";
 import { openPlayground, waitForGuest } from "./support/guest";
+import { scenarioEnded } from "./support/scenarios";
 import { CORS, refuseUnplanned, routeZen } from "./support/upstreams";
 
 // Issue 9, "Done when": a shared link to a harness runs its agent in the guest. The sender
@@ -43,15 +44,7 @@ async function route(context: BrowserContext): Promise<void> {
 
 /** Waits for the next agent run to end and returns its outcome message. */
 async function runEnded(page: Page, from: number): Promise<string> {
-  await page.waitForFunction(
-    (f) => window.__tab?.log.events().some((e) => e.seq >= f && e.kind === "scenario" && e.id.startsWith("run-") && e.phase !== "start"),
-    from,
-    { timeout: 300_000 },
-  );
-  return page.evaluate((f) => {
-    const e = window.__tab?.log.events().find((e) => e.seq >= f && e.kind === "scenario" && e.id.startsWith("run-") && e.phase !== "start");
-    return e?.kind === "scenario" ? e.message : "";
-  }, from);
+  return (await scenarioEnded(page, "run-*", from, 300_000)).message;
 }
 
 const agentLines = (page: Page, from: number) =>

@@ -2,6 +2,7 @@
 import { expect, type Page, test } from "@playwright/test";
 import { openPlayground, type Playground, runInGuest } from "./support/guest";
 import { consoleText, nextSeq, runAgent, stepLines } from "./support/runs";
+import { scenarioEnded } from "./support/scenarios";
 import { refuseUnplanned, routeZen } from "./support/upstreams";
 
 // Issue 9: the resolved harness reaches the real guest over the 9p share and its agent runs
@@ -179,15 +180,7 @@ test('"Run agent" runs the demo harness end to end: resolve, deliver, quarantine
   // The button sits in the Resolver panel's header: open that tab as a user would.
   await page.locator('[data-tab="resolver"]').click();
   await page.locator("[data-run-agent]").click();
-  await page.waitForFunction(
-    (f) => window.__tab?.log.events().some((e) => e.seq >= f && e.kind === "scenario" && e.id.startsWith("run-") && e.phase !== "start"),
-    from,
-    { timeout: 280_000 },
-  );
-  const done = await page.evaluate(
-    (f) => window.__tab?.log.events().find((e) => e.seq >= f && e.kind === "scenario" && e.id.startsWith("run-") && e.phase !== "start"),
-    from,
-  );
+  const done = await scenarioEnded(page, "run-*", from, 280_000);
   expect(done).toMatchObject({ phase: "done", message: "outcome=ok stage=done status=0" });
   const steps = await page.evaluate(
     (f) => window.__tab?.log.events().filter((e) => e.seq >= f && e.kind === "resolver.step").length ?? 0,

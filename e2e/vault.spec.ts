@@ -1,5 +1,6 @@
 import { expect, type Page, test } from "@playwright/test";
 import { openPlayground, type Playground, runInGuest } from "./support/guest";
+import { scenarioEnded } from "./support/scenarios";
 
 // Row 8 of the verdict table, live from the real guest (issue 10): a push under a grant that
 // asked op=read cannot be signed, because the KMS gave out only the read key
@@ -105,11 +106,7 @@ test("row 8: the scenario button pulls the demo vault, then a push under a read 
   const page = pg.page;
   const from = await nextSeq(page);
   await page.locator('[data-scenario="vault-push-read"]').click();
-  await page.waitForFunction(
-    (f) => window.__tab?.log.events().some((e) => e.seq >= f && e.kind === "scenario" && e.id === "vault-push-read" && e.phase !== "start"),
-    from,
-    { timeout: 120_000 },
-  );
+  await scenarioEnded(page, "vault-push-read", from);
   const events = await kmsEventsSince(page, from);
   expect(events).toContainEqual({ op: "pull", vaultId: "demo-notes", access: "read", code: "served", by: "kms", allowed: true });
   expect(events).toContainEqual({

@@ -1,4 +1,5 @@
 import type { BrowserContext, Page, Route } from "@playwright/test";
+import { scenarioEnded } from "./scenarios";
 
 /** What a browser needs to read a cross-origin answer the page fetched. */
 export const CORS = { "access-control-allow-origin": "*", "access-control-expose-headers": "*" };
@@ -31,10 +32,6 @@ export async function routeZen(context: BrowserContext, saying: string): Promise
 export async function runScenario(page: Page, id: string, timeoutMs = 90_000): Promise<number> {
   const from = await page.evaluate(() => window.__tab?.log.nextSeq ?? 0);
   await page.locator(`[data-scenario="${id}"]`).click();
-  await page.waitForFunction(
-    ({ id, from }) => window.__tab?.log.events().some((e) => e.seq >= from && e.kind === "scenario" && e.id === id && e.phase !== "start"),
-    { id, from },
-    { timeout: timeoutMs },
-  );
+  await scenarioEnded(page, id, from, timeoutMs);
   return from;
 }
