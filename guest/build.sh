@@ -45,7 +45,7 @@ mkdir -p "$CACHE" "$WORK" "$OUT"
 
 # ---------------------------------------------------------------- 1. host tools
 HOST_PKGS=(gcc gcc-multilib make flex bison bc cpio xz-utils zstd lz4 libelf-dev
-           binutils seabios perl)
+           binutils seabios perl autoconf automake libtool pkg-config dpkg-dev)
 host_deps() {
   local missing=() p
   for p in "${HOST_PKGS[@]}"; do
@@ -71,8 +71,9 @@ APT_OPTS=(
 )
 apt_setup() {
   mkdir -p "$APTDIR/lists/partial" "$APTDIR/cache/archives/partial" "$DEBS"
-  echo "deb [arch=i386] $MIRROR $SUITE main" > "$APTDIR/sources.list"
-  if [ "${APT_REFRESH:-0}" = 1 ] || ! ls "$APTDIR"/lists/*_Packages* >/dev/null 2>&1; then
+  printf 'deb [arch=i386] %s %s main\ndeb-src %s %s main\n' "$MIRROR" "$SUITE" "$MIRROR" "$SUITE" > "$APTDIR/sources.list"
+  if [ "${APT_REFRESH:-0}" = 1 ] || ! ls "$APTDIR"/lists/*_Packages* >/dev/null 2>&1 ||
+     ! ls "$APTDIR"/lists/*_Sources* >/dev/null 2>&1; then
     log "reading $SUITE/i386 package lists (private apt state in $APTDIR)"
     apt-get "${APT_OPTS[@]}" -q update >&2
   fi
@@ -97,6 +98,24 @@ fetch_deb() {
     f=$(ls "$DEBS/${name}_${ver/:/%3a}_"*.deb | head -n1)
   fi
   echo "$f"
+}
+# Download the source package NAME (its .dsc and tarballs, checked by apt against the signed
+# Sources index) into the cache and print "version dsc-path". The newest version in the index
+# whose files the mirror still serves wins: a mirror may list a security update's source
+# before it carries its files (seen: curl 8.14.1-2+deb13u7 listed, its .dsc a 404).
+SRCS=$CACHE/src
+fetch_src() {
+  local name=$1 ver dsc
+  mkdir -p "$SRCS"
+  for ver in $(apt-cache "${APT_OPTS[@]}" showsrc "$name" 2>/dev/null | sed -n 's/^Version: //p' | sort -rV); do
+    dsc=$SRCS/${name}_${ver#*:}.dsc
+    if [ ! -f "$dsc" ]; then
+      log "downloading source $name $ver"
+      (cd "$SRCS" && apt-get "${APT_OPTS[@]}" -q source --download-only "$name=$ver" >&2) || { log "source $name $ver: not on the mirror, trying an older one"; continue; }
+    fi
+    echo "$ver $dsc"; return
+  done
+  die "no source package $name on $MIRROR $SUITE"
 }
 PKGLOG=$WORK/packages.txt   # "name version" of every package whose files went into the image
 
@@ -178,7 +197,7 @@ check_kconfig() {
 }
 
 # ---------------------------------------------------------------- 4. userland packages
-USERLAND_TOP=(busybox-static curl)
+USERLAND_TOP=(busybox-static)
 USERLAND_NODEPS=(ca-certificates)
 unpack_userland() {
   local list name ver deb
@@ -203,23 +222,80 @@ build_programs() {
   done
 }
 
+# The guest's curl: Debian's curl source (with Debian's patches) on Debian's wolfSSL source, one
+# static i386 binary with no shared library. Debian's own curl binary links OpenSSL 3.5 and 31
+# other libraries: 25 M guest instructions of start-up per command, and ~30 M more for a TLS
+# handshake, mostly OpenSSL's context set-up and its post-quantum key share (docs/performance.md).
+# Only what the guest uses is built in: HTTP(S), proxies, file://, no HTTP/2 (the page's proxy
+# speaks HTTP/1.1), TLS 1.3 and 1.2, X25519 and P-256, RSA and ECDSA, SNI, ALPN, SSLKEYLOGFILE.
+# SSLKEYLOGFILE needs only wolfSSL's secret callback (HAVE_SECRET_CALLBACK, for curl to write the
+# file it is asked to), not --enable-keylog-export: that also makes wolfSSL itself append every
+# session's secrets to ./sslkeylog.log, in whatever directory curl runs (seen: in a run's
+# workspace, which then no longer matched its own snapshot).
+WOLFSSL_CONFIG=(--enable-static --disable-shared --enable-curl --enable-tls13 --enable-curve25519
+                --enable-alpn --enable-sni --enable-sp=yes --enable-sp-math-all
+                --disable-examples --disable-crypttests --disable-benchmark)
+WOLFSSL_DEFINES=(-DHAVE_SECRET_CALLBACK)
+CURL_CONFIG=(--disable-shared --enable-static --without-zlib --without-brotli --without-zstd
+             --without-libpsl --without-libidn2 --without-nghttp2 --without-nghttp3 --without-ngtcp2
+             --without-libssh2 --without-librtmp --without-gssapi --disable-ldap --disable-ldaps
+             --disable-rtsp --disable-dict --disable-telnet --disable-tftp --disable-pop3
+             --disable-imap --disable-smb --disable-smtp --disable-gopher --disable-mqtt --disable-ipfs
+             --disable-ftp --disable-manual --disable-docs --disable-ntlm --disable-kerberos-auth
+             --disable-negotiate-auth --disable-aws --disable-alt-svc --disable-hsts
+             --with-ca-bundle=/etc/ssl/certs/ca-certificates.crt --without-ca-path
+             --enable-threaded-resolver)
+TLSW=$WORK/curl
+build_curl() {
+  local wver wdsc cver cdsc stamp
+  read -r wver wdsc < <(fetch_src wolfssl)
+  read -r cver cdsc < <(fetch_src curl)
+  echo "wolfssl $wver (source)" >> "$WORK/unpacked.pkgs"
+  echo "curl $cver (source)" >> "$WORK/unpacked.pkgs"
+  stamp=$( { echo "$wver $cver"; gcc --version | head -n1; printf '%s\n' "${WOLFSSL_CONFIG[@]}" "${WOLFSSL_DEFINES[@]}" "${CURL_CONFIG[@]}"; sed -n '/^build_curl() {/,/^}/p' "$0"; cat "$HERE"/patches/*.patch; } | sha256sum | cut -c1-64)
+  if [ -x "$TLSW/curl.static" ] && [ "$(cat "$TLSW/stamp" 2>/dev/null)" = "$stamp" ]; then
+    log "curl: up to date (curl $cver, wolfSSL $wver)"; return
+  fi
+  rm -rf "$TLSW"; mkdir -p "$TLSW"
+  log "curl: unpacking the sources of wolfSSL $wver and curl $cver (Debian's patches applied)"
+  # apt checked the files against the signed Sources index; dpkg-source checks them against the
+  # .dsc again, and can only warn that the uploader's own signature is unknown (no debian-keyring).
+  (cd "$TLSW" && dpkg-source -x "$wdsc" wolfssl && dpkg-source -x "$cdsc" curl) >"$TLSW/unpack.log" 2>&1 ||
+    { tail -n 20 "$TLSW/unpack.log" >&2; die "could not unpack the wolfSSL or curl source"; }
+  # Our own changes on top of Debian's, one file each, named guest/patches/<source>-<what>.patch.
+  local p
+  for p in "$HERE"/patches/*.patch; do
+    log "curl: applying $(basename "$p")"
+    patch -s -d "$TLSW/$(basename "$p" | cut -d- -f1)" -p1 < "$p" || die "$(basename "$p") does not apply"
+  done
+  local cflags="-Os -ffile-prefix-map=$TLSW=." cross=(--host=i686-linux-gnu CC="gcc -m32")
+  log "curl: building wolfSSL $wver (static, i386; ~1 min)"
+  # wolfSSL writes these defines into its installed options.h, so curl is built with them too.
+  (cd "$TLSW/wolfssl" && ./autogen.sh && ./configure "${cross[@]}" CFLAGS="$cflags ${WOLFSSL_DEFINES[*]}" \
+       --prefix="$TLSW/prefix" "${WOLFSSL_CONFIG[@]}" &&
+     make -j"$JOBS" && make install) >"$TLSW/wolfssl.log" 2>&1 ||
+    { tail -n 30 "$TLSW/wolfssl.log" >&2; die "wolfSSL build failed (log: $TLSW/wolfssl.log)"; }
+  # -lm: wolfSSL's static library calls pow() and log(); -all-static: libtool's word for a
+  # fully static program (plain -static only links libcurl statically).
+  log "curl: building curl $cver on wolfSSL (static, i386; ~2 min)"
+  (cd "$TLSW/curl" && ./configure "${cross[@]}" CFLAGS="$cflags" LIBS=-lm PKG_CONFIG_LIBDIR="$TLSW/prefix/lib/pkgconfig" \
+       --prefix="$TLSW/prefix" --with-wolfssl="$TLSW/prefix" "${CURL_CONFIG[@]}" &&
+     make -j"$JOBS" curl_LDFLAGS=-all-static) >"$TLSW/curl.log" 2>&1 ||
+    { tail -n 30 "$TLSW/curl.log" >&2; die "curl build failed (log: $TLSW/curl.log)"; }
+  install -m 0755 "$TLSW/curl/src/curl" "$TLSW/curl.bin"
+  strip "$TLSW/curl.bin"
+  readelf -d "$TLSW/curl.bin" 2>/dev/null | grep -q NEEDED && die "curl is not static: $(needed "$TLSW/curl.bin" | tr '\n' ' ')"
+  mv "$TLSW/curl.bin" "$TLSW/curl.static"
+  { echo "curl $cver on wolfSSL $wver, static (gcc -m32 -Os against the build host's glibc)"
+    echo "our patches: $(cd "$HERE/patches" && ls -- *.patch | tr '\n' ' ' | sed 's/ $//')"
+    echo "wolfSSL ./configure ${WOLFSSL_CONFIG[*]} CFLAGS+=${WOLFSSL_DEFINES[*]}"
+    echo "curl ./configure ${CURL_CONFIG[*]}"
+    sed -n '/Configured to build curl/,/Features:/p' "$TLSW/curl.log" | grep -E '^ *(curl version|SSL|resolver|Protocols|Features):' ; } > "$TLSW/record"
+  echo "$stamp" > "$TLSW/stamp"
+}
+
 # ---------------------------------------------------------------- 6. root filesystem + cpio
 ROOT=$WORK/rootfs
-LIBDIRS=(usr/lib/i386-linux-gnu lib/i386-linux-gnu usr/lib lib)
-find_lib() {   # find_lib SONAME -> relative path in $UNP (may be a symlink)
-  local d
-  for d in "${LIBDIRS[@]}"; do
-    if [ -e "$UNP/$d/$1" ] || [ -L "$UNP/$d/$1" ]; then echo "$d/$1"; return; fi
-  done
-  return 1
-}
-copy_lib() {   # copy SONAME (symlink and its target) into $ROOT/usr/lib/i386-linux-gnu
-  local rel real dst=$ROOT/usr/lib/i386-linux-gnu
-  rel=$(find_lib "$1") || die "library $1 (needed by curl) not found in the unpacked packages"
-  real=$(readlink -f "$UNP/$rel")
-  [ -e "$dst/$(basename "$real")" ] || install -m 0644 "$real" "$dst/$(basename "$real")"
-  [ "$(basename "$real")" = "$1" ] || ln -sfn "$(basename "$real")" "$dst/$1"
-}
 bb_applets() {   # the NUL-separated, sorted applet name table starts with "[\0[[\0"
   local off
   off=$(LC_ALL=C grep -obUaP '\x5b\x00\x5b\x5b\x00' "$1" | head -n1 | cut -d: -f1)
@@ -230,7 +306,7 @@ needed() { readelf -d "$1" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'; }
 build_rootfs() {
   rm -rf "$ROOT"; mkdir -p "$ROOT"
   cd "$ROOT"
-  mkdir -p usr/bin usr/lib/i386-linux-gnu dev proc sys tmp run root mnt/tab etc/ssl/certs etc/tab var
+  mkdir -p usr/bin usr/lib dev proc sys tmp run root mnt/tab etc/ssl/certs etc/tab var
   ln -s usr/bin bin; ln -s usr/bin sbin; ln -s bin usr/sbin; ln -s usr/lib lib; ln -s ../run var/run
   chmod 1777 tmp; chmod 0700 root
   # busybox (static) and its applet links, made here rather than at boot (saves ~1 s).
@@ -248,23 +324,8 @@ build_rootfs() {
   local a; for a in nslookup nc unshare ping wget ip ifconfig route timeout sha256sum base64 setsid cttyhack mount hostname; do
     [ -L "usr/bin/$a" ] || die "busybox-static lacks applet '$a'"
   done
-  # curl + exactly the shared libraries it needs (DT_NEEDED closure), stripped
-  install -m 0755 "$UNP/usr/bin/curl" usr/bin/curl
-  install -m 0755 "$(readlink -f "$UNP/$(find_lib ld-linux.so.2)")" usr/lib/i386-linux-gnu/ld-linux.so.2
-  ln -s i386-linux-gnu/ld-linux.so.2 usr/lib/ld-linux.so.2
-  local todo=(usr/bin/curl) seen=" " f n
-  while ((${#todo[@]})); do
-    f=${todo[0]}; todo=("${todo[@]:1}")
-    for n in $(needed "$f"); do
-      case "$seen" in *" $n "*) continue ;; esac
-      seen="$seen$n "
-      [ "$n" = ld-linux.so.2 ] && continue
-      copy_lib "$n"; todo+=("usr/lib/i386-linux-gnu/$n")
-    done
-  done
-  # glibc dlopens libgcc_s for thread cancellation (curl's threaded resolver)
-  copy_lib libgcc_s.so.1
-  find usr/bin/curl usr/lib/i386-linux-gnu -type f -exec strip --strip-unneeded {} +
+  # curl: static, built above (build_curl); no shared library in the image at all
+  install -m 0755 "$TLSW/curl.static" usr/bin/curl
   # CA bundle: the Mozilla set from ca-certificates, concatenated (update-ca-certificates does the same)
   cat "$UNP"/usr/share/ca-certificates/mozilla/*.crt > etc/ssl/certs/mozilla-ca-certificates.crt
   # the project's programs and /init
@@ -362,12 +423,16 @@ write_build_info() {
   echo "SOURCE_DATE_EPOCH: $SOURCE_DATE_EPOCH"
   echo "package source: $MIRROR $SUITE main (i386)"
   echo
-  echo "== Debian packages (name version) downloaded and unpacked: linux-source, and the closure of"
-  echo "== busybox-static + curl (plus ca-certificates); only the files listed under \"initramfs contents\" are used"
+  echo "== Debian packages (name version) downloaded and unpacked: linux-source, busybox-static and"
+  echo "== ca-certificates; source packages (marked) built into the guest's curl; only the files"
+  echo "== listed under \"initramfs contents\" are used"
   sort -u "$PKGLOG" "$WORK/unpacked.pkgs"
   echo
+  echo "== the guest's curl (built from the source packages above)"
+  cat "$TLSW/record"
+  echo
   echo "== host packages used"
-  dpkg-query -W -f='${Package} ${Version}\n' seabios gcc-12 gcc-multilib libc6-dev-i386 binutils
+  dpkg-query -W -f='${Package} ${Version}\n' seabios gcc-12 gcc-multilib libc6-dev-i386 binutils autoconf automake libtool
   echo
   echo "== output sizes (bytes)"
   (cd "$WORK/out" && for f in *; do printf '%s %s\n' "$f" "$(stat -c %s "$f")"; done)
@@ -413,6 +478,7 @@ build_kernel
 [ "$KERNEL_ONLY" = 1 ] && { log "kernel only: $KOBJ/arch/x86/boot/bzImage"; exit 0; }
 unpack_userland
 build_programs
+build_curl
 build_rootfs
 write_cpio
 publish

@@ -3,10 +3,10 @@ import { p1363ToDer } from "./ecdsa";
 
 /**
  * The key types a session CA and its leaves can have. Which one matters for speed on the
- * guest's side, not the page's: the guest (OpenSSL on an emulated 32-bit CPU) verifies the
- * CA's signature on the leaf and the leaf's CertificateVerify on every connection, and an
- * RSA verification (public exponent 65537) costs it a fraction of an ECDSA P-256 or Ed25519
- * one (docs/performance.md has the measurements).
+ * guest's side, not the page's: the guest's TLS client, on an emulated 32-bit CPU, verifies
+ * the CA's signature on the leaf and the leaf's CertificateVerify on every connection, and an
+ * RSA verification (public exponent 65537) cost it a fraction of an ECDSA P-256 or Ed25519
+ * one (measured with the OpenSSL curl the guest had then; docs/performance.md).
  */
 export type CertKeyType = "ecdsa-p256" | "rsa-2048" | "ed25519";
 
