@@ -5,20 +5,33 @@
 // derives its TSC from performance.now()). Several runs, interleaved; median; ratio (goal
 // HTTPS ≤ 2× HTTP). (Issue 22.)
 //
-// Both upstreams are this script's Playwright route, answering the same bytes: the page's
-// fetch of https://api.github.com/zen and v86's fetch of http://api.github.com/zen (the
-// fetch backend takes the host from the Host header the guest sends to 10.0.2.2:80, see
-// bench/wire.ts). Nothing leaves the machine: every other request is refused.
+// Both upstreams are one local server on 127.0.0.1 answering the same bytes, over HTTPS (a
+// certificate for api.github.com from a throwaway test CA) and over HTTP. The browser reaches
+// it by name through Chromium's host-resolver rules, and accepts its certificate only because
+// this benchmark's browser is started with --ignore-certificate-errors; the guest's TLS is the
+// page's and is not touched by that. Not Playwright routes: a routed request waits on the test
+// process, which while a guest runs took 0.05–1.2 s per request and drowned what is measured.
+// Nothing leaves the machine: every other name resolves nowhere.
+//
+// The ratio depends on how long the upstream takes, so it is measured twice: with the local
+// server answering at once (the page's and the guest's own overhead only), and with it
+// answering after BENCH_UPSTREAM_DELAY_MS (default 200 ms: the issue's plain-HTTP request to the
+// real api.github.com took 0.19–0.31 s in all).
 //
 // For the HTTPS request curl's timers mean: time_connect = TCP to the proxy (10.0.2.2:3128);
 // time_appconnect = that + CONNECT answered + the TLS handshake; time_total = + the request.
 // Over the fetch backend there is no TLS: time_appconnect is 0.
-import type { BrowserContext, Page, Route } from "@playwright/test";
+import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createServer as createHttpsServer } from "node:https";
+import type { AddressInfo } from "node:net";
+import type { BrowserContext, Page } from "@playwright/test";
 import { runInGuest, waitForGuest } from "../e2e/support/guest";
-import { median, startBenchPage, table } from "./_browser";
+import { createTestCa } from "../e2e/support/test-ca";
+import { median, snapshotSettled, startBenchPage, table } from "./_browser";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);
 const PAGE_PORT = Number(process.env.BENCH_PORT ?? 4497);
+const DELAYS = [0, Number(process.env.BENCH_UPSTREAM_DELAY_MS ?? 200)];
 const HOST = "api.github.com";
 const BODY = "Design for failure.\n";
 const TIMERS = "%{http_code} %{time_connect} %{time_appconnect} %{time_starttransfer} %{time_total}";
@@ -37,33 +50,41 @@ interface Guest {
   page: Page;
   context: BrowserContext;
   command: string;
-  runs: Timing[];
 }
 
-/** The one upstream both guests reach: the same answer over http:// and https://. */
-async function routeUpstream(context: BrowserContext): Promise<void> {
-  await context.route(/^https?:\/\/(?!127\.0\.0\.1[:/])/, (route) => route.abort("blockedbyclient"));
-  const answer = (route: Route) =>
-    route.request().method() === "OPTIONS"
-      ? route.fulfill({
-          status: 204,
-          headers: { "access-control-allow-origin": "*", "access-control-allow-headers": "*", "access-control-allow-methods": "GET" },
-        })
-      : route.fulfill({ status: 200, headers: { "access-control-allow-origin": "*", "content-type": "text/plain" }, body: BODY });
-  await context.route(`https://${HOST}/zen`, answer);
-  await context.route(`http://${HOST}/zen`, answer);
+/** The one upstream both guests reach: the same answer over http:// and https://, after `delay.ms`. */
+async function startUpstream(delay: { ms: number }): Promise<{ http: number; https: number; close(): void }> {
+  const answer = (request: IncomingMessage, response: ServerResponse) => {
+    const cors = { "access-control-allow-origin": "*", "access-control-allow-headers": "*", "access-control-allow-methods": "GET" };
+    if (request.url !== "/zen") return void response.writeHead(404, cors).end();
+    if (request.method === "OPTIONS") return void response.writeHead(204, cors).end();
+    setTimeout(() => response.writeHead(200, { ...cors, "content-type": "text/plain" }).end(BODY), delay.ms);
+  };
+  const { certPem, keyPem } = createTestCa().issue([HOST]);
+  const servers: Server[] = [createHttpServer(answer), createHttpsServer({ cert: certPem, key: keyPem }, answer)];
+  const ports = await Promise.all(
+    servers.map(
+      (server) => new Promise<number>((resolve) => server.listen(0, "127.0.0.1", () => resolve((server.address() as AddressInfo).port))),
+    ),
+  );
+  return {
+    http: ports[0]!,
+    https: ports[1]!,
+    close: () => {
+      for (const server of servers) server.close();
+    },
+  };
 }
 
 async function openGuest(bench: { browser: import("@playwright/test").Browser; url: string }, name: string, query: string): Promise<Guest> {
   const context = await bench.browser.newContext({ viewport: { width: 1280, height: 720 } });
-  await routeUpstream(context);
   const page = await context.newPage();
   page.on("pageerror", (error) => console.log(`[${name} page error] ${error.message}`));
   const t0 = performance.now();
   await page.goto(`${bench.url}${query}`);
   await waitForGuest(page);
   console.log(`${name}: guest ready after ${((performance.now() - t0) / 1000).toFixed(1)} s`);
-  return { name, page, context, command: "", runs: [] };
+  return { name, page, context, command: "" };
 }
 
 async function guestRun(page: Page, command: string): Promise<string> {
@@ -80,46 +101,60 @@ const instructionCounter = (page: Page) =>
     return emulator.get_instruction_counter();
   });
 
-async function measure(guest: Guest): Promise<void> {
+async function measure(guest: Guest): Promise<Timing> {
   const before = await instructionCounter(guest.page);
   const out = await guestRun(guest.page, guest.command);
   const instructions = ((await instructionCounter(guest.page)) - before) >>> 0;
   const [code, connect, appconnect, starttransfer, total] = out.split(/\s+/);
   if (code !== "200") throw new Error(`${guest.name}: ${out}`);
-  guest.runs.push({
+  return {
     connect: Number(connect),
     appconnect: Number(appconnect),
     starttransfer: Number(starttransfer),
     total: Number(total),
     instructions,
-  });
+  };
 }
 
 async function main(): Promise<void> {
-  const bench = await startBenchPage(PAGE_PORT);
+  const delay = { ms: 0 };
+  const upstream = await startUpstream(delay);
+  const rules = [
+    `MAP ${HOST}:443 127.0.0.1:${upstream.https}`,
+    `MAP ${HOST}:80 127.0.0.1:${upstream.http}`,
+    "MAP * ~NOTFOUND",
+    "EXCLUDE 127.0.0.1",
+  ];
+  const bench = await startBenchPage(PAGE_PORT, [`--host-resolver-rules=${rules.join(", ")}`, "--ignore-certificate-errors"]);
   const guests: Guest[] = [];
+  const results: { delayMs: number; tls: Timing[]; plain: Timing[] }[] = [];
   try {
     const tls = await openGuest(bench, "HTTPS via the page", "");
-    // Let the first boot's snapshot save finish, so it does not run during a measurement.
-    await tls.page.waitForFunction(
-      () => window.__tab?.log.ofKind("boot.progress").some((e) => e.phase === "snapshot-save" || e.phase === "snapshot-restore"),
-      undefined,
-      { timeout: 300_000 },
-    );
+    await snapshotSettled(tls.page);
     tls.command = `curl -sS -o /dev/null -w '${TIMERS}' https://${HOST}/zen`;
     const plain = await openGuest(bench, "HTTP via v86 fetch", "?net=v86-fetch");
+    await snapshotSettled(plain.page);
     plain.command = `curl -sS --noproxy '*' -H 'Host: ${HOST}' -o /dev/null -w '${TIMERS}' http://10.0.2.2/zen`;
     guests.push(tls, plain);
 
-    // Once, untimed: both answer the upstream's bytes (and curl's libraries are in the page cache).
+    // Once, untimed: both answer the upstream's bytes (and curl is in the guest's page cache).
     const seen = await guestRun(tls.page, `curl -sS https://${HOST}/zen`);
     const seenPlain = await guestRun(plain.page, `curl -sS --noproxy '*' -H 'Host: ${HOST}' http://10.0.2.2/zen`);
     if (seen !== BODY.trim() || seenPlain !== BODY.trim()) throw new Error(`unexpected answers: ${seen} / ${seenPlain}`);
+    // Warm-up, untimed: the emulator's JIT has compiled curl's common paths in both guests.
+    for (let run = 0; run < 3; run++) for (const guest of guests) await measure(guest);
 
-    // Interleaved, so a slow moment on the shared machine hits both alike.
-    for (let run = 1; run <= RUNS; run++) {
-      for (const guest of guests) await measure(guest);
-      console.log(`run ${run}/${RUNS}: ${guests.map((g) => `${g.name} ${g.runs.at(-1)?.total.toFixed(3)} s`).join("; ")}`);
+    for (const delayMs of DELAYS) {
+      delay.ms = delayMs;
+      const result = { delayMs, tls: [] as Timing[], plain: [] as Timing[] };
+      results.push(result);
+      // Interleaved, so a slow moment on the shared machine hits both alike.
+      for (let run = 1; run <= RUNS; run++) {
+        result.tls.push(await measure(tls));
+        result.plain.push(await measure(plain));
+        const last = (t: Timing[]) => t.at(-1)?.total.toFixed(3);
+        console.log(`upstream delay ${delayMs} ms, run ${run}/${RUNS}: HTTPS ${last(result.tls)} s; HTTP ${last(result.plain)} s`);
+      }
     }
     const sessions = await tls.page.evaluate(() =>
       window.__tab?.log
@@ -131,18 +166,22 @@ async function main(): Promise<void> {
   } finally {
     for (const guest of guests) await guest.context.close().catch(() => undefined);
     await bench.stop().catch((error: Error) => console.log(`stopping the preview server: ${error.message}`));
+    upstream.close();
   }
+  for (const result of results) report(result);
+}
 
-  const [tls, plain] = guests as [Guest, Guest];
+function report({ delayMs, tls, plain }: { delayMs: number; tls: Timing[]; plain: Timing[] }): void {
   const ms = (v: number) => (v * 1000).toFixed(0);
-  const pick = (g: Guest, f: (t: Timing) => number) => g.runs.map(f);
   const spread = (v: number[]) => `${ms(Math.min(...v))}–${ms(Math.max(...v))}`;
   const row = (label: string, f: (t: Timing) => number) => {
-    const a = pick(tls, f);
-    const b = pick(plain, f);
+    const a = tls.map(f);
+    const b = plain.map(f);
     return [label, ms(median(a)), spread(a), ms(median(b)), spread(b)];
   };
-  console.log(`\n${RUNS} runs each, interleaved; curl's -w timers in the guest, median and spread in ms\n`);
+  console.log(
+    `\nupstream answering after ${delayMs} ms; ${RUNS} runs each, interleaved; curl's -w timers in the guest, median and spread in ms\n`,
+  );
   console.log(
     table([
       ["timer", "HTTPS via page", "spread", "HTTP via v86 fetch", "spread"],
@@ -153,15 +192,16 @@ async function main(): Promise<void> {
       row("time_total", (t) => t.total),
     ]),
   );
-  const mega = (g: Guest) => median(g.runs.map((t) => t.instructions)) / 1e6;
-  // Instructions do not depend on how busy the machine is; curl's start-up (dynamic linking,
-  // ~25 M) is in both, the TLS client's work only in the first.
+  const mega = (runs: Timing[]) => median(runs.map((t) => t.instructions)) / 1e6;
+  // Instructions do not depend on how busy the machine is; curl's start-up is in both, the
+  // TLS client's work only in the first.
   console.log(
     `\nguest instructions per command (v86's counter, median): HTTPS ${mega(tls).toFixed(1)} M, HTTP ${mega(plain).toFixed(1)} M, difference ${(mega(tls) - mega(plain)).toFixed(1)} M`,
   );
-  const ratios = tls.runs.map((t, i) => t.total / plain.runs[i]!.total);
+  const ratios = tls.map((t, i) => t.total / plain[i]!.total);
+  const totals = (runs: Timing[]) => median(runs.map((t) => t.total));
   console.log(
-    `\nratio HTTPS ÷ HTTP of time_total: ${(median(pick(tls, (t) => t.total)) / median(pick(plain, (t) => t.total))).toFixed(2)} (medians; goal ≤ 2.0), per run ${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}`,
+    `ratio HTTPS ÷ HTTP of time_total, upstream after ${delayMs} ms: ${(totals(tls) / totals(plain)).toFixed(2)} (medians; goal ≤ 2.0), per run ${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}; HTTPS costs ${ms(totals(tls) - totals(plain))} ms more`,
   );
 }
 
