@@ -133,7 +133,6 @@ async function main(): Promise<void> {
     await snapshotSettled(tls.page);
     tls.command = `curl -sS -o /dev/null -w '${TIMERS}' https://${HOST}/zen`;
     const plain = await openGuest(bench, "HTTP via v86 fetch", "?net=v86-fetch");
-    await snapshotSettled(plain.page);
     plain.command = `curl -sS --noproxy '*' -H 'Host: ${HOST}' -o /dev/null -w '${TIMERS}' http://10.0.2.2/zen`;
     guests.push(tls, plain);
 
