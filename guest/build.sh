@@ -102,16 +102,24 @@ fetch_deb() {
 # Download the source package NAME (its .dsc and tarballs, checked by apt against the signed
 # Sources index) into the cache and print "version dsc-path". The newest version in the index
 # whose files the mirror still serves wins: a mirror may list a security update's source
-# before it carries its files (seen: curl 8.14.1-2+deb13u7 listed, its .dsc a 404).
+# before it carries its files (seen: curl 8.14.1-2+deb13u7 listed, its .dsc a 404). A version
+# the mirror did not serve is remembered (NAME_VERSION.missing) and asked for again only after
+# APT_REFRESH=1, not on every build.
 SRCS=$CACHE/src
 fetch_src() {
   local name=$1 ver dsc
   mkdir -p "$SRCS"
+  [ "${APT_REFRESH:-0}" = 1 ] && rm -f "$SRCS/${name}"_*.missing
   for ver in $(apt-cache "${APT_OPTS[@]}" showsrc "$name" 2>/dev/null | sed -n 's/^Version: //p' | sort -rV); do
     dsc=$SRCS/${name}_${ver#*:}.dsc
+    [ -f "${dsc%.dsc}.missing" ] && continue
     if [ ! -f "$dsc" ]; then
       log "downloading source $name $ver"
-      (cd "$SRCS" && apt-get "${APT_OPTS[@]}" -q source --download-only "$name=$ver" >&2) || { log "source $name $ver: not on the mirror, trying an older one"; continue; }
+      if ! (cd "$SRCS" && apt-get "${APT_OPTS[@]}" -q source --download-only "$name=$ver" >&2); then
+        log "source $name $ver: not on the mirror, trying an older one"
+        : > "${dsc%.dsc}.missing"
+        continue
+      fi
     fi
     echo "$ver $dsc"; return
   done

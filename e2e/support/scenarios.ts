@@ -1,14 +1,12 @@
 // Waiting for a scenario (a verdict-table row, a tour step, an agent run) to end, read from the
 // page's own log: one wait for every spec, so "ended" means the same thing everywhere.
 import type { Page } from "@playwright/test";
+import type { EventOf } from "../../src/log";
 
 /** A scenario's end as logged: any phase but `start`. */
-export interface ScenarioEnd {
-  seq: number;
-  id: string;
-  phase: "done" | "failed" | "interrupted" | "cancelled";
-  message: string;
-}
+export type ScenarioEnd = Pick<EventOf<"scenario">, "seq" | "id" | "message"> & {
+  phase: Exclude<EventOf<"scenario">["phase"], "start">;
+};
 
 /**
  * Waits for the first scenario matching `id` to end after log position `from`, and returns that
