@@ -39,9 +39,9 @@ function guestImage(): Plugin {
 }
 
 /**
- * The emulator's script (v86, the network, the proxy, TLS), the guest image's loader and v86's
- * wasm are loaded with `import()` and XHR, so the browser would ask for them only once the first
- * screen's script has run. Preload hints in index.html start them beside it instead.
+ * The emulator's script (the network, the proxy, TLS), the guest image's loader and v86's
+ * wasm are loaded with `import()` and `fetch()`, so the browser would ask for them only once the
+ * first screen's script has run. Preload hints in index.html start them beside it instead.
  */
 function preloadGuestStart(): Plugin {
   const starts = /[\\/]src[\\/]page[\\/]emulator[\\/](start-guest|images)\.ts$/;
@@ -69,7 +69,7 @@ function preloadGuestStart(): Plugin {
             attrs: { rel: "modulepreload", crossorigin: "", href: `./${file}` },
             injectTo: "head" as const,
           })),
-          // v86 fetches its wasm with an XHR: a CORS-mode `fetch` preload is the request it reuses.
+          // The page fetches v86's wasm (src/page/emulator/boot.ts): a CORS-mode `fetch` preload is the request it reuses.
           ...wasm.map((file) => ({
             tag: "link",
             attrs: { rel: "preload", as: "fetch", crossorigin: "anonymous", href: `./${file.fileName}` },

@@ -43,6 +43,8 @@ interface Timing {
   total: number;
   /** Guest instructions the whole command took (v86's counter), curl's start-up included. */
   instructions: number;
+  /** Whether v86's JIT was compiling when the command ended (src/page/emulator/jit-governor.ts). */
+  jit: boolean;
 }
 
 interface Guest {
@@ -96,15 +98,16 @@ async function guestRun(page: Page, command: string): Promise<string> {
 /** v86's count of instructions the guest executed (32 bits, wraps); idle time (HLT) adds none. */
 const instructionCounter = (page: Page) =>
   page.evaluate(() => {
-    const emulator = window.__tab?.guest?.emulator as unknown as { get_instruction_counter(): number } | undefined;
-    if (!emulator) throw new Error("no guest");
-    return emulator.get_instruction_counter();
+    const guest = window.__tab?.guest;
+    if (!guest) throw new Error("no guest");
+    return guest.instructions();
   });
 
 async function measure(guest: Guest): Promise<Timing> {
   const before = await instructionCounter(guest.page);
   const out = await guestRun(guest.page, guest.command);
   const instructions = ((await instructionCounter(guest.page)) - before) >>> 0;
+  const jit = await guest.page.evaluate(async () => (await window.__tab?.guest?.jit())?.enabled ?? false);
   const [code, connect, appconnect, starttransfer, total] = out.split(/\s+/);
   if (code !== "200") throw new Error(`${guest.name}: ${out}`);
   return {
@@ -113,6 +116,7 @@ async function measure(guest: Guest): Promise<Timing> {
     starttransfer: Number(starttransfer),
     total: Number(total),
     instructions,
+    jit,
   };
 }
 
@@ -197,6 +201,8 @@ function report({ delayMs, tls, plain }: { delayMs: number; tls: Timing[]; plain
   console.log(
     `\nguest instructions per command (v86's counter, median): HTTPS ${mega(tls).toFixed(1)} M, HTTP ${mega(plain).toFixed(1)} M, difference ${(mega(tls) - mega(plain)).toFixed(1)} M`,
   );
+  const jitOn = (runs: Timing[]) => runs.filter((t) => t.jit).length;
+  console.log(`runs that ended with v86's JIT compiling: HTTPS ${jitOn(tls)} of ${tls.length}, HTTP ${jitOn(plain)} of ${plain.length}`);
   const ratios = tls.map((t, i) => t.total / plain[i]!.total);
   const totals = (runs: Timing[]) => median(runs.map((t) => t.total));
   console.log(

@@ -84,3 +84,19 @@ test("a reload restores the saved state and the restored guest answers a command
   const { output } = await runInGuest(page, "echo restored-$((1+1))");
   expect(output).toContain("restored-2");
 });
+
+test("in the restored guest v86's JIT compiles only under sustained load: short commands leave it off, a long one turns it on, quiet turns it off", async () => {
+  test.setTimeout(180_000);
+  const page = pg.page;
+  const jit = () => page.evaluate(async () => (await window.__tab?.guest?.jit()) ?? null);
+  const before = await jit();
+  expect(before?.enabled).toBe(false);
+  // ~11 M instructions each: never the 1.5 s of solid work that turns it on.
+  for (let i = 0; i < 3; i++) await runInGuest(page, "ls -la /usr/bin >/dev/null");
+  expect(await jit()).toEqual(before);
+  // Hundreds of millions of instructions: seconds of work, then the JIT compiles the hot loop.
+  const { status } = await runInGuest(page, "dd if=/dev/zero bs=1M count=16 2>/dev/null | sha256sum", 120_000);
+  expect(status).toBe(0);
+  expect((await jit())?.turnedOn).toBe((before?.turnedOn ?? 0) + 1);
+  await expect.poll(async () => (await jit())?.enabled, { timeout: 10_000 }).toBe(false);
+});

@@ -1,27 +1,33 @@
-import { V86 } from "v86";
+import * as Comlink from "comlink";
 import wasmUrl from "v86/build/v86.wasm?url";
 import type { EventLog } from "../../log";
+import type { FrameLink } from "../../net";
 import { type ConsoleDriver, createConsoleDriver } from "../console/console-driver";
 import { GuestConsole } from "./console";
-import { type BootFiles, machineOptions } from "./machine";
-
-/** The two bus methods the page uses (v86 keeps `bus` off its public types). */
-export interface V86Bus {
-  register(name: string, fn: (data: Uint8Array) => void, thisValue?: unknown): void;
-  send(name: string, data: Uint8Array): void;
-}
+import type { BootFiles } from "./machine";
+import type { JitState } from "./jit-governor";
+import { batchPerTask, type MachineMessage } from "./machine-port";
+import type { MachineApi } from "./machine-worker";
+import machineWorkerUrl from "./machine-worker.ts?worker&url";
 
 export interface Guest {
-  emulator: V86;
-  bus: V86Bus;
+  /** The guest's NIC: the page's network peer sits on its other end. */
+  link: FrameLink;
   console: GuestConsole;
   /** The one way the page types commands (scenarios, runs, replays, the tour, the tests). */
   driver: ConsoleDriver;
   /** Resolves when the guest's shell shows its first prompt (a booted guest) or the emulator runs (a restored one, whose console still has to ask for a fresh prompt). */
   ready: Promise<void>;
   saveState(): Promise<ArrayBuffer>;
-  /** Writes a file into the 9p share the guest mounts at /mnt/tab. */
+  /** Writes a file into the 9p share the guest mounts at /mnt/tab, creating its folders. */
   writeFile(path: string, bytes: Uint8Array): Promise<void>;
+  /** Whether the share holds the file (the guest deletes what it consumed). */
+  hasFile(path: string): Promise<boolean>;
+  /** v86's count of instructions the guest executed (32 bits, wraps). */
+  instructions(): Promise<number>;
+  /** Whether v86's JIT compiles now: only under sustained load (src/page/emulator/jit-governor.ts). */
+  jit(): Promise<JitState>;
+
   destroy(): Promise<void>;
 }
 
@@ -29,21 +35,50 @@ export interface BootOptions {
   /** The verified guest files to boot; null when restoring `state` (a state holds all of memory). */
   files: BootFiles | null;
   log: EventLog;
+  /** v86's wasm (loadEmulatorWasm). */
+  wasm: ArrayBuffer;
   /** A saved state to start from instead of booting: raw, or zstd (v86 tells them apart by magic). */
   state?: ArrayBuffer;
   /** Says where the state came from, for the boot progress ("restored the shipped state in 1.2 s"). */
   stateOrigin?: string;
-  /** v86's own network backend (e.g. "fetch"), instead of the page's peer on the bus. */
+  /** v86's own network backend (e.g. "fetch"), instead of the page's peer on the link. */
   relayUrl?: string;
   /** Where serial output goes (the terminal): the guest's text with its OSC 133 marks. */
   onOutput(text: string): void;
 }
 
 /**
- * Starts v86 on the guest machine (src/page/emulator/machine.ts): boots the verified image, or
- * restores a saved state. Serial output is batched, because v86 reports it one byte at a time.
+ * v86's wasm, fetched by the page: index.html preloads it beside the first screen's script
+ * (vite.config.ts), and a plain same-origin `fetch()` is the request that preload serves.
  */
-export function bootGuest(options: BootOptions): Guest {
+export async function loadEmulatorWasm(): Promise<ArrayBuffer> {
+  const response = await fetch(new URL(wasmUrl, location.href));
+  if (!response.ok) throw new Error(`the emulator's wasm did not load: HTTP ${response.status}`);
+  return response.arrayBuffer();
+}
+
+/** The emulator's worker, started before the guest's files are in so its script loads beside them. */
+export interface GuestMachine {
+  worker: Worker;
+  remote: Comlink.Remote<MachineApi>;
+}
+
+export function spawnGuestMachine(): GuestMachine {
+  const url = new URL(machineWorkerUrl, location.href);
+  // v86 times its slices with `scheduler.postTask` on its own thread when its script's URL says
+  // so (where the browser has it); otherwise it starts a second worker and messages it on every
+  // slice.
+  url.searchParams.set("use-scheduling-api", "");
+  const worker = new Worker(url, { type: "module", name: "guest machine" });
+  return { worker, remote: Comlink.wrap<MachineApi>(worker) };
+}
+
+/**
+ * Starts v86 on the guest machine (src/page/emulator/machine.ts) in its own worker
+ * (machine-worker.ts): boots the verified image, or restores a saved state. The files and the
+ * state move to the worker (transferred): the page keeps no copy.
+ */
+export async function bootGuest({ worker, remote: machine }: GuestMachine, options: BootOptions): Promise<Guest> {
   const { log } = options;
   if (!options.files && !options.state) throw new Error("nothing to start: neither guest files nor a saved state");
   const restoring = options.state !== undefined;
@@ -52,35 +87,47 @@ export function bootGuest(options: BootOptions): Guest {
     phase: "start",
     message: restoring ? `restoring ${options.stateOrigin ?? "a saved guest state"}` : "booting Linux",
   });
-  const emulator = new V86({
-    wasm_path: wasmUrl,
-    ...machineOptions(restoring ? null : options.files, options.relayUrl ? { relayUrl: options.relayUrl } : {}),
-    ...(options.state ? { initial_state: { buffer: options.state } } : {}),
-  });
-  const bus = (emulator as unknown as { bus: V86Bus }).bus;
-  const guestConsole = new GuestConsole((text) => emulator.serial0_send(text));
+  const { port1: port, port2: machinePort } = new MessageChannel();
+  const post = (message: MachineMessage) => port.postMessage(message);
 
-  let pending: number[] = [];
-  let scheduled = false;
-  const flush = () => {
-    scheduled = false;
-    const bytes = Uint8Array.from(pending);
-    pending = [];
-    guestConsole.receive(bytes);
-  };
+  const guestConsole = new GuestConsole((text) => post({ kind: "type", text }));
   guestConsole.onOutput(options.onOutput);
-  emulator.add_listener("serial0-output-byte", (byte: number) => {
-    pending.push(byte);
-    if (!scheduled) {
-      scheduled = true;
-      setTimeout(flush, 4);
-    }
-  });
+  const frameListeners = new Set<(frame: Uint8Array) => void>();
+  const sendFrame = batchPerTask<Uint8Array>((frames) => post({ kind: "frames", frames }));
+  port.onmessage = (event: MessageEvent<MachineMessage>) => {
+    const message = event.data;
+    if (message.kind === "serial") guestConsole.receive(message.bytes);
+    else if (message.kind === "frames") for (const frame of message.frames) for (const l of frameListeners) l(frame);
+  };
+  const link: FrameLink = {
+    onFrame(receive) {
+      frameListeners.add(receive);
+      return () => frameListeners.delete(receive);
+    },
+    send: sendFrame,
+  };
 
+  const transfers = [
+    options.wasm,
+    ...(options.state ? [options.state] : []),
+    ...(options.files ? [options.files.bios, options.files.vgaBios, options.files.bzImage, options.files.initrd] : []),
+  ];
   const started = performance.now();
+  await machine.start(
+    Comlink.transfer(
+      {
+        files: options.files,
+        wasm: options.wasm,
+        port: machinePort,
+        ...(options.state ? { state: options.state } : {}),
+        ...(options.relayUrl ? { relayUrl: options.relayUrl } : {}),
+      },
+      [machinePort, ...new Set(transfers)],
+    ),
+  );
   const ready = (
     restoring
-      ? new Promise<void>((resolve) => emulator.add_listener("emulator-ready", () => resolve()))
+      ? machine.ready()
       : // Ready at the first prompt's marks (guest/rootfs/etc/profile), not at anything printed.
         guestConsole.firstPrompt
   ).then(() => {
@@ -92,13 +139,20 @@ export function bootGuest(options: BootOptions): Guest {
   });
 
   return {
-    emulator,
-    bus,
+    link,
     console: guestConsole,
     driver: createConsoleDriver(guestConsole),
     ready,
-    saveState: () => emulator.save_state(),
-    writeFile: (path, bytes) => emulator.create_file(path, bytes),
-    destroy: () => emulator.destroy(),
+    saveState: () => machine.saveState(),
+    writeFile: (path, bytes) => machine.writeFile(path, bytes),
+    hasFile: (path) => machine.hasFile(path),
+    instructions: () => machine.instructions(),
+    jit: () => machine.jit(),
+
+    async destroy() {
+      port.close();
+      await machine.destroy().catch(() => undefined);
+      worker.terminate();
+    },
   };
 }

@@ -1,6 +1,5 @@
 import { utf8 } from "../../bytes";
 import type { Guest } from "./boot";
-import { writeShareFile } from "./guest-share";
 
 /**
  * Every restored guest is a fresh machine. A saved state, above all the shipped one every visitor
@@ -26,12 +25,11 @@ export function freshRequest(nowMs: number, seed: Uint8Array): string {
 /** Leaves this page's clock and a new seed where the restored guest's next prompt picks them up. */
 export async function offerFreshness(guest: Guest): Promise<void> {
   const seed = crypto.getRandomValues(new Uint8Array(SEED_BYTES));
-  await writeShareFile(guest, FRESH_FILE, utf8(freshRequest(Date.now(), seed)));
+  await guest.writeFile(FRESH_FILE, utf8(freshRequest(Date.now(), seed)));
   seed.fill(0);
 }
 
 /** True once the guest applied the request (tab-fresh deletes the file only after it succeeded). */
-export function freshnessApplied(guest: Guest): boolean {
-  const fs = (guest.emulator as unknown as { fs9p?: { SearchPath(path: string): { id: number } } }).fs9p;
-  return fs !== undefined && fs.SearchPath(`/${FRESH_FILE}`).id < 0;
+export async function freshnessApplied(guest: Guest): Promise<boolean> {
+  return !(await guest.hasFile(FRESH_FILE));
 }

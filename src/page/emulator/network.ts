@@ -1,5 +1,5 @@
 import type { EventLog } from "../../log";
-import { connectV86Link, createNetworkPeer, type NetworkPeer, type V86Bus } from "../../net";
+import { createNetworkPeer, type FrameLink, type NetworkPeer } from "../../net";
 import { systemClock, systemTimers } from "../../platform";
 import type { PolicyHolder } from "../../policy";
 import { createProxy, type EgressProxy, type OwnHandlers, type UpstreamFetch } from "../../proxy";
@@ -16,7 +16,8 @@ export interface PageNetwork {
 }
 
 export interface PageNetworkOptions {
-  bus: V86Bus;
+  /** The guest's NIC (src/page/emulator/boot.ts). */
+  link: FrameLink;
   log: EventLog;
   policy: PolicyHolder;
   ca: SessionCa;
@@ -43,7 +44,7 @@ export function browserRequestHeaders(headers: [string, string][]): [string, str
  */
 export function connectPageNetwork(options: PageNetworkOptions): PageNetwork {
   const { log } = options;
-  const peer = createNetworkPeer({ link: connectV86Link(options.bus), log });
+  const peer = createNetworkPeer({ link: options.link, log });
   const terminator = createTlsTerminator({ ca: options.ca, log, handshakeTimeoutMs: GUEST_PATIENCE_MS });
   // The policy's hosts get their leaf certificates now, not during the guest's first handshake.
   const prepareLeaves = () => options.ca.prepare(options.policy.current().hosts.map((rule) => rule.host));

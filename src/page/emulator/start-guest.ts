@@ -6,9 +6,8 @@ import { parseGuestLine } from "../console/guest-lines";
 import type { PageRelay } from "../relay";
 import { missingBrowserFeatures, UnsupportedBrowserError, unsupportedBrowserMessage } from "../shell/browser-support";
 import type { GuestTerminal } from "../shell/terminal";
-import { bootGuest, type Guest } from "./boot";
+import { bootGuest, type Guest, loadEmulatorWasm, spawnGuestMachine } from "./boot";
 import { freshnessApplied, offerFreshness } from "./fresh-guest";
-import { writeShareFile } from "./guest-share";
 import { GuestImageError, type GuestImages, imageHashes, loadGuestImages, loadGuestSums } from "./images";
 import { connectPageNetwork, type PageNetwork } from "./network";
 import { obtainSessionCa } from "./session-ca";
@@ -55,12 +54,20 @@ export async function startGuest(options: StartGuestOptions): Promise<StartedGue
   // `?net=v86-fetch` swaps the page's peer for v86's own fetch backend: only for bench/wire,
   // which compares the two on the same guest, always on a cold boot.
   const v86Fetch = params.get("net") === "v86-fetch";
-  const [sums, ca] = await Promise.all([loadGuestSums(BASE), obtainSessionCa()]);
+  // The emulator's worker and v86's wasm load beside the guest's files (index.html preloads the wasm).
+  const machine = spawnGuestMachine();
+  const wasm = loadEmulatorWasm();
+  wasm.catch(() => undefined);
+  // A first visit makes its CA (an RSA key) while the guest's state downloads, not before.
+  const session = obtainSessionCa();
+  session.catch(() => undefined);
+  const sums = await loadGuestSums(BASE);
   const key = snapshotKey(imageHashes(sums));
-  const start = await chooseStart({ sums, key, log, cold: coldBoot || v86Fetch });
+  const [start, ca] = await Promise.all([chooseStart({ sums, key, log, cold: coldBoot || v86Fetch }), session]);
   const restoring = "state" in start;
-  const guest = bootGuest({
+  const guest = await bootGuest(machine, {
     files: restoring ? null : start.files,
+    wasm: await wasm,
     log,
     ...(restoring ? { state: start.state, stateOrigin: start.origin } : {}),
     ...(v86Fetch ? { relayUrl: "fetch" } : {}),
@@ -69,7 +76,7 @@ export async function startGuest(options: StartGuestOptions): Promise<StartedGue
   const network = v86Fetch
     ? null
     : connectPageNetwork({
-        bus: guest.bus,
+        link: guest.link,
         log,
         policy: options.policy,
         ca,
@@ -81,7 +88,7 @@ export async function startGuest(options: StartGuestOptions): Promise<StartedGue
   await guest.ready;
   // The guest reads the CA from the share on every TLS connection (guest/README.md), so a
   // restored state trusts the CA this page holds now.
-  await writeShareFile(guest, "tls/ca.pem", utf8(ca.certPem));
+  await guest.writeFile("tls/ca.pem", utf8(ca.certPem));
   shareTerminalSize(guest, terminal);
   if (restoring) {
     // A restored shell sits at a prompt the console never saw: a fresh one (and only it) shows,
@@ -89,7 +96,7 @@ export async function startGuest(options: StartGuestOptions): Promise<StartedGue
     // fresh clock and seed before that prompt is drawn.
     await offerFreshness(guest);
     await guest.console.requestPrompt();
-    const applied = freshnessApplied(guest);
+    const applied = await freshnessApplied(guest);
     log.append({
       kind: "boot.progress",
       phase: applied ? "fresh" : "error",
@@ -147,7 +154,7 @@ function connectConsole(guest: Guest, terminal: GuestTerminal, log: EventLog): v
  * share (guest/rootfs/usr/bin/tab-prompt).
  */
 function shareTerminalSize(guest: Guest, terminal: GuestTerminal): void {
-  const tellSize = (cols: number, rows: number) => void writeShareFile(guest, "winsize", utf8(`${rows} ${cols}\n`)).catch(() => undefined);
+  const tellSize = (cols: number, rows: number) => void guest.writeFile("winsize", utf8(`${rows} ${cols}\n`)).catch(() => undefined);
   tellSize(terminal.terminal.cols, terminal.terminal.rows);
   terminal.onResize(tellSize);
 }

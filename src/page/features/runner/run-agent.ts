@@ -28,7 +28,6 @@ import { connectionsClosed } from "../../console/command-settle";
 import type { CommandResult } from "../../console/console-driver";
 import type { ConsoleTurns } from "../../console/console-turns";
 import type { Guest } from "../../emulator/boot";
-import { writeShareFile } from "../../emulator/guest-share";
 import type { ResolverSession } from "../resolve/session";
 import { type ActiveRun, repositoryNotes, runtimeDeliverer, skillDeliverer } from "./run-time";
 import { RUNNER_SCRIPTS } from "./scripts";
@@ -180,8 +179,8 @@ async function attachSkills(deps: RunnerDeps, handles: readonly string[], run: R
 
 /** Delivery: the runner scripts, then the run's files; every one logged with its hash. */
 async function deliver(guest: Guest, plan: RunPlan, skillCount: number, run: RunLog): Promise<void> {
-  for (const [path, text] of Object.entries(RUNNER_SCRIPTS)) await writeShareFile(guest, path, utf8(text));
-  for (const file of plan.files) await writeShareFile(guest, `${plan.dir}/${file.path}`, file.bytes);
+  for (const [path, text] of Object.entries(RUNNER_SCRIPTS)) await guest.writeFile(path, utf8(text));
+  for (const file of plan.files) await guest.writeFile(`${plan.dir}/${file.path}`, file.bytes);
   for (const file of plan.files.filter((f) => f.field !== null || f.path === "harness.json" || f.path === "manifest.sha256"))
     run.note(
       "deliver",

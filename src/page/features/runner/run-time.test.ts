@@ -3,24 +3,14 @@ import { utf8 } from "../../../bytes";
 import { refuse } from "../../../log";
 import type { AttachedSkill } from "../../../skills";
 import type { Guest } from "../../emulator/boot";
+import { sharePath } from "../../emulator/share-fs";
 import { repositoryNotes, runtimeDeliverer, skillDeliverer } from "./run-time";
 
-/** A guest whose 9p share is a map of written files (what writeShareFile needs of it). */
+/** A guest whose 9p share is a map of written files, keyed by the share's path. */
 function shareGuest(): { guest: Guest; files: Map<string, string> } {
   const files = new Map<string, string>();
-  const dirs = new Map<string, number>([["", 0]]);
-  const fs9p = {
-    SearchPath: (path: string) => ({ id: dirs.get(path) ?? -1 }),
-    CreateDirectory: (name: string, parent: number) => {
-      const parentPath = [...dirs].find(([, id]) => id === parent)?.[0] ?? "";
-      const id = dirs.size;
-      dirs.set(`${parentPath}/${name}`, id);
-      return id;
-    },
-  };
   const guest = {
-    emulator: { fs9p },
-    writeFile: async (path: string, bytes: Uint8Array) => void files.set(path, new TextDecoder().decode(bytes)),
+    writeFile: async (path: string, bytes: Uint8Array) => void files.set(sharePath(path), new TextDecoder().decode(bytes)),
   } as unknown as Guest;
   return { guest, files };
 }

@@ -3,7 +3,6 @@ import type { RuntimeArm, RuntimeDelivery } from "../../../resolver";
 import { isPlainRelativePath, skillDirName } from "../../../runner";
 import { type AttachedSkill, scriptsGiven } from "../../../skills";
 import type { Guest } from "../../emulator/boot";
-import { writeShareFile } from "../../emulator/guest-share";
 
 /**
  * What a run offers while it lasts (from the moment its command is typed until its outcome):
@@ -49,7 +48,7 @@ export function runtimeDeliverer(guest: Guest, runDir: string, note: (message: s
     const base = `${runDir}/runtime/${delivery.index}`;
     for (const file of delivery.files)
       if (!isPlainRelativePath(file.path)) throw new Error(`a fetched file's path is not plain: ${JSON.stringify(file.path)}`);
-    for (const file of delivery.files) await writeShareFile(guest, `${base}/${file.path}`, file.bytes);
+    for (const file of delivery.files) await guest.writeFile(`${base}/${file.path}`, file.bytes);
     const only = delivery.kind === "file" && delivery.files.length === 1 ? delivery.files[0] : undefined;
     const path = `${SHARE_MOUNT}/${base}${only ? `/${only.path}` : ""}`;
     note(
@@ -70,8 +69,8 @@ export function skillDeliverer(guest: Guest, runDir: string, note: (message: str
     for (const script of skill.scripts)
       if (!isPlainRelativePath(script.name) || script.name.includes("/"))
         throw new Error(`skill script ${JSON.stringify(script.name)} is not a plain name`);
-    await writeShareFile(guest, `${dir}/SKILL.md`, skill.context);
-    for (const script of skill.scripts) await writeShareFile(guest, `${dir}/scripts/${script.name}`, script.bytes);
+    await guest.writeFile(`${dir}/SKILL.md`, skill.context);
+    for (const script of skill.scripts) await guest.writeFile(`${dir}/scripts/${script.name}`, script.bytes);
     const a = skill.activation;
     note(
       `attached skill handle ${a.handle} mid-run (${a.discoveryId}, pin ${a.pin}, text sha256=${a.contextSha256}) to ${SHARE_MOUNT}/${dir}; scripts: ${scriptsGiven(skill)} (${skill.scriptsVerdict.reason})`,

@@ -1,6 +1,5 @@
 import sgitScript from "../../../../guest/sgit?raw";
 import { utf8 } from "../../../bytes";
-import { writeShareFile } from "../../emulator/guest-share";
 import type { FeatureContext } from "../context";
 import { createApprovalCard } from "./card";
 import { DEMO_VAULT_ID, ensureDemoVault } from "./demo";
@@ -17,7 +16,7 @@ export function mount(ctx: FeatureContext): void {
   // The vault's requests and verdicts show in the Proxy panel: its question does too, in view.
   const card = createApprovalCard(approvals, () => ctx.selectPanel("proxy"));
   ctx.panel("proxy").addHeader(card.element);
-  const delivered = ctx.guest.then((guest) => writeShareFile(guest, "bin/sgit", utf8(sgitScript)));
+  const delivered = ctx.guest.then((guest) => guest.writeFile("bin/sgit", utf8(sgitScript)));
   delivered.catch((error: unknown) => {
     ctx.log.append({
       kind: "note",
