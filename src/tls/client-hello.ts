@@ -7,6 +7,24 @@ export interface KeyShareEntry {
   keyExchange: Uint8Array;
 }
 
+/** One offered PSK identity (RFC 8446 §4.2.11): the ticket as the server issued it, and its obfuscated age. */
+export interface PskIdentity {
+  identity: Uint8Array;
+  obfuscatedTicketAge: number;
+}
+
+/** The pre_shared_key extension of a ClientHello. */
+export interface OfferedPsks {
+  identities: PskIdentity[];
+  /** binders[i] proves possession of identities[i]'s PSK. */
+  binders: Uint8Array[];
+  /**
+   * Bytes of the binders list, its 2-byte length included: the message's last bytes, since
+   * pre_shared_key is the last extension. The binders sign the message without them (§4.2.11.2).
+   */
+  bindersLength: number;
+}
+
 /** The parts of a ClientHello (RFC 8446 §4.1.2) this server reads; absent extensions are null. */
 export interface ClientHello {
   legacyVersion: number;
@@ -21,6 +39,9 @@ export interface ClientHello {
   signatureAlgorithms: number[] | null;
   keyShares: KeyShareEntry[] | null;
   alpn: string[] | null;
+  /** psk_key_exchange_modes (§4.2.9): 0 psk_ke, 1 psk_dhe_ke. */
+  pskModes: number[] | null;
+  preSharedKey: OfferedPsks | null;
   /** Every extension type, in the order sent. */
   extensionTypes: number[];
 }
@@ -87,6 +108,36 @@ function parseAlpn(r: ByteReader): string[] {
   return out;
 }
 
+/** SHA-256 binders are 32 bytes; the syntax allows 32..255 (§4.2.11). */
+function parsePreSharedKey(r: ByteReader): OfferedPsks {
+  const identityList = r.prefixed(2, "identities");
+  const identities: PskIdentity[] = [];
+  while (identityList.remaining > 0) {
+    const identity = rest(identityList.prefixed(2, "identity"));
+    if (identity.length === 0) throw protocolError("decode_error", "an empty PSK identity");
+    identities.push({ identity, obfuscatedTicketAge: identityList.u32("obfuscated_ticket_age") });
+  }
+  if (identities.length === 0) throw protocolError("decode_error", "pre_shared_key offers no identities");
+  const bindersLength = r.remaining;
+  const binderList = r.prefixed(2, "binders");
+  const binders: Uint8Array[] = [];
+  while (binderList.remaining > 0) {
+    const binder = rest(binderList.prefixed(1, "binder"));
+    if (binder.length < 32) throw protocolError("decode_error", `a PSK binder of ${binder.length} bytes (at least 32)`);
+    binders.push(binder);
+  }
+  // Each identity has its binder, in order (§4.2.11).
+  if (binders.length !== identities.length)
+    throw protocolError("illegal_parameter", `pre_shared_key has ${identities.length} identities but ${binders.length} binders`);
+  return { identities, binders, bindersLength };
+}
+
+function parsePskModes(r: ByteReader): number[] {
+  const modes = [...rest(r.prefixed(1, "ke_modes"))];
+  if (modes.length === 0) throw protocolError("decode_error", "psk_key_exchange_modes is empty");
+  return modes;
+}
+
 function parseBody(body: Uint8Array): ClientHello {
   const r = new ByteReader(body);
   const hello: ClientHello = {
@@ -101,6 +152,8 @@ function parseBody(body: Uint8Array): ClientHello {
     signatureAlgorithms: null,
     keyShares: null,
     alpn: null,
+    pskModes: null,
+    preSharedKey: null,
     extensionTypes: [],
   };
   if (hello.legacySessionId.length > 32) throw protocolError("illegal_parameter", "legacy_session_id longer than 32 bytes");
@@ -134,6 +187,12 @@ function parseBody(body: Uint8Array): ClientHello {
         break;
       case ExtensionType.alpn:
         hello.alpn = parseAlpn(data);
+        break;
+      case ExtensionType.pskKeyExchangeModes:
+        hello.pskModes = parsePskModes(data);
+        break;
+      case ExtensionType.preSharedKey:
+        hello.preSharedKey = parsePreSharedKey(data);
         break;
       default:
         rest(data); // extensions this server does not use are ignored (§4.2)

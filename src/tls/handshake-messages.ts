@@ -109,12 +109,16 @@ function writeExtension(w: ByteWriter, type: number, fill: (w: ByteWriter) => vo
   end();
 }
 
-/** ServerHello (§4.1.3) selecting TLS 1.3, TLS_AES_128_GCM_SHA256 and the server's key share. */
+/**
+ * ServerHello (§4.1.3) selecting TLS 1.3, TLS_AES_128_GCM_SHA256 and the server's key share,
+ * and, when resuming, the index of the client's PSK identity it accepted (§4.2.11).
+ */
 export function serializeServerHello(hello: {
   random: Uint8Array;
   legacySessionId: Uint8Array;
   group: number;
   keyExchange: Uint8Array;
+  selectedIdentity?: number;
 }): Uint8Array {
   const w = new ByteWriter(128);
   w.u16(LEGACY_VERSION).bytes(hello.random);
@@ -130,6 +134,8 @@ export function serializeServerHello(hello: {
     x.bytes(hello.keyExchange);
     end();
   });
+  const selected = hello.selectedIdentity;
+  if (selected !== undefined) writeExtension(w, ExtensionType.preSharedKey, (x) => x.u16(selected));
   endExtensions();
   return frameHandshake(HandshakeType.serverHello, w.finish());
 }
@@ -196,6 +202,25 @@ export function serializeCertificateVerify(scheme: number, signature: Uint8Array
 }
 
 export const serializeFinished = (verifyData: Uint8Array): Uint8Array => frameHandshake(HandshakeType.finished, verifyData);
+
+/** NewSessionTicket (§4.6.1) with no extensions: in particular no early_data, so no 0-RTT is ever invited. */
+export function serializeNewSessionTicket(ticket: {
+  lifetimeSeconds: number;
+  ageAdd: number;
+  nonce: Uint8Array;
+  identity: Uint8Array;
+}): Uint8Array {
+  const w = new ByteWriter(ticket.identity.length + ticket.nonce.length + 16);
+  w.u32(ticket.lifetimeSeconds).u32(ticket.ageAdd);
+  const endNonce = w.lengthPrefix(1);
+  w.bytes(ticket.nonce);
+  endNonce();
+  const endTicket = w.lengthPrefix(2);
+  w.bytes(ticket.identity);
+  endTicket();
+  w.u16(0); // extensions
+  return frameHandshake(HandshakeType.newSessionTicket, w.finish());
+}
 
 /** KeyUpdate (§4.6.3): 0 = update_not_requested, 1 = update_requested. */
 export const serializeKeyUpdate = (requestPeerUpdate: boolean): Uint8Array =>

@@ -20,6 +20,8 @@ import { normalizeHost } from "./host";
 import { deriveApplicationSecrets, deriveHandshakeSecrets, deriveTrafficKeys, finishedVerifyData } from "./key-schedule";
 import { RecordCipher } from "./record";
 import type { RecordLayer } from "./record-layer";
+import { constantTimeEqual, issueTicket, type Resumption, selectResumption } from "./resumption";
+import type { TicketStore } from "./ticket-store";
 
 export const CIPHER_NAME = "TLS_AES_128_GCM_SHA256";
 export const GROUP_NAME = "x25519";
@@ -33,12 +35,16 @@ export interface HandshakeProgress {
   alpn: string | null;
   certFingerprint: string | null;
   helloRetry: boolean;
+  /** True once a session ticket's PSK was accepted (no certificate sent). */
+  resumed: boolean;
 }
 
 export interface Established {
   sni: string;
   alpn: string | null;
-  leaf: LeafCertificate;
+  /** The leaf sent, or on resumption the one the client verified when its ticket was issued. */
+  certFingerprint: string;
+  resumed: boolean;
   clientApplicationTrafficSecret: Uint8Array;
   serverApplicationTrafficSecret: Uint8Array;
 }
@@ -50,6 +56,8 @@ export interface HandshakeParams {
   leafFor(host: string): Promise<LeafCertificate>;
   /** The SignatureScheme the leaves sign CertificateVerify with (SessionCa.leafScheme). */
   leafScheme: number;
+  /** Where tickets are issued to and resumed from; without it no ticket is sent and none accepted. */
+  tickets?: TicketStore;
   progress: HandshakeProgress;
 }
 
@@ -61,13 +69,6 @@ export function peerAlertFailure(content: Uint8Array, when: string): TlsFailure 
   const description = content[1]!;
   if (description === 0) return new TlsFailure(null, "tls-error", `the client closed (close_notify) ${when}`);
   return new TlsFailure(null, "tls-error", `the client sent alert ${alertLabel(description)} ${when}`);
-}
-
-function constantTimeEqual(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  let diff = 0;
-  for (let i = 0; i < a.length; i++) diff |= a[i]! ^ b[i]!;
-  return diff === 0;
 }
 
 /**
@@ -104,6 +105,9 @@ export function checkClientHello(hello: ClientHello, connectHost: string, leafSc
   const groups = new Set(hello.supportedGroups); // a Set: shares × groups could be 10^8 comparisons
   if (hello.keyShares.some((share) => !groups.has(share.group)))
     throw protocolError("illegal_parameter", "a key share for a group not in supported_groups");
+  // A client offering a PSK must say how it may be used (§4.2.9).
+  if (hello.preSharedKey !== null && hello.pskModes === null)
+    throw protocolError("missing_extension", "pre_shared_key without psk_key_exchange_modes");
   return hello.serverName;
 }
 
@@ -123,11 +127,13 @@ async function x25519(clientShare: Uint8Array): Promise<{ publicKey: Uint8Array;
 }
 
 /**
- * The server side of a full TLS 1.3 handshake (RFC 8446 §2, Figure 1, with the HRR of
- * Figure 2): ClientHello → [HelloRetryRequest → ClientHello] → ServerHello, [CCS],
- * {EncryptedExtensions, Certificate, CertificateVerify, Finished} → client {Finished}.
+ * The server side of a TLS 1.3 handshake (RFC 8446 §2, Figure 1, with the HRR of Figure 2):
+ * ClientHello → [HelloRetryRequest → ClientHello] → ServerHello, [CCS], {EncryptedExtensions,
+ * Certificate, CertificateVerify, Finished} → client {Finished} → {NewSessionTicket}. A
+ * resumption (§2.2, psk_dhe_ke) sends no Certificate or CertificateVerify.
  */
-export async function serverHandshake({ layer, connectHost, leafFor, leafScheme, progress }: HandshakeParams): Promise<Established> {
+export async function serverHandshake(params: HandshakeParams): Promise<Established> {
+  const { layer, connectHost, leafFor, leafScheme, tickets, progress } = params;
   // Each message is judged by its header as soon as that is in: the client sends exactly
   // ClientHello (twice after an HRR), then Finished, so anything else is refused before its
   // body is collected.
@@ -182,8 +188,10 @@ export async function serverHandshake({ layer, connectHost, leafFor, leafScheme,
   const first = await readClientHello("first");
   let hello = first.hello;
   let sni = checkClientHello(hello, connectHost, leafScheme);
-  const leafPromise = leafFor(connectHost);
-  leafPromise.catch(() => undefined); // awaited below; a failure must not surface as unhandled first
+  // Looked at only once the SNI rule passed; no resumption needs a HelloRetryRequest.
+  const resumption: Resumption | null = tickets ? await selectResumption(hello, first.message.raw, tickets, connectHost) : null;
+  const leafPromise = resumption ? null : leafFor(connectHost);
+  leafPromise?.catch(() => undefined); // awaited below; a failure must not surface as unhandled first
   let transcript: Uint8Array[] = [first.message.raw];
   let share = hello.keyShares?.find((s) => s.group === GROUP_X25519);
 
@@ -205,10 +213,12 @@ export async function serverHandshake({ layer, connectHost, leafFor, leafScheme,
   }
 
   const exchange = await x25519(share.keyExchange);
-  const leaf = await leafPromise.catch((error: unknown) => {
+  const leaf = await leafPromise?.catch((error: unknown) => {
     throw new TlsFailure("internal_error", "tls-error", `no certificate for ${connectHost}: ${(error as Error).message}`);
   });
-  progress.certFingerprint = leaf.fingerprint;
+  const certFingerprint = resumption ? resumption.entry.certFingerprint : leaf!.fingerprint;
+  progress.certFingerprint = certFingerprint;
+  progress.resumed = resumption !== null;
   const alpn = hello.alpn?.includes(ALPN_HTTP1) ? ALPN_HTTP1 : null;
   progress.alpn = alpn;
 
@@ -217,26 +227,32 @@ export async function serverHandshake({ layer, connectHost, leafFor, leafScheme,
     legacySessionId: hello.legacySessionId,
     group: GROUP_X25519,
     keyExchange: exchange.publicKey,
+    ...(resumption ? { selectedIdentity: resumption.selectedIdentity } : {}),
   });
   transcript.push(serverHello);
   await layer.send(ContentType.handshake, serverHello);
   await sendChangeCipherSpecOnce(hello.legacySessionId);
 
-  const secrets = await deriveHandshakeSecrets(exchange.sharedSecret, await sha256(concatBytes(...transcript)));
+  const secrets = await deriveHandshakeSecrets(exchange.sharedSecret, await sha256(concatBytes(...transcript)), resumption?.entry.psk);
   await layer.setWriteCipher(await RecordCipher.create(await deriveTrafficKeys(secrets.serverHandshakeTrafficSecret)));
   layer.readCipher = await RecordCipher.create(await deriveTrafficKeys(secrets.clientHandshakeTrafficSecret));
 
-  const encryptedExtensions = serializeEncryptedExtensions(alpn);
-  const certificate = serializeCertificate(leaf.chain);
-  transcript.push(encryptedExtensions, certificate);
-  const signature = await leaf.signHandshake(certificateVerifyContent(await sha256(concatBytes(...transcript))));
-  const certificateVerify = serializeCertificateVerify(leaf.scheme, signature);
-  transcript.push(certificateVerify);
+  const flight = [serializeEncryptedExtensions(alpn)];
+  transcript.push(flight[0]!);
+  if (leaf) {
+    const certificate = serializeCertificate(leaf.chain);
+    transcript.push(certificate);
+    const signature = await leaf.signHandshake(certificateVerifyContent(await sha256(concatBytes(...transcript))));
+    const certificateVerify = serializeCertificateVerify(leaf.scheme, signature);
+    transcript.push(certificateVerify);
+    flight.push(certificate, certificateVerify);
+  }
   const serverFinished = serializeFinished(
     await finishedVerifyData(secrets.serverHandshakeTrafficSecret, await sha256(concatBytes(...transcript))),
   );
   transcript.push(serverFinished);
-  await layer.send(ContentType.handshake, concatBytes(encryptedExtensions, certificate, certificateVerify, serverFinished));
+  flight.push(serverFinished);
+  await layer.send(ContentType.handshake, concatBytes(...flight));
 
   const serverFinishedHash = await sha256(concatBytes(...transcript));
   const application = await deriveApplicationSecrets(secrets.handshakeSecret, serverFinishedHash);
@@ -251,10 +267,25 @@ export async function serverHandshake({ layer, connectHost, leafFor, leafScheme,
   if (assembler.pending > 0) throw protocolError("unexpected_message", "handshake data after the client Finished");
   layer.readCipher = await RecordCipher.create(await deriveTrafficKeys(application.clientApplicationTrafficSecret));
 
+  if (tickets) {
+    // One ticket per session, full or resumed, sent under the application keys (§4.6.1).
+    transcript.push(finished.raw);
+    const ticket = await issueTicket({
+      tickets,
+      masterSecret: application.masterSecret,
+      clientFinishedHash: await sha256(concatBytes(...transcript)),
+      host: connectHost,
+      alpn,
+      certFingerprint,
+    });
+    await layer.send(ContentType.handshake, ticket);
+  }
+
   return {
     sni,
     alpn,
-    leaf,
+    certFingerprint,
+    resumed: resumption !== null,
     clientApplicationTrafficSecret: application.clientApplicationTrafficSecret,
     serverApplicationTrafficSecret: application.serverApplicationTrafficSecret,
   };

@@ -8,7 +8,7 @@ import { frameHandshake, HandshakeAssembler, MAX_HANDSHAKE_MESSAGE } from "./han
 import { createSessionCa } from "./index";
 import { serializeRecord } from "./record";
 import { ChunkQueue } from "./record-reader";
-import { buildClientHello } from "./testing/client-hello-builder";
+import { buildClientHello, preSharedKeyData } from "./testing/client-hello-builder";
 import { alertsIn, clientSends, establishedTunnel } from "./testing/harness";
 import { arrayScanWork } from "./testing/work";
 import { DEFAULT_KEY_UPDATE_LIMIT } from "./tunnel";
@@ -152,7 +152,7 @@ describe("handshake reassembly does work linear in the bytes received", () => {
   it("an extension after pre_shared_key is still refused as illegal_parameter", () => {
     const body = buildClientHello({
       extra: [
-        { type: ExtensionType.preSharedKey, data: EMPTY },
+        { type: ExtensionType.preSharedKey, data: preSharedKeyData([{ identity: Uint8Array.of(1) }], [new Uint8Array(32)]) },
         { type: 999, data: EMPTY },
       ],
     }).subarray(4);

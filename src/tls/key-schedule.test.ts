@@ -1,7 +1,17 @@
 import { describe, expect, it } from "vitest";
 import { concatBytes, fromHex, toHex } from "../bytes";
 import { hkdfExpand, hkdfExtract, sha256 } from "./hkdf";
-import { deriveApplicationSecrets, deriveHandshakeSecrets, deriveTrafficKeys, finishedVerifyData, nextTrafficSecret } from "./key-schedule";
+import {
+  deriveApplicationSecrets,
+  deriveEarlySecret,
+  deriveHandshakeSecrets,
+  deriveTrafficKeys,
+  finishedVerifyData,
+  nextTrafficSecret,
+  resumptionBinder,
+  resumptionMasterSecret,
+  ticketPsk,
+} from "./key-schedule";
 
 // RFC 8448 §3 "Simple 1-RTT Handshake" (TLS_AES_128_GCM_SHA256, x25519): the values the RFC
 // prints for the server side, used to check each step of the key schedule (RFC 8446 §7.1).
@@ -98,6 +108,45 @@ describe("the TLS 1.3 key schedule (RFC 8446 §7.1) against RFC 8448 §3, Simple
     const next = await nextTrafficSecret(fromHex(RFC8448.clientApplicationTrafficSecret));
     expect(toHex(next)).not.toBe(h(RFC8448.clientApplicationTrafficSecret));
     expect(toHex(await nextTrafficSecret(fromHex(RFC8448.clientApplicationTrafficSecret)))).toBe(toHex(next));
+  });
+});
+
+// RFC 8448 §3 (the ticket) and §4 "Resumed 0-RTT Handshake" (its use), as the RFC prints them.
+const RFC8448_RESUMPTION = {
+  /** Transcript-Hash(ClientHello..client Finished) of §3. */
+  clientFinishedHash: "20 91 45 a9 6e e8 e2 a1 22 ff 81 00 47 cc 95 26 84 65 8d 60 49 e8 64 29 42 6d b8 7c 54 ad 14 3d",
+  resumptionMasterSecret: "7d f2 35 f2 03 1d 2a 05 12 87 d0 2b 02 41 b0 bf da f8 6c c8 56 23 1f 2d 5a ba 46 c4 34 ec 19 6c",
+  ticketNonce: "00 00",
+  psk: "4e cd 0e b6 ec 3b 4d 87 f5 d6 02 8f 92 2c a4 c5 85 1a 27 7f d4 13 11 c9 e6 2d 2c 94 92 e1 c4 f3",
+  earlySecret: "9b 21 88 e9 b2 fc 6d 64 d7 1d c3 29 90 0e 20 bb 41 91 50 00 f6 78 aa 83 9c bb 79 7c b7 d8 33 2c",
+  /** Transcript-Hash of §4's ClientHello truncated before its binders. */
+  truncatedHelloHash: "63 22 4b 2e 45 73 f2 d3 45 4c a8 4b 9d 00 9a 04 f6 be 9e 05 71 1a 83 96 47 3a ef a0 1e 92 4a 14",
+  binder: "3a dd 4f b2 d8 fd f8 22 a0 ca 3c f7 67 8e f5 e8 8d ae 99 01 41 c5 92 4d 57 bb 6f a3 1b 9e 5f 9d",
+};
+
+describe("the key schedule with a resumption PSK (RFC 8446 §4.2.11, §4.6.1, §7.1) against RFC 8448 §3 and §4", () => {
+  it("the resumption master secret of §3 and the PSK of its ticket (nonce 00 00)", async () => {
+    const r = RFC8448_RESUMPTION;
+    const master = await resumptionMasterSecret(fromHex(RFC8448.masterSecret), fromHex(r.clientFinishedHash));
+    expect(toHex(master)).toBe(h(r.resumptionMasterSecret));
+    expect(toHex(await ticketPsk(master, fromHex(r.ticketNonce)))).toBe(h(r.psk));
+  });
+
+  it("the early secret is extracted from the PSK, and the handshake secrets start from it", async () => {
+    const r = RFC8448_RESUMPTION;
+    expect(toHex(await deriveEarlySecret(fromHex(r.psk)))).toBe(h(r.earlySecret));
+    const secrets = await deriveHandshakeSecrets(fromHex(RFC8448.sharedSecret), fromHex(RFC8448.helloHash), fromHex(r.psk));
+    expect(toHex(secrets.earlySecret)).toBe(h(r.earlySecret));
+    expect(toHex(secrets.handshakeSecret)).not.toBe(h(RFC8448.handshakeSecret));
+  });
+
+  it("without a PSK the early secret is the all-zero one of §3", async () => {
+    expect(toHex(await deriveEarlySecret())).toBe(h(RFC8448.earlySecret));
+  });
+
+  it("the binder of §4's ClientHello, from the early secret and the truncated ClientHello's hash", async () => {
+    const r = RFC8448_RESUMPTION;
+    expect(toHex(await resumptionBinder(fromHex(r.earlySecret), fromHex(r.truncatedHelloHash)))).toBe(h(r.binder));
   });
 });
 

@@ -1,8 +1,8 @@
 import { deriveSecret, HASH_LENGTH, hkdfExpandLabel, hkdfExtract, hmacSha256, sha256 } from "./hkdf";
 
 /**
- * The TLS 1.3 key schedule for TLS_AES_128_GCM_SHA256 without a PSK (RFC 8446 §7.1, §7.3).
- * Every intermediate is returned so the RFC 8448 vectors can check each step.
+ * The TLS 1.3 key schedule for TLS_AES_128_GCM_SHA256 (RFC 8446 §7.1, §7.3), with or without a
+ * resumption PSK. Every intermediate is returned so the RFC 8448 vectors can check each step.
  */
 
 const ZEROS = new Uint8Array(HASH_LENGTH);
@@ -32,10 +32,18 @@ export interface TrafficKeys {
   iv: Uint8Array;
 }
 
-/** From the (EC)DHE shared secret and Transcript-Hash(ClientHello..ServerHello). */
-export async function deriveHandshakeSecrets(sharedSecret: Uint8Array, helloHash: Uint8Array): Promise<HandshakeSecrets> {
+/** early_secret = HKDF-Extract(0, PSK); without a PSK the IKM is HashLen zeros (§7.1). */
+export function deriveEarlySecret(psk?: Uint8Array): Promise<Uint8Array> {
+  return hkdfExtract(ZEROS, psk ?? ZEROS);
+}
+
+/**
+ * From the (EC)DHE shared secret and Transcript-Hash(ClientHello..ServerHello); with a PSK
+ * (psk_dhe_ke) the early secret is extracted from it instead of from zeros.
+ */
+export async function deriveHandshakeSecrets(sharedSecret: Uint8Array, helloHash: Uint8Array, psk?: Uint8Array): Promise<HandshakeSecrets> {
   const emptyHash = await sha256(EMPTY);
-  const earlySecret = await hkdfExtract(ZEROS, ZEROS);
+  const earlySecret = await deriveEarlySecret(psk);
   const derivedFromEarly = await deriveSecret(earlySecret, "derived", emptyHash);
   const handshakeSecret = await hkdfExtract(derivedFromEarly, sharedSecret);
   return {
@@ -76,4 +84,23 @@ export async function finishedVerifyData(trafficSecret: Uint8Array, transcriptHa
 /** application_traffic_secret_N+1 after a KeyUpdate (§7.2). */
 export function nextTrafficSecret(trafficSecret: Uint8Array): Promise<Uint8Array> {
   return hkdfExpandLabel(trafficSecret, "traffic upd", EMPTY, HASH_LENGTH);
+}
+
+/**
+ * The binder a client must send for a resumption PSK (§4.2.11.2): a Finished computed with
+ * binder_key = Derive-Secret(early_secret, "res binder", "") over the truncated ClientHello's hash.
+ */
+export async function resumptionBinder(earlySecret: Uint8Array, truncatedHelloHash: Uint8Array): Promise<Uint8Array> {
+  const binderKey = await deriveSecret(earlySecret, "res binder", await sha256(EMPTY));
+  return finishedVerifyData(binderKey, truncatedHelloHash);
+}
+
+/** resumption_master_secret = Derive-Secret(master_secret, "res master", ClientHello..client Finished) (§7.1). */
+export function resumptionMasterSecret(masterSecret: Uint8Array, clientFinishedHash: Uint8Array): Promise<Uint8Array> {
+  return deriveSecret(masterSecret, "res master", clientFinishedHash);
+}
+
+/** A ticket's PSK = HKDF-Expand-Label(resumption_master_secret, "resumption", ticket_nonce, Hash.length) (§4.6.1). */
+export function ticketPsk(resumptionMaster: Uint8Array, ticketNonce: Uint8Array): Promise<Uint8Array> {
+  return hkdfExpandLabel(resumptionMaster, "resumption", ticketNonce, HASH_LENGTH);
 }

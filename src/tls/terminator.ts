@@ -6,6 +6,7 @@ import { AlertDescription, alertLabel } from "./constants";
 import { asFailure, TlsFailure } from "./failure";
 import { CIPHER_NAME, type Established, GROUP_NAME, type HandshakeProgress, serverHandshake } from "./handshake";
 import { RecordLayer } from "./record-layer";
+import { TicketStore, type TicketStoreOptions } from "./ticket-store";
 import { type KeyUpdateLimit, openTunnel } from "./tunnel";
 
 /** The shared timers, of which the handshake timeout only schedules: a test's fake needs no clock. */
@@ -27,6 +28,11 @@ export interface TlsTerminatorOptions {
   handshakeTimeoutMs?: number;
   /** How many KeyUpdates a client may send per so many records; default 8 per 1024 (DEFAULT_KEY_UPDATE_LIMIT). */
   keyUpdates?: KeyUpdateLimit;
+  /**
+   * Session tickets (RFC 8446 §4.6.1): how many are kept, for how long, and the clock (ms).
+   * The store belongs to this terminator, so to one page session and its CA, in memory only.
+   */
+  tickets?: TicketStoreOptions;
 }
 
 export interface TlsTerminator {
@@ -63,13 +69,14 @@ export function createTlsTerminator(options: TlsTerminatorOptions): TlsTerminato
   const { ca, log } = options;
   const timers = options.timers ?? systemTimers;
   const handshakeTimeoutMs = options.handshakeTimeoutMs ?? 10_000;
+  const tickets = new TicketStore(options.tickets);
 
   return {
     async terminate(raw, connect) {
       const reader = raw.readable.getReader();
       const writer = raw.writable.getWriter();
       const layer = new RecordLayer(reader, writer);
-      const progress: HandshakeProgress = { sni: null, alpn: null, certFingerprint: null, helloRetry: false };
+      const progress: HandshakeProgress = { sni: null, alpn: null, certFingerprint: null, helloRetry: false, resumed: false };
       let requests = 0;
       let keyUpdates = 0;
       const session = (phase: EventOf<"tls.session">["phase"], established: boolean): void => {
@@ -86,6 +93,7 @@ export function createTlsTerminator(options: TlsTerminatorOptions): TlsTerminato
           requests,
           keyUpdates,
           helloRetry: progress.helloRetry,
+          resumed: progress.resumed,
         });
       };
       const verdict = (failure: TlsFailure, alertSent: boolean): void => {
@@ -107,6 +115,7 @@ export function createTlsTerminator(options: TlsTerminatorOptions): TlsTerminato
         connectHost: connect.host,
         leafFor: (host) => ca.leafFor(host),
         leafScheme: ca.leafScheme,
+        tickets,
         progress,
       });
       handshake.catch(() => undefined); // after a timeout nobody awaits it; it ends when reading is aborted

@@ -17,6 +17,8 @@ export const TlsSession = z.object({
   keyUpdates: z.number().int().nonnegative().optional(),
   /** True when the server asked for another key share (HelloRetryRequest). */
   helloRetry: z.boolean().optional(),
+  /** True when a session ticket resumed the session (no certificate sent; certFingerprint is the ticket's). */
+  resumed: z.boolean().optional(),
 });
 
 /** A TLS-level refusal (SNI mismatch, bad ClientHello, alert sent). */

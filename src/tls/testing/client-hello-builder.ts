@@ -104,3 +104,27 @@ export function buildClientHello(spec: ClientHelloSpec = {}): Uint8Array {
 /** The ClientHello in one plaintext handshake record, as a client's first flight. */
 export const clientHelloRecord = (spec: ClientHelloSpec = {}): Uint8Array =>
   serializeRecord({ type: ContentType.handshake, version: 0x0301, fragment: buildClientHello(spec) });
+
+/** The data of a pre_shared_key extension (RFC 8446 §4.2.11): identities with their ages, then binders. */
+export function preSharedKeyData(identities: { identity: Uint8Array; age?: number }[], binders: Uint8Array[]): Uint8Array {
+  const w = new ByteWriter(128);
+  const endIdentities = w.lengthPrefix(2);
+  for (const { identity, age } of identities) {
+    const end = w.lengthPrefix(2);
+    w.bytes(identity);
+    end();
+    w.u32(age ?? 0);
+  }
+  endIdentities();
+  const endBinders = w.lengthPrefix(2);
+  for (const binder of binders) {
+    const end = w.lengthPrefix(1);
+    w.bytes(binder);
+    end();
+  }
+  endBinders();
+  return w.finish();
+}
+
+/** psk_key_exchange_modes data: 0 psk_ke, 1 psk_dhe_ke. */
+export const pskModesData = (modes: number[]): Uint8Array => Uint8Array.of(modes.length, ...modes);

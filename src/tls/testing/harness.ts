@@ -1,5 +1,4 @@
 import { createEventLog, type EventLog } from "../../log";
-import type { LeafCertificate } from "../ca";
 import { ContentType } from "../constants";
 import type { TlsFailure } from "../failure";
 import { serializeKeyUpdate } from "../handshake-messages";
@@ -64,7 +63,8 @@ export async function establishedTunnel(options: { keyUpdates?: KeyUpdateLimit }
     {
       sni: CONNECT.host,
       alpn: null,
-      leaf: {} as LeafCertificate, // the tunnel never looks at the certificate
+      certFingerprint: "",
+      resumed: false,
       clientApplicationTrafficSecret: CLIENT_SECRET,
       serverApplicationTrafficSecret: SERVER_SECRET,
     },

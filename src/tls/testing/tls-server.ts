@@ -16,7 +16,10 @@ export interface TestTlsServer {
 export async function startTlsTestServer(options: {
   ca: SessionCa;
   log: EventLog;
-  connectHost: string;
+  /** The CONNECT host of each connection; a function lets one terminator (one ticket store) serve several. */
+  connectHost: string | (() => string);
+  /** Sees each accepted socket before the terminator reads it (e.g. to record the ClientHello). */
+  onSocket?: (socket: Socket) => void;
   serve: (plain: ByteStream, connect: ConnectTarget) => Promise<void>;
   terminator?: Partial<TlsTerminatorOptions>;
 }): Promise<TestTlsServer> {
@@ -29,7 +32,9 @@ export async function startTlsTestServer(options: {
     socket.on("close", () => sockets.delete(socket));
     socket.setNoDelay(true);
     const id = `t${next++}`;
-    const connect = { host: options.connectHost, port: 443, id };
+    options.onSocket?.(socket);
+    const host = typeof options.connectHost === "string" ? options.connectHost : options.connectHost();
+    const connect = { host, port: 443, id };
     void terminator.terminate(socketByteStream(socket), connect).then((plain) => {
       if (plain) return options.serve(plain, connect).catch(() => undefined);
     });
