@@ -3,13 +3,13 @@ import { describe, expect, it } from "vitest";
 import { concatBytes, toHex } from "../bytes";
 import { createEventLog } from "../log";
 import { parseClientHello } from "./client-hello";
-import { AlertDescription, ContentType } from "./constants";
+import { AlertDescription, ContentType, ExtensionType } from "./constants";
 import { TlsFailure } from "./failure";
 import { frameHandshake, HandshakeAssembler, type HandshakeMessage } from "./handshake-messages";
 import { createSessionCa } from "./index";
 import { parseRecord, serializeRecord } from "./record";
 import { ChunkQueue } from "./record-reader";
-import { buildClientHello, clientHelloRecord } from "./testing/client-hello-builder";
+import { buildClientHello, clientHelloRecord, preSharedKeyData, pskModesData } from "./testing/client-hello-builder";
 import { clientSends, establishedTunnel } from "./testing/harness";
 import { arrayScanWork } from "./testing/work";
 
@@ -74,7 +74,17 @@ function split(bytes: Uint8Array, sizes: number[]): Uint8Array[] {
   return out;
 }
 
+/** A resumption offer of an unknown ticket: psk_key_exchange_modes, then pre_shared_key (last). */
+const PSK_DATA = preSharedKeyData([{ identity: new Uint8Array(32).fill(3), age: 9 }], [new Uint8Array(32).fill(4)]);
+const withPsk = (data: Uint8Array) => ({
+  extra: [
+    { type: ExtensionType.pskKeyExchangeModes, data: pskModesData([1]) },
+    { type: ExtensionType.preSharedKey, data },
+  ],
+});
+
 const VALID_HELLOS = [
+  buildClientHello(withPsk(PSK_DATA)),
   buildClientHello(),
   buildClientHello({ alpn: ["h2", "http/1.1"] }),
   buildClientHello({ groups: [0x1d, 0x17], keyShares: [{ group: 0x17, key: new Uint8Array(65).fill(4) }] }),
@@ -216,6 +226,7 @@ describe("the TLS server ends every client in exactly one coded verdict, never i
   const validRecords = fc.constantFrom(
     clientHelloRecord(),
     clientHelloRecord({ alpn: ["http/1.1"] }),
+    clientHelloRecord(withPsk(PSK_DATA)),
     concatBytes(clientHelloRecord(), serializeRecord({ type: ContentType.changeCipherSpec, version: 0x0303, fragment: Uint8Array.of(1) })),
   );
   const input = fc.oneof(
@@ -252,6 +263,20 @@ describe("the TLS server ends every client in exactly one coded verdict, never i
         }
       }),
       { seed: SEED, numRuns: 150 },
+    );
+  });
+
+  it("every truncation of a pre_shared_key, in any segments: one decode_error verdict, the alert sent in the clear", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 0, max: PSK_DATA.length - 1 }), sizes, async (length, cuts) => {
+        const log = createEventLog();
+        const hello = clientHelloRecord(withPsk(PSK_DATA.subarray(0, length)));
+        const { result, output } = await clientSends(ca, split(hello, cuts), { log });
+        expect(await result).toBeNull();
+        expect(log.ofKind("tls.verdict")).toMatchObject([{ code: "tls-error", alert: "decode_error(50)" }]);
+        expect(recordsOf(await output).map((r) => toHex(r.fragment))).toEqual(["0232"]);
+      }),
+      { seed: SEED, numRuns: 100 },
     );
   });
 

@@ -278,7 +278,8 @@ export async function serverHandshake(params: HandshakeParams): Promise<Establis
       alpn,
       certFingerprint,
     });
-    await layer.send(ContentType.handshake, ticket);
+    // A ticket is optional to the client; if it cannot be sent, the tunnel's next write reports the broken stream.
+    await layer.send(ContentType.handshake, ticket).catch(() => undefined);
   }
 
   return {

@@ -68,8 +68,8 @@ export interface TunnelOptions {
 export function openTunnel(layer: RecordLayer, established: Established, hooks: TunnelHooks, options: TunnelOptions = {}): ByteStream {
   let clientSecret = established.clientApplicationTrafficSecret;
   let serverSecret = established.serverApplicationTrafficSecret;
-  // After the handshake a client may send only KeyUpdate (no tickets, no post-handshake
-  // auth were offered): anything else is refused by its header, before its body is collected.
+  // After the handshake a client may send only KeyUpdate (tickets go only to the client, and no
+  // post-handshake auth was offered): anything else is refused by its header, before its body is collected.
   const assembler = new HandshakeAssembler((type, length) => {
     if (type !== HandshakeType.keyUpdate) throw protocolError("unexpected_message", `handshake type ${type} after the handshake`);
     if (length !== 1) throw protocolError("decode_error", "a KeyUpdate body is one byte");
