@@ -1,4 +1,8 @@
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, connect as netConnect, type Server, type Socket } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import * as tls from "node:tls";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createEventLog, type EventLog } from "../log";
@@ -196,5 +200,58 @@ describe("a tampered binder aborts the handshake with decrypt_error", () => {
     await settle();
     expect(log.ofKind("tls.verdict").at(-1)).toMatchObject({ code: "tls-error", alert: "decrypt_error(51)" });
     expect((await connect({ session: first.ticket! })).reused).toBe(false);
+  });
+});
+
+/** `openssl s_client` with its session saved to or read from `sessionFile`; resolves to all it printed. */
+function sClient(port: number, caFile: string, sessionFile: string, mode: "-sess_out" | "-sess_in"): Promise<string> {
+  return new Promise((resolve) => {
+    const child = spawn("openssl", [
+      "s_client",
+      "-connect",
+      `127.0.0.1:${port}`,
+      "-servername",
+      HOST,
+      "-CAfile",
+      caFile,
+      "-verify_return_error",
+      mode,
+      sessionFile,
+    ]);
+    let out = "";
+    let sent = false;
+    const onData = (d: Buffer) => {
+      out += d.toString();
+      if (!sent && out.includes("Verify return code")) {
+        sent = true;
+        child.stdin.write("over s_client\n");
+      }
+      // The echo came back, so the ticket (sent before any data) has been read too.
+      if (sent && out.includes("over s_client")) child.stdin.end("Q\n");
+    };
+    child.stdout.on("data", onData);
+    child.stderr.on("data", onData);
+    child.on("close", () => resolve(out));
+  });
+}
+
+describe("the system's openssl s_client resumes with a saved session", () => {
+  it("the session saved by a full handshake is reused by the next s_client", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "tls-resume-"));
+    try {
+      const caFile = join(dir, "ca.pem");
+      writeFileSync(caFile, ca.certPem);
+      const sessionFile = join(dir, "session.pem");
+      const full = await sClient(server.port, caFile, sessionFile, "-sess_out");
+      expect(full).toContain("Verify return code: 0 (ok)");
+      expect(full).toContain("New, TLSv1.3");
+      const resumed = await sClient(server.port, caFile, sessionFile, "-sess_in");
+      expect(resumed).toContain("Reused, TLSv1.3");
+      expect(resumed).toContain("over s_client"); // echoed
+      await settle();
+      expect(lastEstablished()).toMatchObject({ resumed: true, sni: HOST });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
