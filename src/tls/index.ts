@@ -19,4 +19,5 @@ export {
   type TunnelOpenTarget,
   tlsTunnelHook,
 } from "./terminator";
+export { DEFAULT_TICKET_CAPACITY, DEFAULT_TICKET_LIFETIME_SECONDS, type TicketStoreOptions } from "./ticket-store";
 export { DEFAULT_KEY_UPDATE_LIMIT, type KeyUpdateLimit } from "./tunnel";
