@@ -163,9 +163,11 @@ async function main(): Promise<void> {
       window.__tab?.log
         .ofKind("tls.session")
         .filter((e) => e.phase === "established")
-        .map((e) => e.helloRetry),
+        .map((e) => ({ helloRetry: e.helloRetry === true, resumed: e.resumed === true })),
     );
-    console.log(`page TLS sessions established: ${sessions?.length}, with a HelloRetryRequest: ${sessions?.filter(Boolean).length}`);
+    console.log(
+      `page TLS sessions established: ${sessions?.length}, with a HelloRetryRequest: ${sessions?.filter((s) => s.helloRetry).length}, resumed from a ticket: ${sessions?.filter((s) => s.resumed).length}`,
+    );
   } finally {
     for (const guest of guests) await guest.context.close().catch(() => undefined);
     await bench.stop().catch((error: Error) => console.log(`stopping the preview server: ${error.message}`));

@@ -115,6 +115,34 @@ test("two restores of the same shipped state are two fresh machines: different T
   for (const session of [sessionA, sessionB]) expect(session).toMatchObject({ sni: "api.github.com", group: "x25519", helloRetry: false });
 });
 
+test("the next curl to the same host resumes the last one's TLS session: no certificate, the same one on record; under Landlock without /tmp it still works", async () => {
+  test.setTimeout(BOOT_TIMEOUT_MS);
+  const visit = visits[0];
+  if (!visit) throw new Error("no first visit left open");
+  const { page } = visit;
+  const sessions = () => page.evaluate(() => window.__tab?.log.ofKind("tls.session").filter((e) => e.phase === "established") ?? []);
+  const before = await sessions();
+  const full = before.at(-1);
+  expect(full?.resumed ?? false).toBe(false);
+  // Twice: every resumed session hands the guest a fresh ticket for the next one.
+  for (let i = 0; i < 2; i++) {
+    const { output, status } = await runInGuest(page, "curl -sS https://api.github.com/zen", BOOT_TIMEOUT_MS);
+    expect(status).toBe(0);
+    expect(output.trim()).toBe("Fresh machines only.");
+  }
+  const after = (await sessions()).slice(before.length);
+  expect(after).toHaveLength(2);
+  for (const session of after)
+    expect(session).toMatchObject({ resumed: true, sni: "api.github.com", group: "x25519", certFingerprint: full?.certFingerprint });
+  // Where curl may not write its session file, the curl command leaves the option out: no
+  // warning, exit status 0, a full handshake.
+  const confined = await runInGuest(page, "llrun --ro / --connect 3128 -- curl -sS https://api.github.com/zen 2>&1", BOOT_TIMEOUT_MS);
+  expect(confined.status).toBe(0);
+  expect(confined.output).toContain("Fresh machines only.");
+  expect(confined.output).not.toMatch(/warning|session file/i);
+  expect((await sessions()).at(-1)?.resumed ?? false).toBe(false);
+});
+
 test('"Boot fresh" boots the image cold, and a reload then restores the state that boot saved', async () => {
   test.setTimeout(BOOT_TIMEOUT_MS);
   const visit = visits[0];

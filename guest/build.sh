@@ -239,11 +239,14 @@ build_programs() {
 # SSLKEYLOGFILE needs only wolfSSL's secret callback (HAVE_SECRET_CALLBACK, for curl to write the
 # file it is asked to), not --enable-keylog-export: that also makes wolfSSL itself append every
 # session's secrets to ./sslkeylog.log, in whatever directory curl runs (seen: in a run's
-# workspace, which then no longer matched its own snapshot).
+# workspace, which then no longer matched its own snapshot). TLS sessions across runs (curl's
+# --ssl-sessions, built with --enable-ssls-export; src/curl.c passes it) need wolfSSL to hand
+# curl each new session: its new-session callback runs only with HAVE_EXT_CACHE, and curl finds
+# its connection in it through the SSL object's app data, which needs HAVE_EX_DATA.
 WOLFSSL_CONFIG=(--enable-static --disable-shared --enable-curl --enable-tls13 --enable-curve25519
                 --enable-alpn --enable-sni --enable-sp=yes --enable-sp-math-all
                 --disable-examples --disable-crypttests --disable-benchmark)
-WOLFSSL_DEFINES=(-DHAVE_SECRET_CALLBACK)
+WOLFSSL_DEFINES=(-DHAVE_SECRET_CALLBACK -DHAVE_EXT_CACHE -DHAVE_EX_DATA)
 CURL_CONFIG=(--disable-shared --enable-static --without-zlib --without-brotli --without-zstd
              --without-libpsl --without-libidn2 --without-nghttp2 --without-nghttp3 --without-ngtcp2
              --without-libssh2 --without-librtmp --without-gssapi --disable-ldap --disable-ldaps
@@ -252,7 +255,7 @@ CURL_CONFIG=(--disable-shared --enable-static --without-zlib --without-brotli --
              --disable-ftp --disable-manual --disable-docs --disable-ntlm --disable-kerberos-auth
              --disable-negotiate-auth --disable-aws --disable-alt-svc --disable-hsts
              --with-ca-bundle=/etc/ssl/certs/ca-certificates.crt --without-ca-path
-             --enable-threaded-resolver)
+             --enable-threaded-resolver --enable-ssls-export)
 TLSW=$WORK/curl
 build_curl() {
   local wver wdsc cver cdsc stamp
@@ -332,8 +335,9 @@ build_rootfs() {
   local a; for a in nslookup nc unshare ping wget ip ifconfig route timeout sha256sum base64 setsid cttyhack mount hostname; do
     [ -L "usr/bin/$a" ] || die "busybox-static lacks applet '$a'"
   done
-  # curl: static, built above (build_curl); no shared library in the image at all
-  install -m 0755 "$TLSW/curl.static" usr/bin/curl
+  # curl: static, built above (build_curl); no shared library in the image at all. The
+  # command /usr/bin/curl is src/curl.c, which runs it with the TLS session file (installed below).
+  install -D -m 0755 "$TLSW/curl.static" usr/libexec/curl
   # CA bundle: the Mozilla set from ca-certificates, concatenated (update-ca-certificates does the same)
   cat "$UNP"/usr/share/ca-certificates/mozilla/*.crt > etc/ssl/certs/mozilla-ca-certificates.crt
   # the project's programs and /init

@@ -63,9 +63,11 @@ export function proxyRow(e: LogEvent): Row | null {
     case "tls.session":
       return {
         tone: e.phase === "failed" ? "refused" : "info",
-        cells: [`tls ${e.phase}`, `CONNECT ${e.connectHost}`, "proxy", "", "", `${e.requests} req`],
+        cells: [`tls ${e.phase}${e.resumed ? " (resumed)" : ""}`, `CONNECT ${e.connectHost}`, "proxy", "", "", `${e.requests} req`],
         details: [
           ["session", e.id],
+          // A resumed session sent no certificate: the one on record is the ticket's first session's.
+          ["handshake", e.resumed ? "resumed from a session ticket (no certificate sent)" : "full"],
           ["SNI", e.sni ?? "(none)"],
           ["cipher", e.cipher ?? ""],
           ["key share group", e.group ?? ""],
