@@ -3,21 +3,10 @@
 // answered, a cold boot of the image (`?boot=fresh`) to its first prompt, and a returning visit
 // (the state the cold boot saved in IndexedDB) to its first command. Several runs; median and
 // spread, and the first visit as a fraction of the cold boot. (Issues 3 and 22.)
-import type { Page } from "@playwright/test";
 import { median, startBenchPage, table } from "./_browser";
+import { firstVisitRatio, measureVisits } from "./_visits";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
-
-async function firstCommandAnswered(page: Page): Promise<void> {
-  await page.waitForFunction(() => window.__tab !== undefined);
-  await page.evaluate(async () => {
-    const guest = await window.__tab?.guestReady;
-    if (!guest) return;
-    const mark = guest.console.mark;
-    guest.console.type('echo "bench-$((40+2))"\n');
-    await guest.console.waitFor(/bench-42/, mark);
-  });
-}
 
 async function main() {
   const bench = await startBenchPage();
@@ -26,25 +15,10 @@ async function main() {
   const returning: number[] = [];
   try {
     for (let i = 0; i < RUNS; i++) {
-      const context = await bench.browser.newContext();
-      const page = await context.newPage();
-      let t0 = Date.now();
-      await page.goto(bench.url);
-      await firstCommandAnswered(page);
-      first.push(Date.now() - t0);
-
-      t0 = Date.now();
-      await page.goto(`${bench.url}?boot=fresh`);
-      await page.waitForFunction(() => window.__tab !== undefined);
-      await page.evaluate(() => window.__tab?.guestReady.then(() => undefined));
-      cold.push(Date.now() - t0);
-      await page.waitForFunction(() => window.__tab?.log.ofKind("boot.progress").some((e) => e.phase === "snapshot-save"));
-
-      t0 = Date.now();
-      await page.reload();
-      await firstCommandAnswered(page);
-      returning.push(Date.now() - t0);
-      await context.close();
+      const visits = await measureVisits(bench.browser, bench.url);
+      first.push(visits.first);
+      cold.push(visits.cold);
+      returning.push(visits.returning);
     }
   } finally {
     await bench.stop();
@@ -58,7 +32,7 @@ async function main() {
       ["returning visit: IndexedDB state restored, first command answered", RUNS, median(returning), spread(returning)],
     ]),
   );
-  console.log(`first visit / cold boot: ${(median(first) / median(cold)).toFixed(2)}× (goal ≤ 0.3×)`);
+  console.log(firstVisitRatio(median(first), median(cold)));
 }
 
 await main();

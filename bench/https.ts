@@ -3,7 +3,8 @@
 // fetch network backend, the same request in the same run on the same guest image. The
 // figures are curl's own `-w` timers in the guest (the guest's clock follows real time: v86
 // derives its TSC from performance.now()). Several runs, interleaved; median; ratio (goal
-// HTTPS ≤ 2× HTTP). (Issue 22.)
+// HTTPS ≤ 2× HTTP). Then, in the same run, one first visit against a cold boot (bench/_visits.ts).
+// (Issue 22.)
 //
 // Both upstreams are one local server on 127.0.0.1 answering the same bytes, over HTTPS (a
 // certificate for api.github.com from a throwaway test CA) and over HTTP. The browser reaches
@@ -28,6 +29,7 @@ import type { BrowserContext, Page } from "@playwright/test";
 import { runInGuest, waitForGuest } from "../e2e/support/guest";
 import { createTestCa } from "../e2e/support/test-ca";
 import { median, snapshotSettled, startBenchPage, table } from "./_browser";
+import { firstVisitRatio, measureVisits, type Visits } from "./_visits";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);
 const PAGE_PORT = Number(process.env.BENCH_PORT ?? 4497);
@@ -132,6 +134,7 @@ async function main(): Promise<void> {
   const bench = await startBenchPage(PAGE_PORT, [`--host-resolver-rules=${rules.join(", ")}`, "--ignore-certificate-errors"]);
   const guests: Guest[] = [];
   const results: { delayMs: number; tls: Timing[]; plain: Timing[] }[] = [];
+  let visits: Visits | null = null;
   try {
     const tls = await openGuest(bench, "HTTPS via the page", "");
     await snapshotSettled(tls.page);
@@ -168,12 +171,22 @@ async function main(): Promise<void> {
     console.log(
       `page TLS sessions established: ${sessions?.length}, with a HelloRetryRequest: ${sessions?.filter((s) => s.helloRetry).length}, resumed from a ticket: ${sessions?.filter((s) => s.resumed).length}`,
     );
+    // The other half of the issue's side-by-side figures, in the same run: a first visit
+    // against a cold boot (bench/boot.ts gives several rounds), with the two guests gone.
+    for (const guest of guests.splice(0)) await guest.context.close();
+    visits = await measureVisits(bench.browser, bench.url);
   } finally {
     for (const guest of guests) await guest.context.close().catch(() => undefined);
     await bench.stop().catch((error: Error) => console.log(`stopping the preview server: ${error.message}`));
     upstream.close();
   }
   for (const result of results) report(result);
+  if (visits) {
+    console.log(
+      `\nvisits, one round: first visit (shipped state) to its first command ${visits.first} ms, cold boot to its first prompt ${visits.cold} ms, returning visit ${visits.returning} ms`,
+    );
+    console.log(firstVisitRatio(visits.first, visits.cold));
+  }
 }
 
 function report({ delayMs, tls, plain }: { delayMs: number; tls: Timing[]; plain: Timing[] }): void {
