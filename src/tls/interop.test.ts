@@ -2,7 +2,6 @@ import { spawn } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import { EventEmitter } from "node:events";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer, connect as netConnect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as tls from "node:tls";
@@ -10,6 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ByteStream } from "../bytes";
 import { createEventLog, type EventLog, type EventOf } from "../log";
 import { createSessionCa, type SessionCa } from "./index";
+import { sClientArgs } from "./testing/openssl-client";
+import { startTamperingRelay } from "./testing/tampering-relay";
 import { echo, startTlsTestServer, type TestTlsServer } from "./testing/tls-server";
 
 // Real clients against our WebCrypto TLS server on 127.0.0.1: node:tls (Node's OpenSSL) and
@@ -235,20 +236,10 @@ describe("node:tls completes a verified TLS 1.3 handshake with our server and ex
 
   it("a record tampered with after the handshake is refused with bad_record_mac, never passed on", async () => {
     let tamper = false;
-    const middle = createServer((inbound) => {
-      const outbound = netConnect(server.port, "127.0.0.1");
-      inbound.on("data", (chunk: Buffer) => {
-        if (tamper) chunk[chunk.length - 1]! ^= 0x01; // the last byte of a record is in its GCM tag
-        outbound.write(chunk);
-      });
-      outbound.pipe(inbound);
-      inbound.on("close", () => outbound.destroy());
-      outbound.on("close", () => inbound.destroy());
-      inbound.on("error", () => undefined);
-      outbound.on("error", () => undefined);
+    const middle = await startTamperingRelay(server.port, (chunk) => {
+      if (tamper) chunk[chunk.length - 1]! ^= 0x01; // the last byte of a record is in its GCM tag
     });
-    await new Promise<void>((resolve) => middle.listen(0, "127.0.0.1", resolve));
-    const port = (middle.address() as { port: number }).port;
+    const { port } = middle;
     const outcome = await new Promise<{ error: (Error & { code?: string }) | null; data: string }>((resolve) => {
       let data = "";
       let error: (Error & { code?: string }) | null = null;
@@ -264,7 +255,7 @@ describe("node:tls completes a verified TLS 1.3 handshake with our server and ex
       });
       socket.on("close", () => resolve({ error, data }));
     });
-    await new Promise<void>((resolve) => middle.close(() => resolve()));
+    await middle.close();
     await settle();
     expect(outcome.data).toBe("");
     expect(outcome.error?.code).toBe("ERR_SSL_SSLV3_ALERT_BAD_RECORD_MAC");
@@ -275,22 +266,7 @@ describe("node:tls completes a verified TLS 1.3 handshake with our server and ex
 
 /** `openssl s_client` verifying our chain and name, tracing every record into `msgFile`. */
 function sClient(port: number, msgFile: string) {
-  const child = spawn("openssl", [
-    "s_client",
-    "-connect",
-    `127.0.0.1:${port}`,
-    "-servername",
-    HOST,
-    "-CAfile",
-    caFile,
-    "-verify_return_error",
-    "-verify_hostname",
-    HOST,
-    "-brief",
-    "-msg",
-    "-msgfile",
-    msgFile,
-  ]);
+  const child = spawn("openssl", [...sClientArgs(port, HOST, caFile), "-verify_hostname", HOST, "-brief", "-msg", "-msgfile", msgFile]);
   const out = { stdout: "", stderr: "" };
   const progress = new EventEmitter();
   child.stdout.on("data", (d: Buffer) => {

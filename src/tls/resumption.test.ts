@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createServer, connect as netConnect, type Server, type Socket } from "node:net";
+import type { Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as tls from "node:tls";
@@ -8,6 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createEventLog, type EventLog } from "../log";
 import { type ClientHello, parseClientHello } from "./client-hello";
 import { createSessionCa, type SessionCa } from "./index";
+import { sClientArgs } from "./testing/openssl-client";
+import { startTamperingRelay, type TamperingRelay } from "./testing/tampering-relay";
 import { echo, startTlsTestServer, type TestTlsServer } from "./testing/tls-server";
 import { DEFAULT_TICKET_LIFETIME_SECONDS } from "./ticket-store";
 
@@ -167,30 +169,18 @@ describe("a session ticket resumes a session once, inside a CONNECT to the host 
 });
 
 describe("a tampered binder aborts the handshake with decrypt_error", () => {
-  let middle: Server;
+  let middle: TamperingRelay;
   let tamper = false;
   beforeAll(async () => {
-    middle = createServer((inbound) => {
-      const outbound = netConnect(server.port, "127.0.0.1");
-      let first = true;
-      inbound.on("data", (chunk: Buffer) => {
-        // The ClientHello's last byte is in the last binder (pre_shared_key is the last extension).
-        if (first && tamper) chunk[chunk.length - 1]! ^= 0x01;
-        first = false;
-        outbound.write(chunk);
-      });
-      outbound.pipe(inbound);
-      inbound.on("close", () => outbound.destroy());
-      outbound.on("close", () => inbound.destroy());
-      inbound.on("error", () => undefined);
-      outbound.on("error", () => undefined);
+    middle = await startTamperingRelay(server.port, (chunk, index) => {
+      // The ClientHello's last byte is in the last binder (pre_shared_key is the last extension).
+      if (index === 0 && tamper) chunk[chunk.length - 1]! ^= 0x01;
     });
-    await new Promise<void>((resolve) => middle.listen(0, "127.0.0.1", resolve));
   });
-  afterAll(() => new Promise<void>((resolve) => middle.close(() => resolve())));
+  afterAll(() => middle.close());
 
   it("a known ticket with a binder that does not verify: decrypt_error, and the ticket is spent", async () => {
-    const port = (middle.address() as { port: number }).port;
+    const { port } = middle;
     const first = await connect({});
     tamper = true;
     const tampered = await connect({ port, session: first.ticket! });
@@ -206,18 +196,7 @@ describe("a tampered binder aborts the handshake with decrypt_error", () => {
 /** `openssl s_client` with its session saved to or read from `sessionFile`; resolves to all it printed. */
 function sClient(port: number, caFile: string, sessionFile: string, mode: "-sess_out" | "-sess_in"): Promise<string> {
   return new Promise((resolve) => {
-    const child = spawn("openssl", [
-      "s_client",
-      "-connect",
-      `127.0.0.1:${port}`,
-      "-servername",
-      HOST,
-      "-CAfile",
-      caFile,
-      "-verify_return_error",
-      mode,
-      sessionFile,
-    ]);
+    const child = spawn("openssl", [...sClientArgs(port, HOST, caFile), mode, sessionFile]);
     let out = "";
     let sent = false;
     const onData = (d: Buffer) => {
