@@ -93,15 +93,25 @@ export async function bootGuest({ worker, remote: machine }: GuestMachine, optio
   const guestConsole = new GuestConsole((text) => post({ kind: "type", text }));
   guestConsole.onOutput(options.onOutput);
   const frameListeners = new Set<(frame: Uint8Array) => void>();
+  // Frames the guest sent before the page's network listened (it connects once v86 exists)
+  // wait for it, so none is lost between the two.
+  let early: Uint8Array[] | null = [];
   const sendFrame = batchPerTask<Uint8Array>((frames) => post({ kind: "frames", frames }));
   port.onmessage = (event: MessageEvent<MachineMessage>) => {
     const message = event.data;
     if (message.kind === "serial") guestConsole.receive(message.bytes);
-    else if (message.kind === "frames") for (const frame of message.frames) for (const l of frameListeners) l(frame);
+    else if (message.kind === "frames")
+      for (const frame of message.frames) {
+        if (early) early.push(frame);
+        for (const l of frameListeners) l(frame);
+      }
   };
   const link: FrameLink = {
     onFrame(receive) {
       frameListeners.add(receive);
+      const waiting = early ?? [];
+      early = null;
+      for (const frame of waiting) receive(frame);
       return () => frameListeners.delete(receive);
     },
     send: sendFrame,

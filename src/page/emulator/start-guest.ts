@@ -56,18 +56,26 @@ export async function startGuest(options: StartGuestOptions): Promise<StartedGue
   const v86Fetch = params.get("net") === "v86-fetch";
   // The emulator's worker and v86's wasm load beside the guest's files (index.html preloads the wasm).
   const machine = spawnGuestMachine();
-  const wasm = loadEmulatorWasm();
-  wasm.catch(() => undefined);
+  const wasmLoad = loadEmulatorWasm();
+  wasmLoad.catch(() => undefined);
   // A first visit makes its CA (an RSA key) while the guest's state downloads, not before.
   const session = obtainSessionCa();
   session.catch(() => undefined);
-  const sums = await loadGuestSums(BASE);
-  const key = snapshotKey(imageHashes(sums));
-  const [start, ca] = await Promise.all([chooseStart({ sums, key, log, cold: coldBoot || v86Fetch }), session]);
+  const prepared = (async () => {
+    const sums = await loadGuestSums(BASE);
+    const key = snapshotKey(imageHashes(sums));
+    const [start, ca] = await Promise.all([chooseStart({ sums, key, log, cold: coldBoot || v86Fetch }), session]);
+    return { key, start, ca, wasm: await wasmLoad };
+  })();
+  // A guest that cannot start (a bad image, no wasm) leaves no idle emulator worker behind.
+  const { key, start, ca, wasm } = await prepared.catch((error: unknown) => {
+    machine.worker.terminate();
+    throw error;
+  });
   const restoring = "state" in start;
   const guest = await bootGuest(machine, {
     files: restoring ? null : start.files,
-    wasm: await wasm,
+    wasm,
     log,
     ...(restoring ? { state: start.state, stateOrigin: start.origin } : {}),
     ...(v86Fetch ? { relayUrl: "fetch" } : {}),
