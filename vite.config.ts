@@ -62,7 +62,8 @@ function preloadGuestStart(): Plugin {
         };
         for (const chunk of Object.values(bundle))
           if (chunk.type === "chunk" && starts.test(chunk.facadeModuleId ?? "")) add(chunk.fileName);
-        const wasm = Object.values(bundle).filter((file) => file.type === "asset" && file.fileName.endsWith(".wasm"));
+        // v86's wasm only: the relay's TLS client has a wasm of its own, loaded on its first use.
+        const wasm = Object.values(bundle).filter((file) => file.type === "asset" && /(^|\/)v86-[^/]*\.wasm$/.test(file.fileName));
         return [
           ...[...chunks].map((file) => ({
             tag: "link",

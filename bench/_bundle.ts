@@ -24,8 +24,10 @@ export interface BundleSizes {
   preloaded: FileSize[];
   /** Every other script (loaded with import() or as a worker). */
   later: FileSize[];
-  /** v86's wasm, for comparison (it downloads beside the guest image). */
+  /** Every wasm in the build (v86's, and the relay's TLS client's), for comparison. */
   wasm: FileSize[];
+  /** The wasm files index.html preloads beside the first screen (only v86's should be). */
+  preloadedWasm: string[];
 }
 
 /** One chunk in Vite's build manifest (only the fields read here). */
@@ -67,6 +69,7 @@ export async function measureBundle(): Promise<BundleSizes> {
       preloaded: scripts.filter((s) => !firstScreen.has(s.file) && preloaded.has(s.file)).sort(bySize),
       later: scripts.filter((s) => !firstScreen.has(s.file) && !preloaded.has(s.file)).sort(bySize),
       wasm: assets.filter((f) => f.endsWith(".wasm")).map((f) => sizeOf(outDir, f)),
+      preloadedWasm: [...html.matchAll(/<link rel="preload"[^>]*href="\.\/([^"]+\.wasm)"/g)].map((m) => m[1] ?? ""),
     };
   } finally {
     rmSync(outDir, { recursive: true, force: true });

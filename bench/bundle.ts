@@ -18,7 +18,7 @@ row("first screen (entry + static imports)", sizes.firstScreen);
 row("preloaded beside it (the emulator)", sizes.preloaded);
 row("loaded after it (services, features)", sizes.later);
 row("all scripts", [...sizes.firstScreen, ...sizes.preloaded, ...sizes.later]);
-row("v86 wasm (beside the guest image)", sizes.wasm);
+row("wasm (v86 preloaded beside the guest image; the relay client on use)", sizes.wasm);
 console.log("\nlargest chunks after the first screen's (gzip):");
 for (const f of [...sizes.preloaded, ...sizes.later].sort((a, b) => b.gzip - a.gzip).slice(0, 6))
   console.log(`  ${f.file.padEnd(42)} ${kB(f.gzip).padStart(11)}`);
