@@ -1,4 +1,4 @@
-import { concatBytes } from "../bytes";
+import { concatBytes, constantTimeEqual } from "../bytes";
 import type { LeafCertificate } from "./ca";
 import { type ClientHello, parseClientHello } from "./client-hello";
 import { alertLabel, ContentType, GROUP_X25519, HandshakeType, TLS_AES_128_GCM_SHA256, TLS13 } from "./constants";
@@ -20,7 +20,7 @@ import { normalizeHost } from "./host";
 import { deriveApplicationSecrets, deriveHandshakeSecrets, deriveTrafficKeys, finishedVerifyData } from "./key-schedule";
 import { RecordCipher } from "./record";
 import type { RecordLayer } from "./record-layer";
-import { constantTimeEqual, issueTicket, type Resumption, selectResumption } from "./resumption";
+import { issueTicket, type Resumption, selectResumption } from "./resumption";
 import type { TicketStore } from "./ticket-store";
 
 export const CIPHER_NAME = "TLS_AES_128_GCM_SHA256";

@@ -1,4 +1,4 @@
-import { ByteWriter } from "../bytes";
+import { ByteWriter, constantTimeEqual } from "../bytes";
 import type { ClientHello } from "./client-hello";
 import { ExtensionType, GROUP_X25519 } from "./constants";
 import { protocolError } from "./failure";
@@ -16,13 +16,6 @@ export interface Resumption {
   entry: TicketEntry;
   /** The index of the accepted identity, echoed in the ServerHello's pre_shared_key. */
   selectedIdentity: number;
-}
-
-export function constantTimeEqual(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  let diff = 0;
-  for (let i = 0; i < a.length; i++) diff |= a[i]! ^ b[i]!;
-  return diff === 0;
 }
 
 /**

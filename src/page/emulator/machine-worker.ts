@@ -35,7 +35,7 @@ interface V86Internals {
   /** v86 hands its wasm to its zstd worker, to unpack a zstd state; it keeps it only when it fetched the wasm itself. */
   wasm_source?: ArrayBuffer;
   /** The CPU's wasm exports: `set_jit_config(0, 1)` stops the JIT compiling (v86 uses it for its `disable_jit` option). */
-  v86?: { cpu: { wm: { exports: { set_jit_config(index: number, value: number): void } } } };
+  v86?: { cpu: { wm: { exports: { set_jit_config(index: number, value: number): void; jit_clear_cache_js(): void } } } };
 }
 
 /** v86's JIT setting 0: JIT_DISABLED. */
@@ -142,7 +142,13 @@ export type MachineApi = typeof machineApi;
 function governJit(machine: V86, boot: boolean): void {
   const cpu = (machine as unknown as V86Internals).v86?.cpu;
   if (!cpu) return; // another v86 than the one pinned: leave its JIT as it is
-  const apply = (on: boolean) => cpu.wm.exports.set_jit_config(JIT_DISABLED, on ? 0 : 1);
+  const apply = (on: boolean) => {
+    cpu.wm.exports.set_jit_config(JIT_DISABLED, on ? 0 : 1);
+    // v86 sets this switch only at start-up; turned off at run time, the code it compiled is
+    // dropped too, so none of it can outlive the guest memory it was compiled from (a guest
+    // kernel oops was seen once in the e2e suite with compiled code kept).
+    if (!on) cpu.wm.exports.jit_clear_cache_js();
+  };
   governor = createJitGovernor(undefined, boot);
   apply(governor.enabled);
   let last = machine.get_instruction_counter();
