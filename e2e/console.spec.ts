@@ -1,5 +1,14 @@
 import { expect, type Page, test } from "@playwright/test";
-import { BOOT_TIMEOUT_MS, commandCount, commandEnd, openPlayground, type Playground, runInGuest, typeInTerminal } from "./support/guest";
+import {
+  BOOT_TIMEOUT_MS,
+  closePlayground,
+  commandCount,
+  commandEnd,
+  openPlayground,
+  type Playground,
+  runInGuest,
+  typeInTerminal,
+} from "./support/guest";
 import { scenarioEnded } from "./support/scenarios";
 import { refuseUnplanned, routeZen } from "./support/upstreams";
 
@@ -17,7 +26,7 @@ test.beforeAll(async ({ browser }) => {
   await routeZen(pg.context, "Mind your words, they are important.");
 });
 test.afterAll(async () => {
-  await pg?.context.close();
+  await closePlayground(pg);
 });
 
 interface Seen {

@@ -1,5 +1,5 @@
 import { type BrowserContext, expect, type Locator, type Page, test } from "@playwright/test";
-import { waitForGuest } from "./support/guest";
+import { closePlayground, waitForGuest } from "./support/guest";
 import { scenarioEnded } from "./support/scenarios";
 
 // Issue 11, embed mode for docs: `?embed=1&scenario=N` fits an 800×500 iframe (terminal, the
@@ -27,7 +27,7 @@ test.beforeAll(async ({ browser }) => {
   });
 });
 test.afterAll(async () => {
-  await context?.close();
+  await closePlayground(context ? { context, page } : undefined);
 });
 
 async function expectNoScroll(): Promise<void> {

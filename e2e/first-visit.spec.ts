@@ -1,5 +1,5 @@
 import { type Browser, expect, type Page, test } from "@playwright/test";
-import { BOOT_TIMEOUT_MS, type Playground, runInGuest, terminalRows, waitForGuest } from "./support/guest";
+import { BOOT_TIMEOUT_MS, closePlayground, type Playground, runInGuest, terminalRows, waitForGuest } from "./support/guest";
 import { refuseUnplanned, routeZen } from "./support/upstreams";
 import { keepWarmState } from "./support/warm-state";
 
@@ -64,7 +64,7 @@ async function tlsFromGuest(page: Page): Promise<{ randoms: string[]; secrets: s
 }
 
 test.afterAll(async () => {
-  for (const v of visits) await v.context.close();
+  for (const v of visits) await closePlayground(v);
 });
 
 test("a first visit with empty storage restores the shipped state: no kernel or initramfs download, no boot", async ({ browser }) => {

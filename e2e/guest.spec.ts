@@ -1,5 +1,14 @@
 import { expect, test } from "@playwright/test";
-import { BOOT_TIMEOUT_MS, openPlayground, type Playground, runInGuest, terminalRows, waitForGuest } from "./support/guest";
+import {
+  BOOT_TIMEOUT_MS,
+  closePlayground,
+  expectHealthyKernel,
+  openPlayground,
+  type Playground,
+  runInGuest,
+  terminalRows,
+  waitForGuest,
+} from "./support/guest";
 
 // Issue 3: the real guest (Linux 6.12 with Landlock) boots in the page. One boot for the file.
 test.describe.configure({ mode: "serial" });
@@ -11,13 +20,22 @@ test.beforeAll(async ({ browser }) => {
   pg = await openPlayground(browser, "./", { cold: true });
 });
 test.afterAll(async () => {
-  await pg?.context.close();
+  await closePlayground(pg);
 });
 
 test("the guest boots to a prompt and runs Linux 6.12", async () => {
   const { output, status } = await runInGuest(pg.page, "uname -r");
   expect(status).toBe(0);
   expect(output.trim()).toMatch(/^6\.12\./);
+});
+
+test("a fault in the guest kernel's log fails the file's kernel check, which shows the kernel's lines", async () => {
+  await expectHealthyKernel(pg.page); // the boot logged none
+  await runInGuest(pg.page, "echo '<4>WARNING: CPU: 0 PID: 1 at planted by e2e/guest.spec.ts' > /dev/kmsg");
+  await expect(expectHealthyKernel(pg.page)).rejects.toThrow(/WARNING: CPU: 0 PID: 1 at planted by e2e/);
+  // The only fault in the log is the planted one (checked just before): clear it for afterAll's check.
+  await runInGuest(pg.page, "dmesg -c > /dev/null; echo '<6>e2e: the planted fault was cleared' > /dev/kmsg");
+  await expectHealthyKernel(pg.page);
 });
 
 test("llrun --abi reports Landlock ABI 4 or newer (TCP rules need ABI 4)", async () => {

@@ -1,5 +1,5 @@
 import { expect, type Page, type Route, test } from "@playwright/test";
-import { openPlayground, type Playground, runInGuest } from "./support/guest";
+import { closePlayground, openPlayground, type Playground, runInGuest } from "./support/guest";
 import { nextSeq, type RunResult as Result, stepLines } from "./support/runs";
 import { scenarioEnded } from "./support/scenarios";
 import { CORS, refuseUnplanned, routeZen } from "./support/upstreams";
@@ -51,7 +51,7 @@ test.beforeAll(async ({ browser }) => {
   await pg.context.route(MESSAGES, answerModel);
 });
 test.afterAll(async () => {
-  await pg?.context.close();
+  await closePlayground(pg);
 });
 
 const step = stepLines;

@@ -1,6 +1,6 @@
 import { expect, type Page, test } from "@playwright/test";
 import { type RunningRelay, runRelay } from "../src/cli/relay/testing/harness";
-import { BOOT_TIMEOUT_MS, type Playground, runInGuest, waitForGuest } from "./support/guest";
+import { BOOT_TIMEOUT_MS, closePlayground, type Playground, runInGuest, waitForGuest } from "./support/guest";
 import { type HttpsUpstream, startHttpsUpstream } from "./support/https-upstream";
 import { createTestCa } from "./support/test-ca";
 import { refuseUnplanned } from "./support/upstreams";
@@ -71,7 +71,7 @@ test.beforeAll(async ({ browser }) => {
 });
 
 test.afterAll(async () => {
-  await pg?.context.close();
+  await closePlayground(pg);
   relay?.child.kill("SIGINT");
   await upstream?.close();
 });

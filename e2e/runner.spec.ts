@@ -1,6 +1,6 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: preflight commands hold literal ${VAR} references.
 import { expect, type Page, test } from "@playwright/test";
-import { openPlayground, type Playground, runInGuest } from "./support/guest";
+import { closePlayground, openPlayground, type Playground, runInGuest } from "./support/guest";
 import { consoleText, nextSeq, runAgent, stepLines } from "./support/runs";
 import { scenarioEnded } from "./support/scenarios";
 import { refuseUnplanned, routeZen } from "./support/upstreams";
@@ -21,7 +21,7 @@ test.beforeAll(async ({ browser }) => {
   await routeZen(pg.context, "Design for failure.");
 });
 test.afterAll(async () => {
-  await pg?.context.close();
+  await closePlayground(pg);
 });
 
 const run = runAgent;

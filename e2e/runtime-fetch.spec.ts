@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { type BrowserContext, expect, type Page, type Route, test } from "@playwright/test";
-import { openPlayground, type Playground, runInGuest, waitForGuest } from "./support/guest";
+import { closePlayground, openPlayground, type Playground, runInGuest, waitForGuest } from "./support/guest";
 import { answerRecorded, SAMPLE_FIXTURES, SKILL_FIXTURES } from "./support/recordings";
 import { consoleText, nextSeq, runAgent, stepLines } from "./support/runs";
 import { CORS, refuseUnplanned } from "./support/upstreams";
@@ -104,7 +104,7 @@ test.beforeAll(async ({ browser }) => {
   await routeRemote(pg.context);
 });
 test.afterAll(async () => {
-  await pg?.context.close();
+  await closePlayground(pg);
 });
 
 const eventsSince = (page: Page, from: number) => page.evaluate((f) => window.__tab?.log.events().filter((e) => e.seq >= f) ?? [], from);

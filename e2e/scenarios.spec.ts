@@ -1,5 +1,5 @@
 import { expect, type Page, test } from "@playwright/test";
-import { BOOT_TIMEOUT_MS, openPlayground, type Playground, runInGuest } from "./support/guest";
+import { BOOT_TIMEOUT_MS, closePlayground, openPlayground, type Playground, runInGuest } from "./support/guest";
 import { refuseUnplanned, routeZen, runScenario as runScenarioButton, upstream } from "./support/upstreams";
 
 // The verdict table (docs/decisions/0005-the-page-is-the-only-network-client.md), live from the guest (issues 5, 6 and 9): each row's commands are
@@ -18,7 +18,7 @@ test.beforeAll(async ({ browser }) => {
   await context.route("https://api.github.com/repos/octocat/Hello-World/tarball", upstream(302, { location: "https://evil.example/" }, ""));
 });
 test.afterAll(async () => {
-  await pg?.context.close();
+  await closePlayground(pg);
 });
 
 interface Decision {

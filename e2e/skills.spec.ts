@@ -1,5 +1,5 @@
 import { type BrowserContext, expect, type Page, test } from "@playwright/test";
-import { waitForGuest } from "./support/guest";
+import { closePlayground, waitForGuest } from "./support/guest";
 import { answerRecorded, SKILL_FIXTURES } from "./support/recordings";
 import { nextSeq, runAgent } from "./support/runs";
 
@@ -46,7 +46,7 @@ test.beforeAll(async ({ browser }) => {
   await page.locator("#tab-skills").click();
 });
 test.afterAll(async () => {
-  await context?.close();
+  await closePlayground(context ? { context, page } : undefined);
 });
 
 const view = () => page.getByTestId("skills-choosing-view");

@@ -1,5 +1,5 @@
 import { expect, type Page, test } from "@playwright/test";
-import { BOOT_TIMEOUT_MS, openPlayground, type Playground } from "./support/guest";
+import { BOOT_TIMEOUT_MS, closePlayground, openPlayground, type Playground } from "./support/guest";
 import { refuseUnplanned, routeZen, runScenario } from "./support/upstreams";
 
 // Issue 11: the request timeline above the panels. Rows of the verdict table run in the real
@@ -18,7 +18,7 @@ test.beforeAll(async ({ browser }) => {
   await routeZen(context, "Half measures are as bad as nothing at all.");
 });
 test.afterAll(async () => {
-  await pg?.context.close();
+  await closePlayground(pg);
 });
 
 /** The log's own count of decisions, computed here without the timeline's code. */

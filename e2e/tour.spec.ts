@@ -1,5 +1,14 @@
 import { expect, type Page, test } from "@playwright/test";
-import { BOOT_TIMEOUT_MS, commandCount, commandEnd, openPlayground, type Playground, typeAndWait, waitForGuest } from "./support/guest";
+import {
+  BOOT_TIMEOUT_MS,
+  closePlayground,
+  commandCount,
+  commandEnd,
+  openPlayground,
+  type Playground,
+  typeAndWait,
+  waitForGuest,
+} from "./support/guest";
 import { refuseUnplanned, routeZen } from "./support/upstreams";
 
 // Issue 11, the guided training tour: the trainee types each step's command into the real
@@ -15,7 +24,7 @@ test.beforeAll(async ({ browser }) => {
   await routeZen(pg.context, "Practicality beats purity.");
 });
 test.afterAll(async () => {
-  await pg?.context.close();
+  await closePlayground(pg);
 });
 
 /** Types a command into the terminal the way a user does and waits for the shell to report its end. */

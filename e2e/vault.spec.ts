@@ -1,5 +1,5 @@
 import { expect, type Page, test } from "@playwright/test";
-import { openPlayground, type Playground, runInGuest } from "./support/guest";
+import { closePlayground, openPlayground, type Playground, runInGuest } from "./support/guest";
 import { scenarioEnded } from "./support/scenarios";
 
 // Row 8 of the verdict table, live from the real guest (issue 10): a push under a grant that
@@ -23,7 +23,7 @@ test.beforeAll(async ({ browser }) => {
   });
 });
 test.afterAll(async () => {
-  await pg?.context.close();
+  await closePlayground(pg);
 });
 
 interface VaultFeature {

@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { BOOT_TIMEOUT_MS, openPlayground, type Playground, runInGuest } from "./support/guest";
+import { BOOT_TIMEOUT_MS, closePlayground, openPlayground, type Playground, runInGuest } from "./support/guest";
 
 // Issue 4: real guest programs hold TCP conversations with the page over the in-page
 // TCP/IP peer (src/net), and every frame is accounted for in the Wire panel.
@@ -76,7 +76,7 @@ test.beforeAll(async ({ browser }) => {
   }, TEST_PORT);
 });
 test.afterAll(async () => {
-  await pg?.context.close();
+  await closePlayground(pg);
 });
 
 test("ping 10.0.2.2 is answered by the page", async () => {

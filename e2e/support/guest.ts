@@ -115,3 +115,29 @@ export const terminalRows = (page: Page): Promise<string[]> =>
   page.evaluate(() =>
     [...document.querySelectorAll("#terminal .xterm-rows > div")].map((r) => (r.textContent ?? "").trimEnd()).filter((l) => l !== ""),
   );
+
+/**
+ * What the guest kernel logs when it breaks: an oops, a BUG, a WARN, a panic. A kernel that
+ * logged one may still answer the next command, so a test's own assertions can miss it;
+ * `closePlayground` looks for them in `dmesg` at the end of every file that booted a guest.
+ */
+const KERNEL_FAULT = "Oops|BUG:|WARNING:|Kernel panic|general protection fault|Call Trace";
+
+/** Fails with the kernel's own lines if the guest's `dmesg` holds a fault (see KERNEL_FAULT). */
+export async function expectHealthyKernel(page: Page): Promise<void> {
+  const ran = await runInGuest(page, `dmesg | grep -E -B2 -A14 '${KERNEL_FAULT}'; echo "kernel log lines: $(dmesg | wc -l)"`, 30_000);
+  // Only the count line: grep found nothing, and dmesg did print a log to search.
+  if (!/^kernel log lines: [1-9]\d*\n$/.test(ran.output)) {
+    throw new Error(`the guest kernel logged a fault (or no log at all):\n${ran.output}`);
+  }
+}
+
+/** Closes a file's playground after `expectHealthyKernel`; the context is closed either way. */
+export async function closePlayground(pg: Playground | undefined): Promise<void> {
+  if (!pg) return;
+  try {
+    await expectHealthyKernel(pg.page);
+  } finally {
+    await pg.context.close();
+  }
+}

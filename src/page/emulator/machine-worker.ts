@@ -35,7 +35,7 @@ interface V86Internals {
   /** v86 hands its wasm to its zstd worker, to unpack a zstd state; it keeps it only when it fetched the wasm itself. */
   wasm_source?: ArrayBuffer;
   /** The CPU's wasm exports: `set_jit_config(0, 1)` stops the JIT compiling (v86 uses it for its `disable_jit` option). */
-  v86?: { cpu: { wm: { exports: { set_jit_config(index: number, value: number): void; jit_clear_cache_js(): void } } } };
+  v86?: { cpu: { wm: { exports: { set_jit_config(index: number, value: number): void } } } };
 }
 
 /** v86's JIT setting 0: JIT_DISABLED. */
@@ -71,8 +71,9 @@ export const machineApi = {
       ...(options.state ? { initial_state: { buffer: options.state } } : {}),
       wasm_fn: async (imports) => (await WebAssembly.instantiate(wasm, imports)).instance.exports,
     });
-    // A copy: v86 gives it away (transfers it) to its zstd worker.
-    (created as unknown as V86Internals).wasm_source = wasm.slice(0);
+    // Only a restore may meet a zstd state, which v86 unpacks in a worker of its own; it gives
+    // that worker this buffer (transfers it), so it gets a copy. A cold boot needs none.
+    if (options.state) (created as unknown as V86Internals).wasm_source = wasm.slice(0);
     emulator = created;
     ready = new Promise<void>((resolve) =>
       created.add_listener("emulator-ready", () => {
@@ -142,13 +143,11 @@ export type MachineApi = typeof machineApi;
 function governJit(machine: V86, boot: boolean): void {
   const cpu = (machine as unknown as V86Internals).v86?.cpu;
   if (!cpu) return; // another v86 than the one pinned: leave its JIT as it is
-  const apply = (on: boolean) => {
-    cpu.wm.exports.set_jit_config(JIT_DISABLED, on ? 0 : 1);
-    // v86 sets this switch only at start-up; turned off at run time, the code it compiled is
-    // dropped too, so none of it can outlive the guest memory it was compiled from (a guest
-    // kernel oops was seen once in the e2e suite with compiled code kept).
-    if (!on) cpu.wm.exports.jit_clear_cache_js();
-  };
+  // Safe to flip at run time: in v86's jit.rs the switch gates only the hotness count that
+  // starts a compile. Code compiled while it was on keeps running, and a guest write to its
+  // pages still invalidates it (the dirty-page tracking does not look at the switch), so
+  // nothing stale can run. Kept, that code spares V8 compiling it again at the next "on".
+  const apply = (on: boolean) => cpu.wm.exports.set_jit_config(JIT_DISABLED, on ? 0 : 1);
   governor = createJitGovernor(undefined, boot);
   apply(governor.enabled);
   let last = machine.get_instruction_counter();
