@@ -39,6 +39,7 @@ export const TLS13 = 0x0304;
 export const LEGACY_VERSION = 0x0303;
 export const TLS_AES_128_GCM_SHA256 = 0x1301;
 export const GROUP_X25519 = 0x001d;
+export const GROUP_SECP256R1 = 0x0017;
 export const ECDSA_SECP256R1_SHA256 = 0x0403;
 export const RSA_PSS_RSAE_SHA256 = 0x0804;
 export const ED25519 = 0x0807;

@@ -1,7 +1,7 @@
 import { concatBytes, constantTimeEqual } from "../bytes";
 import type { LeafCertificate } from "./ca";
 import { type ClientHello, parseClientHello } from "./client-hello";
-import { alertLabel, ContentType, GROUP_X25519, HandshakeType, TLS_AES_128_GCM_SHA256, TLS13 } from "./constants";
+import { alertLabel, ContentType, HandshakeType, TLS_AES_128_GCM_SHA256, TLS13 } from "./constants";
 import { protocolError, TlsFailure } from "./failure";
 import {
   certificateVerifyContent,
@@ -17,6 +17,7 @@ import {
 } from "./handshake-messages";
 import { sha256 } from "./hkdf";
 import { normalizeHost } from "./host";
+import { type GroupName, groupList, type KeyExchangeGroup, preferredGroup, SERVER_GROUP_NAMES, SERVER_GROUPS } from "./key-exchange";
 import { deriveApplicationSecrets, deriveHandshakeSecrets, deriveTrafficKeys, finishedVerifyData } from "./key-schedule";
 import { RecordCipher } from "./record";
 import type { RecordLayer } from "./record-layer";
@@ -24,7 +25,6 @@ import { issueTicket, type Resumption, selectResumption } from "./resumption";
 import type { TicketStore } from "./ticket-store";
 
 export const CIPHER_NAME = "TLS_AES_128_GCM_SHA256";
-export const GROUP_NAME = "x25519";
 const ALPN_HTTP1 = "http/1.1";
 /** Finished.verify_data is Hash.length bytes: 32 for SHA-256 (RFC 8446 §4.4.4). */
 const FINISHED_LENGTH = 32;
@@ -35,6 +35,8 @@ export interface HandshakeProgress {
   alpn: string | null;
   certFingerprint: string | null;
   helloRetry: boolean;
+  /** The key exchange group chosen (from a share sent, or asked for by a HelloRetryRequest). */
+  group: GroupName | null;
   /** True once a session ticket's PSK was accepted (no certificate sent). */
   resumed: boolean;
 }
@@ -101,7 +103,7 @@ export function checkClientHello(hello: ClientHello, connectHost: string, leafSc
     throw protocolError("handshake_failure", `the client does not accept ${SCHEME_NAMES[leafScheme] ?? `signature scheme ${leafScheme}`}`);
   if (hello.supportedGroups === null || hello.keyShares === null)
     throw protocolError("missing_extension", "the ClientHello lacks supported_groups or key_share");
-  if (!hello.supportedGroups.includes(GROUP_X25519)) throw protocolError("handshake_failure", "the client does not support x25519");
+  if (preferredGroup(hello.supportedGroups) === null) throw noGroupInCommon(hello.supportedGroups);
   const groups = new Set(hello.supportedGroups); // a Set: shares × groups could be 10^8 comparisons
   if (hello.keyShares.some((share) => !groups.has(share.group)))
     throw protocolError("illegal_parameter", "a key share for a group not in supported_groups");
@@ -111,19 +113,54 @@ export function checkClientHello(hello: ClientHello, connectHost: string, leafSc
   return hello.serverName;
 }
 
-async function x25519(clientShare: Uint8Array): Promise<{ publicKey: Uint8Array; sharedSecret: Uint8Array }> {
-  if (clientShare.length !== 32) throw protocolError("illegal_parameter", `an x25519 key share of ${clientShare.length} bytes`);
-  const pair = (await crypto.subtle.generateKey({ name: "X25519" }, false, ["deriveBits"])) as CryptoKeyPair;
-  const publicKey = new Uint8Array(await crypto.subtle.exportKey("raw", pair.publicKey));
-  let sharedSecret: Uint8Array;
-  try {
-    const peer = await crypto.subtle.importKey("raw", clientShare as BufferSource, { name: "X25519" }, true, []);
-    sharedSecret = new Uint8Array(await crypto.subtle.deriveBits({ name: "X25519", public: peer }, pair.privateKey, 256));
-  } catch {
-    throw protocolError("illegal_parameter", "the x25519 key share is not a usable public key");
+/** The refusal of a client whose supported_groups holds none the server takes: what it offered, what would do. */
+function noGroupInCommon(offered: readonly number[]): TlsFailure {
+  const what = offered.length === 0 ? "no key exchange group" : `only ${groupList(offered)}`;
+  return protocolError("handshake_failure", `the client offers ${what}; this server takes ${SERVER_GROUP_NAMES}`);
+}
+
+/** The group to use: with the client's share of it, or with null when a HelloRetryRequest must ask for one. */
+export interface GroupSelection {
+  group: KeyExchangeGroup;
+  share: Uint8Array | null;
+}
+
+/**
+ * Picks the key exchange group for a ClientHello that passed checkClientHello (RFC 8446
+ * §4.1.1, §4.2.8): the server's most preferred group the client sent a share for; else the
+ * server's most preferred group in supported_groups, to be asked for with a HelloRetryRequest.
+ */
+export function selectGroup(hello: ClientHello): GroupSelection {
+  // A share already sent is used even when it is not the server's first choice (a P-256 share
+  // from a client that also lists x25519): both give ~128-bit security, and asking for x25519
+  // instead would cost the client a round trip and a second key for nothing.
+  for (const group of SERVER_GROUPS) {
+    const share = hello.keyShares?.find((s) => s.group === group.code);
+    if (share) return { group, share: share.keyExchange };
   }
-  if (sharedSecret.every((b) => b === 0)) throw protocolError("illegal_parameter", "the x25519 key share gives an all-zero secret");
-  return { publicKey, sharedSecret };
+  const group = preferredGroup(hello.supportedGroups ?? []);
+  if (group === null) throw noGroupInCommon(hello.supportedGroups ?? []);
+  return { group, share: null };
+}
+
+/**
+ * The one share a ClientHello sent after a HelloRetryRequest for `group` may carry (§4.1.2: the
+ * client replaces its key shares with a single one for the group the server named).
+ */
+function retriedShare(hello: ClientHello, group: KeyExchangeGroup): Uint8Array {
+  const shares = hello.keyShares ?? [];
+  const share = shares.find((s) => s.group === group.code);
+  if (!share)
+    throw protocolError(
+      "illegal_parameter",
+      `the second ClientHello still has no ${group.name} key share (the group the HelloRetryRequest named)`,
+    );
+  if (shares.length !== 1)
+    throw protocolError(
+      "illegal_parameter",
+      `the second ClientHello has ${shares.length} key shares; after the HelloRetryRequest it may carry only the ${group.name} one`,
+    );
+  return share.keyExchange;
 }
 
 /**
@@ -193,12 +230,14 @@ export async function serverHandshake(params: HandshakeParams): Promise<Establis
   const leafPromise = resumption ? null : leafFor(connectHost);
   leafPromise?.catch(() => undefined); // awaited below; a failure must not surface as unhandled first
   let transcript: Uint8Array[] = [first.message.raw];
-  let share = hello.keyShares?.find((s) => s.group === GROUP_X25519);
+  const { group, share: firstShare } = selectGroup(hello);
+  progress.group = group.name;
+  let share = firstShare;
 
-  if (!share) {
-    // x25519 is supported but no share was sent (e.g. only P-256): ask for one (§4.1.4).
+  if (share === null) {
+    // No share for a group this server takes, but one is in supported_groups: ask for it (§4.1.4).
     progress.helloRetry = true;
-    const retry = serializeHelloRetryRequest({ legacySessionId: hello.legacySessionId, group: GROUP_X25519 });
+    const retry = serializeHelloRetryRequest({ legacySessionId: hello.legacySessionId, group: group.code });
     transcript = [messageHash(await sha256(first.message.raw)), retry];
     await layer.send(ContentType.handshake, retry);
     await sendChangeCipherSpecOnce(hello.legacySessionId);
@@ -208,11 +247,10 @@ export async function serverHandshake(params: HandshakeParams): Promise<Establis
     sni = checkClientHello(second.hello, connectHost, leafScheme);
     hello = second.hello;
     transcript.push(second.message.raw);
-    share = hello.keyShares?.find((s) => s.group === GROUP_X25519);
-    if (!share) throw protocolError("illegal_parameter", "the second ClientHello still has no x25519 key share");
+    share = retriedShare(hello, group);
   }
 
-  const exchange = await x25519(share.keyExchange);
+  const exchange = await group.exchange(share);
   const leaf = await leafPromise?.catch((error: unknown) => {
     throw new TlsFailure("internal_error", "tls-error", `no certificate for ${connectHost}: ${(error as Error).message}`);
   });
@@ -225,7 +263,7 @@ export async function serverHandshake(params: HandshakeParams): Promise<Establis
   const serverHello = serializeServerHello({
     random: crypto.getRandomValues(new Uint8Array(32)),
     legacySessionId: hello.legacySessionId,
-    group: GROUP_X25519,
+    group: group.code,
     keyExchange: exchange.publicKey,
     ...(resumption ? { selectedIdentity: resumption.selectedIdentity } : {}),
   });

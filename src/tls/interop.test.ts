@@ -9,7 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ByteStream } from "../bytes";
 import { createEventLog, type EventLog, type EventOf } from "../log";
 import { createSessionCa, type SessionCa } from "./index";
-import { sClientArgs } from "./testing/openssl-client";
+import { nodeClient as connectNode } from "./testing/node-client";
+import { sClientArgs, sClientEcho } from "./testing/openssl-client";
 import { startTamperingRelay } from "./testing/tampering-relay";
 import { echo, startTlsTestServer, type TestTlsServer } from "./testing/tls-server";
 
@@ -36,45 +37,9 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-interface ClientRun {
-  /** What the client saw once the handshake completed; null if it never did. */
-  session: {
-    authorized: boolean;
-    protocol: string | null;
-    cipher: string;
-    alpn: string | false | null;
-    keyExchange: string | undefined;
-    peerFingerprint: string;
-  } | null;
-  received: Buffer;
-  error: (Error & { code?: string }) | null;
-}
-
-/** Connects with node:tls, sends `send` after the handshake, half-closes, collects everything until close. */
-function nodeClient(port: number, options: tls.ConnectionOptions, send: Buffer): Promise<ClientRun> {
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    let session: ClientRun["session"] = null;
-    let error: ClientRun["error"] = null;
-    const socket = tls.connect({ port, host: "127.0.0.1", ca: ca.certPem, servername: HOST, ALPNProtocols: ["http/1.1"], ...options });
-    socket.on("secureConnect", () => {
-      session = {
-        authorized: socket.authorized,
-        protocol: socket.getProtocol(),
-        cipher: socket.getCipher().name,
-        alpn: socket.alpnProtocol,
-        keyExchange: (socket.getEphemeralKeyInfo() as { name?: string } | null)?.name,
-        peerFingerprint: socket.getPeerX509Certificate()?.fingerprint256.replaceAll(":", "").toLowerCase() ?? "",
-      };
-      socket.end(send);
-    });
-    socket.on("data", (chunk: Buffer) => chunks.push(chunk));
-    socket.on("error", (e) => {
-      error = e;
-    });
-    socket.on("close", () => resolve({ session, received: Buffer.concat(chunks), error }));
-  });
-}
+/** node:tls trusting this file's CA and naming HOST unless `options` says otherwise. */
+const nodeClient = (port: number, options: Omit<tls.ConnectionOptions, "ca"> & { ca?: string }, send: Buffer) =>
+  connectNode(port, { ca: ca.certPem, servername: HOST, ...options }, send);
 
 const sessionEvents = (id: string) => log.ofKind("tls.session").filter((e) => e.id === id);
 const lastSessionId = () => log.ofKind("tls.session").at(-1)?.id ?? "";
@@ -123,14 +88,6 @@ describe("node:tls completes a verified TLS 1.3 handshake with our server and ex
     const run = await nodeClient(server.port, { ALPNProtocols: ["h2"] }, Buffer.from("x"));
     expect(run.error).toBeNull();
     expect(run.session?.alpn).toBe(false);
-  });
-
-  it("sends a HelloRetryRequest to a client whose only key share is P-256, then completes over x25519", async () => {
-    const run = await nodeClient(server.port, { ecdhCurve: "P-256:X25519" }, Buffer.from("retry"));
-    expect(run.error).toBeNull();
-    expect(run.received.toString()).toBe("retry");
-    expect(run.session?.keyExchange).toBe("X25519");
-    expect(sessionEvents(lastSessionId()).find((e) => e.phase === "established")?.helloRetry).toBe(true);
   });
 
   it("refuses a client naming another host with alert 112 and an sni-mismatch verdict (verdict table, row 5)", async () => {
@@ -364,5 +321,68 @@ describe("the system's openssl s_client completes a verified handshake, exchange
     expect(lines.filter((line) => `${line}\n` !== LINE)).toEqual([]);
     const trace = readFileSync(msgFile, "utf8");
     expect(trace).toMatch(/<<< TLS 1\.3, Handshake \[length 0005\], KeyUpdate/);
+  });
+});
+
+// Key exchange groups: the server takes x25519 and secp256r1, uses a share it was sent rather
+// than asking for another, and asks (HelloRetryRequest) only when it was sent none it takes.
+// node:tls's ecdhCurve lists the groups offered, in order; OpenSSL sends a share for the first only.
+describe("node:tls completes a verified handshake over the group the server chose", () => {
+  it.each([
+    ["prime256v1", "a P-256-only client", "prime256v1", "secp256r1", false],
+    [
+      "P-256:X25519",
+      "a client sending a P-256 share and listing X25519 (no round trip for the preferred group)",
+      "prime256v1",
+      "secp256r1",
+      false,
+    ],
+    ["X25519:P-256", "a client sending an X25519 share and listing P-256", "X25519", "x25519", false],
+    ["X448:X25519:P-256", "a client whose share is X448 (HelloRetryRequest for the server's first choice)", "X25519", "x25519", true],
+    [
+      "P-384:P-256",
+      "a client whose share is P-384 and that lists P-256 (HelloRetryRequest for secp256r1)",
+      "prime256v1",
+      "secp256r1",
+      true,
+    ],
+  ] as const)("ecdhCurve %s, %s: exchanges data over %s", async (ecdhCurve, _what, keyExchange, group, helloRetry) => {
+    const run = await nodeClient(server.port, { ecdhCurve }, Buffer.from(`over ${ecdhCurve}`));
+    expect(run.error).toBeNull();
+    expect(run.session).toMatchObject({ authorized: true, protocol: "TLSv1.3", keyExchange });
+    expect(run.received.toString()).toBe(`over ${ecdhCurve}`);
+    await settle();
+    expect(sessionEvents(lastSessionId()).find((e) => e.phase === "established")).toMatchObject({ sni: HOST, group, helloRetry });
+  });
+
+  it("a client offering only P-384 is refused with handshake_failure, the verdict naming both sides' groups", async () => {
+    const run = await nodeClient(server.port, { ecdhCurve: "P-384" }, Buffer.from("never"));
+    expect(run.session).toBeNull();
+    expect(run.error?.code).toBe("ERR_SSL_SSLV3_ALERT_HANDSHAKE_FAILURE");
+    await settle();
+    expect(log.ofKind("tls.verdict").at(-1)).toMatchObject({
+      code: "tls-error",
+      alert: "handshake_failure(40)",
+      reason: "the client offers only secp384r1; this server takes x25519 or secp256r1",
+    });
+  });
+});
+
+describe("the system's openssl s_client limited to P-256 completes a verified handshake", () => {
+  it.each([
+    ["-groups", "P-256"],
+    ["-curves", "prime256v1"],
+  ])("s_client %s %s: verified, echoed, over secp256r1", async (flag, value) => {
+    const out = await sClientEcho([...sClientArgs(server.port, HOST, caFile), flag, value], `through ${value}`);
+    expect(out).toContain("Verify return code: 0 (ok)");
+    expect(out).toContain("TLSv1.3");
+    expect(out).toMatch(/Server Temp Key: ECDH, prime256v1, 256 bits/);
+    expect(out).toContain(`through ${value}\n`);
+    await settle();
+    expect(sessionEvents(lastSessionId()).find((e) => e.phase === "established")).toMatchObject({
+      sni: HOST,
+      group: "secp256r1",
+      helloRetry: false,
+    });
   });
 });

@@ -38,8 +38,8 @@ describe("a ClientHello the server refuses gets an alert and a coded verdict (ve
       "proxy",
     ],
     [
-      "a client without x25519 at all is a handshake_failure",
-      hello({ groups: [0x17], keyShares: [{ group: 0x17, key: new Uint8Array(65).fill(4) }] }),
+      "a client offering only groups the server does not take (secp384r1) is a handshake_failure",
+      hello({ groups: [0x18], keyShares: [{ group: 0x18, key: new Uint8Array(97).fill(4) }] }),
       "tls-error",
       40,
       "proxy",
@@ -132,9 +132,9 @@ describe("a ClientHello the server refuses gets an alert and a coded verdict (ve
     expect(toHex((await output).subarray(0, 6))).toBe(SERVER_HELLO_START);
   });
 
-  it("a client offering x25519 without a share gets a HelloRetryRequest, then a CCS (middlebox compatibility)", async () => {
-    const p256Only = { groups: [0x1d, 0x17], keyShares: [{ group: 0x17, key: new Uint8Array(65).fill(4) }] };
-    const { result, output, log } = await clientSends([clientHelloRecord(p256Only), clientHelloRecord(p256Only)]);
+  it("a client with no share for a group the server takes gets a HelloRetryRequest, then a CCS (middlebox compatibility)", async () => {
+    const noShare = { groups: [0x1d, 0x17], keyShares: [] };
+    const { result, output, log } = await clientSends([clientHelloRecord(noShare), clientHelloRecord(noShare)]);
     expect(await result).toBeNull();
     const bytes = toHex(await output);
     expect(bytes).toContain("cf21ad74e59a6111be1d8c021e65b891c2a211167abb8c5e079e09e2c8a8339c"); // HRR random

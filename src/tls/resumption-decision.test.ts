@@ -97,11 +97,21 @@ describe("the server resumes only a PSK-DHE offer of a live ticket of this CONNE
     expect(tickets.size).toBe(1);
   });
 
-  it("without an x25519 share (a HelloRetryRequest would be needed) the PSK is ignored: full handshake", async () => {
+  it("a P-256 share resumes too: any share for a group the server takes", async () => {
     const { tickets, identity, psk } = storeWithTicket();
-    const spec = { keyShares: [{ group: 0x17, key: new Uint8Array(65).fill(4) }] };
+    const spec = { groups: [0x17], keyShares: [{ group: 0x17, key: new Uint8Array(65).fill(4) }] };
     const { message, hello } = await helloOffering(identity, psk, { spec });
+    expect((await selectResumption(hello, message, tickets, HOST))?.selectedIdentity).toBe(0);
+  });
+
+  it.each([
+    ["only a secp384r1 share", [0x18, 0x1d, 0x17], [{ group: 0x18, key: new Uint8Array(97).fill(4) }]],
+    ["no share at all", [0x1d, 0x17], []],
+  ])("with %s (a HelloRetryRequest would be needed) the PSK is ignored, ticket kept: full handshake", async (_name, groups, keyShares) => {
+    const { tickets, identity, psk } = storeWithTicket();
+    const { message, hello } = await helloOffering(identity, psk, { spec: { groups, keyShares } });
     expect(await selectResumption(hello, message, tickets, HOST)).toBeNull();
+    expect(tickets.size).toBe(1);
   });
 
   it("a ticket issued under another CONNECT host is not used there, and stays usable for its own", async () => {

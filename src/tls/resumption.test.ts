@@ -1,4 +1,3 @@
-import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import type { Socket } from "node:net";
 import { tmpdir } from "node:os";
@@ -8,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createEventLog, type EventLog } from "../log";
 import { type ClientHello, parseClientHello } from "./client-hello";
 import { createSessionCa, type SessionCa } from "./index";
-import { sClientArgs } from "./testing/openssl-client";
+import { sClientArgs, sClientEcho } from "./testing/openssl-client";
 import { startTamperingRelay, type TamperingRelay } from "./testing/tampering-relay";
 import { echo, startTlsTestServer, type TestTlsServer } from "./testing/tls-server";
 import { DEFAULT_TICKET_LIFETIME_SECONDS } from "./ticket-store";
@@ -56,7 +55,7 @@ interface Run {
   error: (Error & { code?: string }) | null;
 }
 
-function connect(options: { servername?: string; session?: Buffer; port?: number }, send = "ping"): Promise<Run> {
+function connect(options: { servername?: string; session?: Buffer; port?: number; ecdhCurve?: string }, send = "ping"): Promise<Run> {
   return new Promise((resolve) => {
     const run: Run = { established: false, reused: false, ticket: null, received: "", error: null };
     const socket = tls.connect({
@@ -66,6 +65,7 @@ function connect(options: { servername?: string; session?: Buffer; port?: number
       servername: options.servername ?? HOST,
       ALPNProtocols: ["http/1.1"],
       ...(options.session ? { session: options.session } : {}),
+      ...(options.ecdhCurve ? { ecdhCurve: options.ecdhCurve } : {}),
     });
     socket.on("secureConnect", () => {
       run.established = true;
@@ -168,6 +168,35 @@ describe("a session ticket resumes a session once, inside a CONNECT to the host 
   });
 });
 
+describe("resumption works over either group the server takes, and never through a HelloRetryRequest", () => {
+  it("a P-256-only client resumes with its ticket, with a fresh secp256r1 exchange", async () => {
+    const first = await connect({ ecdhCurve: "prime256v1" }, "full over P-256");
+    expect(first.error).toBeNull();
+    await settle();
+    expect(lastEstablished()).toMatchObject({ resumed: false, group: "secp256r1" });
+    const second = await connect({ ecdhCurve: "prime256v1", session: first.ticket! }, "resumed over P-256");
+    expect(second.error).toBeNull();
+    expect(second.reused).toBe(true);
+    expect(second.received).toBe("resumed over P-256");
+    await settle();
+    expect(lastHello()?.keyShares?.map((share) => share.group)).toEqual([0x0017]);
+    expect(lastEstablished()).toMatchObject({ resumed: true, group: "secp256r1", helloRetry: false });
+  });
+
+  it("a client whose first share is for a group the server does not take (X448) gets a HelloRetryRequest and a full handshake, ticket kept", async () => {
+    const first = await connect({});
+    const retried = await connect({ ecdhCurve: "X448:X25519", session: first.ticket! }, "after a retry");
+    expect(lastHello()?.preSharedKey).not.toBeNull();
+    expect(retried.error).toBeNull();
+    expect(retried.reused).toBe(false);
+    expect(retried.received).toBe("after a retry");
+    await settle();
+    expect(lastEstablished()).toMatchObject({ resumed: false, helloRetry: true, group: "x25519" });
+    // Not looked at, so not spent: it still resumes a client that sends a share the server takes.
+    expect((await connect({ session: first.ticket! })).reused).toBe(true);
+  });
+});
+
 describe("a tampered binder aborts the handshake with decrypt_error", () => {
   let middle: TamperingRelay;
   let tamper = false;
@@ -194,41 +223,27 @@ describe("a tampered binder aborts the handshake with decrypt_error", () => {
 });
 
 /** `openssl s_client` with its session saved to or read from `sessionFile`; resolves to all it printed. */
-function sClient(port: number, caFile: string, sessionFile: string, mode: "-sess_out" | "-sess_in"): Promise<string> {
-  return new Promise((resolve) => {
-    const child = spawn("openssl", [...sClientArgs(port, HOST, caFile), mode, sessionFile]);
-    let out = "";
-    let sent = false;
-    const onData = (d: Buffer) => {
-      out += d.toString();
-      if (!sent && out.includes("Verify return code")) {
-        sent = true;
-        child.stdin.write("over s_client\n");
-      }
-      // The echo came back, so the ticket (sent before any data) has been read too.
-      if (sent && out.includes("over s_client")) child.stdin.end("Q\n");
-    };
-    child.stdout.on("data", onData);
-    child.stderr.on("data", onData);
-    child.on("close", () => resolve(out));
-  });
-}
+const sClient = (port: number, caFile: string, sessionFile: string, mode: "-sess_out" | "-sess_in", extra: string[]): Promise<string> =>
+  sClientEcho([...sClientArgs(port, HOST, caFile), mode, sessionFile, ...extra], "over s_client");
 
 describe("the system's openssl s_client resumes with a saved session", () => {
-  it("the session saved by a full handshake is reused by the next s_client", async () => {
+  it.each([
+    ["its default groups", [], "x25519"],
+    ["-groups P-256", ["-groups", "P-256"], "secp256r1"],
+  ])("with %s, the session saved by a full handshake is reused by the next s_client", async (_name, extra, group) => {
     const dir = mkdtempSync(join(tmpdir(), "tls-resume-"));
     try {
       const caFile = join(dir, "ca.pem");
       writeFileSync(caFile, ca.certPem);
       const sessionFile = join(dir, "session.pem");
-      const full = await sClient(server.port, caFile, sessionFile, "-sess_out");
+      const full = await sClient(server.port, caFile, sessionFile, "-sess_out", extra);
       expect(full).toContain("Verify return code: 0 (ok)");
       expect(full).toContain("New, TLSv1.3");
-      const resumed = await sClient(server.port, caFile, sessionFile, "-sess_in");
+      const resumed = await sClient(server.port, caFile, sessionFile, "-sess_in", extra);
       expect(resumed).toContain("Reused, TLSv1.3");
       expect(resumed).toContain("over s_client"); // echoed
       await settle();
-      expect(lastEstablished()).toMatchObject({ resumed: true, sni: HOST });
+      expect(lastEstablished()).toMatchObject({ resumed: true, sni: HOST, group });
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

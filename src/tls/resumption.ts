@@ -1,9 +1,10 @@
 import { ByteWriter, constantTimeEqual } from "../bytes";
 import type { ClientHello } from "./client-hello";
-import { ExtensionType, GROUP_X25519 } from "./constants";
+import { ExtensionType } from "./constants";
 import { protocolError } from "./failure";
 import { serializeNewSessionTicket } from "./handshake-messages";
 import { sha256 } from "./hkdf";
+import { preferredGroup } from "./key-exchange";
 import { deriveEarlySecret, resumptionBinder, resumptionMasterSecret, ticketPsk } from "./key-schedule";
 import type { TicketEntry, TicketStore } from "./ticket-store";
 
@@ -20,7 +21,8 @@ export interface Resumption {
 
 /**
  * Decides whether this ClientHello resumes, after checkClientHello (and its SNI rule) passed.
- * Resumes only with psk_dhe_ke, an x25519 share already sent (no HelloRetryRequest path),
+ * Resumes only with psk_dhe_ke, a key share already sent for a group the server takes (x25519
+ * or secp256r1: never through a HelloRetryRequest),
  * no early_data offered (0-RTT is never accepted), and the first offered ticket this store
  * holds, unexpired, issued under this CONNECT host; otherwise null: a full handshake. A known
  * ticket whose binder does not verify aborts with decrypt_error (§4.2.11 says the server MUST).
@@ -33,7 +35,7 @@ export async function selectResumption(
 ): Promise<Resumption | null> {
   const offered = hello.preSharedKey;
   if (offered === null || !hello.pskModes?.includes(PSK_DHE_KE)) return null;
-  if (!hello.keyShares?.some((share) => share.group === GROUP_X25519)) return null;
+  if (preferredGroup(hello.keyShares?.map((share) => share.group) ?? []) === null) return null;
   if (hello.extensionTypes.includes(ExtensionType.earlyData)) return null;
   for (let index = 0; index < offered.identities.length; index++) {
     // Taken out of the store at once: single use, even when the binder then fails.

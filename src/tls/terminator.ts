@@ -4,7 +4,7 @@ import { type Timers as PlatformTimers, systemTimers } from "../platform";
 import type { SessionCa } from "./ca";
 import { AlertDescription, alertLabel } from "./constants";
 import { asFailure, TlsFailure } from "./failure";
-import { CIPHER_NAME, type Established, GROUP_NAME, type HandshakeProgress, serverHandshake } from "./handshake";
+import { CIPHER_NAME, type Established, type HandshakeProgress, serverHandshake } from "./handshake";
 import { RecordLayer } from "./record-layer";
 import { TicketStore, type TicketStoreOptions } from "./ticket-store";
 import { type KeyUpdateLimit, openTunnel } from "./tunnel";
@@ -76,7 +76,14 @@ export function createTlsTerminator(options: TlsTerminatorOptions): TlsTerminato
       const reader = raw.readable.getReader();
       const writer = raw.writable.getWriter();
       const layer = new RecordLayer(reader, writer);
-      const progress: HandshakeProgress = { sni: null, alpn: null, certFingerprint: null, helloRetry: false, resumed: false };
+      const progress: HandshakeProgress = {
+        sni: null,
+        alpn: null,
+        certFingerprint: null,
+        helloRetry: false,
+        group: null,
+        resumed: false,
+      };
       let requests = 0;
       let keyUpdates = 0;
       const session = (phase: EventOf<"tls.session">["phase"], established: boolean): void => {
@@ -87,7 +94,7 @@ export function createTlsTerminator(options: TlsTerminatorOptions): TlsTerminato
           connectHost: connect.host,
           sni: progress.sni,
           cipher: established ? CIPHER_NAME : null,
-          group: established ? GROUP_NAME : null,
+          group: established ? progress.group : null,
           alpn: progress.alpn,
           certFingerprint: progress.certFingerprint,
           requests,

@@ -9,6 +9,7 @@ export const TlsSession = z.object({
   connectHost: z.string(),
   sni: z.string().nullable(),
   cipher: z.string().nullable(),
+  /** The key exchange group, once established: "x25519" or "secp256r1". */
   group: z.string().nullable(),
   alpn: z.string().nullable(),
   certFingerprint: z.string().nullable(),
