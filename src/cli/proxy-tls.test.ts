@@ -183,6 +183,26 @@ describe("npx tab proxy terminates TLS inside CONNECT (issue 6)", () => {
     );
   });
 
+  it("serves a client limited to P-256 (curl --curves prime256v1): the session's key exchange group is secp256r1", async () => {
+    const result = await curlViaProxy(["-i", "--curves", "prime256v1", `https://localhost:${upstreamPort}/hello?group=p256`]);
+    expect(result.code).toBe(0);
+    expect(innerResponse(result.stdout)).toMatchObject({
+      status: 200,
+      body: `hello over tls GET /hello?group=p256 host=localhost:${upstreamPort}`,
+    });
+    await vi.waitFor(() => expect(stdout).toContain(`"target":"https://localhost:${upstreamPort}/hello?group=p256"`), { timeout: 10_000 });
+    const request = events().find((e) => e.kind === "proxy.decision" && e.target === `https://localhost:${upstreamPort}/hello?group=p256`);
+    expect(events()).toContainEqual(
+      expect.objectContaining({
+        kind: "tls.session",
+        id: request?.tlsSession,
+        phase: "established",
+        group: "secp256r1",
+        helloRetry: false,
+      }),
+    );
+  });
+
   it("refuses the handshake when SNI differs from the CONNECT host (curl --connect-to): sni-mismatch, alert unrecognized_name", async () => {
     const result = await curlViaProxy(["-v", "--connect-to", "evil.example:443:api.github.com:443", "https://evil.example/"]);
     // What curl really sends: --connect-to rewrites the CONNECT target, while the TLS

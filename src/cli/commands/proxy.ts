@@ -66,6 +66,7 @@ const USAGE = [
   "CONNECT tunnels are terminated here with a CA created for this session (a new one each",
   "start; the key never leaves the process). The client must trust it; the CLI itself is",
   "the TLS client upstream, verifying with Node's CA store (NODE_EXTRA_CA_CERTS adds to it).",
+  "Clients must speak TLS 1.3 with TLS_AES_128_GCM_SHA256, over X25519 or P-256 (secp256r1).",
   "",
   "Use it with curl:",
   "  npx tab proxy --ca-out /tmp/tab-ca.pem",
