@@ -326,6 +326,37 @@ describe("item 3: every exchange ends with a reply and exactly one decision, wha
     ]);
   });
 
+  it("an own endpoint's handler that never answers is refused 504 upstream-error at the upstream timeout, and told to stop", async () => {
+    const timers = fakeTimers();
+    let signal: AbortSignal | undefined;
+    const { proxy, decisions } = setup({
+      timers,
+      upstreamTimeoutMs: 30_000,
+      handlers: {
+        "POST /v0/model": (request) => {
+          signal = request.signal;
+          return new Promise(() => undefined);
+        },
+      },
+    });
+    const client = memoryConnection();
+    const done = proxy.handle(client.server);
+    await client.send(post("/v0/model", "{}"));
+    void client.end();
+    const answer = client.readToEnd();
+    await timers.advance(29_999);
+    expect(decisions()).toEqual([]);
+    expect(signal?.aborted).toBe(false);
+    await timers.advance(1);
+    const response = parseResponse(await answer);
+    await done;
+    expect(response.status).toBe(504);
+    expect(decisions()).toMatchObject([
+      { code: "upstream-error", status: 504, reason: expect.stringContaining("the POST /v0/model handler gave no answer within 30 s") },
+    ]);
+    expect(signal?.aborted).toBe(true);
+  });
+
   it("a relayed body that stalls is cut at the upstream timeout and its decision still recorded", async () => {
     const timers = fakeTimers();
     const { proxy, decisions } = setup({ timers, upstreamTimeoutMs: 30_000 }, stalled);

@@ -6,6 +6,7 @@ import { fetchByValue, serveFetchEndpoint } from "./fetch-endpoint";
 import type { RequestHead } from "./head";
 import type { BudgetLease } from "./limits";
 import { chunk, completeResponse, LAST_CHUNK, responseHead } from "./respond";
+import { upstreamClock, upstreamTimeoutReason, within } from "./timeouts";
 import type { OwnEndpointSpec, OwnHandler, ProxyOptions, UpstreamPath } from "./types";
 
 /**
@@ -132,17 +133,31 @@ function handlerEndpoint(route: string, declared: OwnHandler | OwnEndpointSpec, 
     json: spec.json ?? false,
     serve: async ({ head, path, query, body, lease }) => {
       let answer: Awaited<ReturnType<OwnHandler>>;
+      // A handler is this endpoint's upstream: it answers within the upstream timeout like any
+      // other, or the guest gets a 504 instead of a connection held for ever.
+      const clock = upstreamClock(options);
+      const stop = new AbortController();
       try {
         const policy = options.policy();
-        answer = await spec.handle({
-          method: head.method,
-          path,
-          query,
-          headers: head.headers,
-          body,
-          policy,
-          fetchByValue: (request) => fetchByValue(options, policy, request, lease),
-        });
+        const outcome = await within(
+          clock,
+          spec.handle({
+            method: head.method,
+            path,
+            query,
+            headers: head.headers,
+            body,
+            policy,
+            fetchByValue: (request) => fetchByValue(options, policy, request, lease),
+            signal: stop.signal,
+          }),
+        );
+        if (outcome.kind === "timeout") {
+          const reason = upstreamTimeoutReason(clock?.ms ?? 0, `the ${route} handler gave no answer`);
+          stop.abort(new Error(reason));
+          return { verdict: refuse("upstream-error", reason, "proxy"), mode, target: path, status: 504 };
+        }
+        answer = outcome.value;
       } catch (error) {
         const why = error instanceof Error ? error.message : String(error);
         return { verdict: refuse("upstream-error", `the ${route} handler failed: ${why}`, "proxy"), mode, target: path };

@@ -100,6 +100,11 @@ export interface OwnRequest {
    * one decision event: name the URL as `target` and say `decision: { mode: "fetch" }`.
    */
   fetchByValue?: FetchByValue;
+  /**
+   * Aborted when the proxy stops waiting for this handler (the upstream timeout: the guest was
+   * answered 504); a handler still working should stop then.
+   */
+  signal?: AbortSignal;
 }
 
 /** How the one decision event describes a handler's request, when the defaults do not fit. */
@@ -167,7 +172,7 @@ export interface ProxyOptions {
   idleTimeoutMs?: number;
   /** How long a request body may take, from the end of its head; then 408. Default 60 s. */
   bodyTimeoutMs?: number;
-  /** How long the upstream may take to answer, and between pieces of its body; then 504 or a cut. Default 120 s. */
+  /** How long the upstream (or an own endpoint's handler) may take to answer, and between pieces of its body; then 504 or a cut. Default 120 s. */
   upstreamTimeoutMs?: number;
   /** The largest request body (and upstream body /v0/fetch buffers), in bytes; then 413 too-large. Default 16 MiB. */
   maxBodyBytes?: number;
