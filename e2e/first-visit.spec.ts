@@ -134,6 +134,10 @@ test("the next curl to the same host resumes the last one's TLS session: no cert
   expect(after).toHaveLength(2);
   for (const session of after)
     expect(session).toMatchObject({ resumed: true, sni: "api.github.com", group: "x25519", certFingerprint: full?.certFingerprint });
+  // The Proxy panel says so on the session's row.
+  await page.locator('[data-tab="proxy"]').click();
+  await expect(page.locator("#panel-proxy tbody tr").filter({ hasText: "tls established (resumed)" }).first()).toBeVisible();
+  await page.screenshot({ path: "docs/screenshots/tls-resumed.jpeg", type: "jpeg", quality: 70 }); // docs/guide.md
   // Where curl may not write its session file, the curl command leaves the option out: no
   // warning, exit status 0, a full handshake.
   const confined = await runInGuest(page, "llrun --ro / --connect 3128 -- curl -sS https://api.github.com/zen 2>&1", BOOT_TIMEOUT_MS);
