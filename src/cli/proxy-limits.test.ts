@@ -1,4 +1,6 @@
 import { execFile } from "node:child_process";
+import { once } from "node:events";
+import { connect } from "node:net";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
@@ -78,4 +80,33 @@ describe("npx tab proxy bounds request bodies by flag (issue 16)", () => {
     );
     expect(outcome).toMatchObject({ code: 64, stderr: expect.stringContaining(`${flag} ${value} is not a positive number`) });
   });
+});
+
+describe("npx tab proxy caps the connections it serves by flag", () => {
+  it("with --max-connections 1 held by a silent client, the next connection is answered 503 too-many-connections and printed", async () => {
+    const capped = await startProxy(["--max-connections", "1"]);
+    const { hostname, port } = new URL(capped.url);
+    const silent = connect(Number(port), hostname);
+    try {
+      await once(silent, "connect");
+      // Retried until the proxy has taken the silent client's connection as its one slot.
+      await vi.waitFor(
+        async () => {
+          const received = await untilClosed(capped.url, "GET / HTTP/1.1\r\n\r\n");
+          expect(received).toMatch(/^HTTP\/1\.1 503 Service Unavailable\r\n/);
+          expect(received).toContain("X-Verdict: too-many-connections\r\n");
+        },
+        { timeout: 10_000 },
+      );
+      await vi.waitFor(
+        () => expect(decisions(capped)).toContainEqual(expect.objectContaining({ code: "too-many-connections", status: 503 })),
+        {
+          timeout: 10_000,
+        },
+      );
+    } finally {
+      silent.destroy();
+      capped.child.kill("SIGTERM");
+    }
+  }, 60_000);
 });

@@ -59,6 +59,7 @@ export const VERDICT_CODES = [
   "grant-expired",
   "runtime-fetch-not-allowed",
   "runtime-fetch-limit",
+  "too-many-connections",
 ] as const;
 
 export const VerdictCode = z.enum(VERDICT_CODES);

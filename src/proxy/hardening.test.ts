@@ -205,6 +205,34 @@ describe("item 4: bodies in flight share one budget, and must arrive in time", (
   });
 });
 
+describe("connections served at once are capped", () => {
+  it("one connection past the cap is answered 503 too-many-connections at once, without its head, and a slot freed is used again", async () => {
+    const { proxy, decisions, fetch } = setup({ maxConnections: 2 });
+    // Two clients that open a connection and send nothing: they hold both slots.
+    const silent = [memoryConnection(), memoryConnection()];
+    const held = silent.map((c) => proxy.handle(c.server));
+    const third = memoryConnection();
+    const refusing = proxy.handle(third.server);
+    const refused = parseResponse(await third.readToEnd());
+    await refusing;
+    expect(refused.status).toBe(503);
+    expect(refused.headers["x-verdict"]).toBe("too-many-connections");
+    expect(JSON.parse(refused.body).reason).toContain("serves 2 at once");
+    expect(decisions()).toMatchObject([{ code: "too-many-connections", status: 503, by: "proxy" }]);
+    // One silent client leaves: the next connection is served.
+    void silent[0]?.end();
+    await held[0];
+    expect((await roundTrip(proxy, "GET https://api.github.com/zen HTTP/1.1\r\nHost: api.github.com\r\n\r\n")).status).toBe(200);
+    expect(fetch.calls).toHaveLength(1);
+    void silent[1]?.end();
+    await held[1];
+  });
+
+  it("refuses a cap that is not a positive integer when the proxy is created", () => {
+    expect(() => setup({ maxConnections: 0 })).toThrow(RangeError);
+  });
+});
+
 describe("item 2: parsing is linear in its input", () => {
   it("a header value with a 16 KiB run of inner spaces is parsed in steps linear in the head, and trimmed at its ends only", () => {
     const value = `a${" ".repeat(16_000)}b`;

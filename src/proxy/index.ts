@@ -5,6 +5,7 @@ export {
   DEFAULT_BODY_BUDGET_BYTES,
   DEFAULT_MAX_BODY_BYTES,
   DEFAULT_MAX_CHUNKS,
+  DEFAULT_MAX_CONNECTIONS,
   HEAD_LIMIT,
 } from "./limits";
 export { createProxy } from "./proxy";

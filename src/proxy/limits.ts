@@ -147,3 +147,11 @@ export class BodyBuffer {
     return this.bytes.subarray(0, this.length);
   }
 }
+
+/**
+ * Client connections the proxy serves at once (a CONNECT tunnel is its client connection).
+ * One more is answered 503 `too-many-connections` at once, before its head is read, and
+ * closed: a client that opens sockets and sends nothing cannot make the proxy hold them all
+ * until the head timeout.
+ */
+export const DEFAULT_MAX_CONNECTIONS = 256;

@@ -3,7 +3,14 @@ import { refuse } from "../log";
 import { Connection } from "./connection";
 import { Exchange, type ExchangeContext, type Next } from "./exchange";
 import { parseRequestHead } from "./head";
-import { ByteBudget, DEFAULT_BODY_BUDGET_BYTES, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_CHUNKS, HEAD_LIMIT } from "./limits";
+import {
+  ByteBudget,
+  DEFAULT_BODY_BUDGET_BYTES,
+  DEFAULT_MAX_BODY_BYTES,
+  DEFAULT_MAX_CHUNKS,
+  DEFAULT_MAX_CONNECTIONS,
+  HEAD_LIMIT,
+} from "./limits";
 import { ownEndpoints } from "./own-endpoints";
 import { ConnectionTimeouts, headTimeoutVerdict, idleNote, timeoutSettings, upstreamClock } from "./timeouts";
 import type { EgressProxy, ProxyOptions, TunnelContext } from "./types";
@@ -24,6 +31,8 @@ export function createProxy(options: ProxyOptions): EgressProxy {
   const ownHosts = new Set((typeof options.ownHost === "string" ? [options.ownHost] : options.ownHost).map((h) => h.toLowerCase()));
 
   const timeouts = timeoutSettings(options);
+  const maxConnections = positiveInteger("maxConnections", options.maxConnections ?? DEFAULT_MAX_CONNECTIONS);
+  let serving = 0;
   const context: ExchangeContext = {
     options,
     limits: {
@@ -83,8 +92,33 @@ export function createProxy(options: ProxyOptions): EgressProxy {
     }
   }
 
+  /** One connection past the cap: answered and closed without reading from it. */
+  async function refuseConnection(stream: ByteStream): Promise<void> {
+    const conn = new Connection(stream, () => undefined);
+    const exchange = new Exchange(context, conn, new ConnectionTimeouts(null, null), `r${++counter}`, options.clock(), null);
+    const reason = `too many connections: the proxy serves ${maxConnections} at once (maxConnections); try again when one has ended`;
+    try {
+      await exchange.refuse("?", "", refuse("too-many-connections", reason, "proxy"), true);
+    } catch {
+      // The client is gone already: the decision is recorded all the same.
+    } finally {
+      exchange.lease.release();
+      await conn.close();
+    }
+  }
+
+  async function handle(stream: ByteStream): Promise<void> {
+    if (serving >= maxConnections) return refuseConnection(stream);
+    serving++;
+    try {
+      await serveConnection(stream, null);
+    } finally {
+      serving--;
+    }
+  }
+
   return {
-    handle: (stream) => serveConnection(stream, null),
+    handle,
     serveTunnel: (plain, tunnel) => serveConnection(plain, tunnel),
   };
 }

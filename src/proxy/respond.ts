@@ -49,6 +49,8 @@ export function statusForRefusal(code: VerdictCode): number {
       return 502;
     case "tls-not-ready":
       return 501;
+    case "too-many-connections":
+      return 503;
     default:
       return 403;
   }

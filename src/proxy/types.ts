@@ -178,6 +178,8 @@ export interface ProxyOptions {
   maxBodyBytes?: number;
   /** The most chunks one chunked body may have; then 413 too-large. Default 65 536. */
   maxChunks?: number;
+  /** Client connections served at once; one more is refused 503 `too-many-connections`. Default 256. */
+  maxConnections?: number;
   /** Bytes all in-flight bodies may hold together, across connections; then 503 too-large. Default 64 MiB. */
   bodyBudgetBytes?: number;
 }

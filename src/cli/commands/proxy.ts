@@ -12,6 +12,7 @@ import {
   DEFAULT_IDLE_TIMEOUT_MS,
   DEFAULT_MAX_BODY_BYTES,
   DEFAULT_MAX_CHUNKS,
+  DEFAULT_MAX_CONNECTIONS,
   DEFAULT_UPSTREAM_TIMEOUT_MS,
   type EgressProxy,
   type ProxyOptions,
@@ -43,7 +44,7 @@ const MIB = 1024 * 1024;
 const USAGE = [
   "npx tab proxy [--policy FILE] [--port 3128] [--host 127.0.0.1] [--ca-out FILE] [--cors-relay URL]",
   "              [--head-timeout SECONDS] [--idle-timeout SECONDS] [--body-timeout SECONDS] [--upstream-timeout SECONDS]",
-  "              [--max-body MIB] [--max-chunks N] [--body-budget MIB]",
+  "              [--max-body MIB] [--max-chunks N] [--body-budget MIB] [--max-connections N]",
   "",
   "  --policy FILE     a policy in YAML or JSON (default: the page's default policy)",
   "  --port N          port to listen on; 0 picks a free one (printed on stderr)",
@@ -58,6 +59,8 @@ const USAGE = [
   `  --max-body MIB    the largest request body, and upstream body /v0/fetch holds, then 413 (default ${DEFAULT_MAX_BODY_BYTES / MIB})`,
   `  --max-chunks N    the most chunks in one chunked request body, then 413 (default ${DEFAULT_MAX_CHUNKS})`,
   `  --body-budget MIB bytes all in-flight bodies may hold together, then 503 (default ${DEFAULT_BODY_BUDGET_BYTES / MIB})`,
+  "  --max-connections N",
+  `                    client connections served at once; one more is answered 503 (default ${DEFAULT_MAX_CONNECTIONS})`,
   "                    docs/limits.md lists every limit.",
   "  --allow-private-for-tests ADDR[,ADDR]",
   "                    TEST ONLY: let these private addresses (e.g. 127.0.0.1) be upstreams.",
@@ -92,7 +95,14 @@ export const command: Command = {
     const host = values.host ?? "127.0.0.1";
     type Bounds = Pick<
       ProxyOptions,
-      "headTimeoutMs" | "idleTimeoutMs" | "bodyTimeoutMs" | "upstreamTimeoutMs" | "maxBodyBytes" | "maxChunks" | "bodyBudgetBytes"
+      | "headTimeoutMs"
+      | "idleTimeoutMs"
+      | "bodyTimeoutMs"
+      | "upstreamTimeoutMs"
+      | "maxBodyBytes"
+      | "maxChunks"
+      | "bodyBudgetBytes"
+      | "maxConnections"
     >;
     const bounds: Bounds = {};
     for (const [flag, key, unit, scale] of [
@@ -103,6 +113,7 @@ export const command: Command = {
       ["max-body", "maxBodyBytes", "MiB", MIB],
       ["max-chunks", "maxChunks", "chunks", 1],
       ["body-budget", "bodyBudgetBytes", "MiB", MIB],
+      ["max-connections", "maxConnections", "connections", 1],
     ] as const) {
       const text = values[flag];
       if (text === undefined) continue;
@@ -218,6 +229,7 @@ function parse(args: string[]) {
       "max-body": { type: "string" },
       "max-chunks": { type: "string" },
       "body-budget": { type: "string" },
+      "max-connections": { type: "string" },
     },
     strict: true,
     allowPositionals: false,
