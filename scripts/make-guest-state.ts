@@ -2,7 +2,7 @@
 //
 //   npx tsx scripts/make-guest-state.ts [--if-stale] [--dir vendor/guest] [--work guest/.build]
 //
-// Boots vendor/guest in v86 under Node on exactly the page's machine (src/page/emulator/machine.ts),
+// Boots vendor/guest in v86 under Node on exactly the page's machine (src/machine/machine.ts),
 // has the guest drop its caches and zero its free memory at the first prompt (the build leaves
 // `prepare-state` in the share; guest/rootfs/usr/bin/tab-prompt runs tab-prepare-state), saves the
 // state at that prompt, compresses it with zstd, restores it in a second emulator to check that it
@@ -16,7 +16,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { V86 } from "v86";
-import { type BootFiles, machineOptions, machineRecord } from "../src/page/emulator/machine";
+import { type BootFiles, machineOptions, machineRecord } from "../src/machine";
 
 const root = resolve(fileURLToPath(new URL("..", import.meta.url)));
 const args = process.argv.slice(2);

@@ -60,6 +60,9 @@ export const VERDICT_CODES = [
   "runtime-fetch-not-allowed",
   "runtime-fetch-limit",
   "too-many-connections",
+  "relay-refused",
+  "lesson-invalid",
+  "lesson-pin-mismatch",
 ] as const;
 
 export const VerdictCode = z.enum(VERDICT_CODES);

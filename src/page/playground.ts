@@ -1,6 +1,6 @@
+import { createConsoleTurns } from "../console";
 import { createEventLog, type EventLog } from "../log";
 import { createPolicyHolder, DEFAULT_POLICY, type PolicyHolder } from "../policy";
-import { createConsoleTurns } from "./console/console-turns";
 import type { Guest } from "./emulator/boot";
 import type { PageNetwork } from "./emulator/network";
 import { mountEmbed, mountFeatures, type ShellContext, wantsEmbed } from "./features";

@@ -1,10 +1,10 @@
 import type { Cas } from "../cas";
+import type { ConsoleTurns } from "../console";
 import type { EventLog } from "../log";
 import type { ModelEndpoint } from "../model";
 import type { OwnEndpointSpec, OwnHandlers, OwnRequest, OwnResponse } from "../proxy";
 import type { FetchLike, OrgAllowlist, RuntimeFetchEndpoint } from "../resolver";
 import type { PageDigest } from "./cache/digest";
-import type { ConsoleTurns } from "./console/console-turns";
 import type { Guest } from "./emulator/boot";
 import type { ResolverSession } from "./features/resolve/session";
 import type { PageRunner } from "./features/runner/page-runner";

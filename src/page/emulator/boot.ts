@@ -1,11 +1,10 @@
 import * as Comlink from "comlink";
 import wasmUrl from "v86/build/v86.wasm?url";
+import { type ConsoleDriver, createConsoleDriver, GuestConsole } from "../../console";
 import type { EventLog } from "../../log";
+import type { BootFiles } from "../../machine";
 import type { FrameLink } from "../../net";
-import { type ConsoleDriver, createConsoleDriver } from "../console/console-driver";
-import { GuestConsole } from "./console";
 import type { JitState } from "./jit-governor";
-import type { BootFiles } from "./machine";
 import { batchPerTask, type MachineMessage } from "./machine-port";
 import type { MachineApi } from "./machine-worker";
 import machineWorkerUrl from "./machine-worker.ts?worker&url";
@@ -74,7 +73,7 @@ export function spawnGuestMachine(): GuestMachine {
 }
 
 /**
- * Starts v86 on the guest machine (src/page/emulator/machine.ts) in its own worker
+ * Starts v86 on the guest machine (src/machine/machine.ts) in its own worker
  * (machine-worker.ts): boots the verified image, or restores a saved state. The files and the
  * state move to the worker (transferred): the page keeps no copy.
  */

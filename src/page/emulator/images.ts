@@ -1,6 +1,6 @@
 import { readCapped, sha256Hex } from "../../bytes";
 import type { EventLog } from "../../log";
-import type { BootFiles } from "./machine";
+import type { BootFiles } from "../../machine";
 
 /** The guest files a cold boot needs, verified, with the sha256 of each (for snapshot keys). */
 export interface GuestImages extends BootFiles {

@@ -1,8 +1,8 @@
 import * as Comlink from "comlink";
 import { V86 } from "v86";
+import { type BootFiles, machineOptions } from "../../machine";
 import { connectV86Link, type V86Bus } from "../../net";
 import { createJitGovernor, JIT_WINDOW_MS, type JitGovernor, type JitState } from "./jit-governor";
-import { type BootFiles, machineOptions } from "./machine";
 import { batchPerTask, type MachineMessage } from "./machine-port";
 import { type ShareFs, sharePath, writeIntoShare } from "./share-fs";
 

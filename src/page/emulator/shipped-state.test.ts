@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { machineRecord } from "./machine";
+import { machineRecord } from "../../machine";
 import { StateRecord, shippedStateMismatch } from "./shipped-state";
 
 const image = { bzImage: "aa", "initramfs.cpio.zst": "bb", "seabios.bin": "cc", "vgabios.bin": "dd" };

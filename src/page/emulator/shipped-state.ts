@@ -1,14 +1,14 @@
 import { z } from "zod";
 import type { EventLog } from "../../log";
+import { machineRecord } from "../../machine";
 import { downloadVerified, GuestImageError } from "./images";
-import { machineRecord } from "./machine";
 
 /**
  * The shipped post-boot state: the guest saved at its first prompt by the build
  * (scripts/make-guest-state.ts), zstd-compressed, listed in SHA256SUMS like every guest file.
  * A first visit downloads and restores it instead of booting (guest/README.md, "The shipped
  * state"). state.json says what it was made from; the page restores it only when that is this
- * image (the SHA256SUMS it just read) and this machine (src/page/emulator/machine.ts).
+ * image (the SHA256SUMS it just read) and this machine (src/machine/machine.ts).
  */
 const STATE = "state.bin.zst";
 const RECORD = "state.json";

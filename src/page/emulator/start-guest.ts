@@ -1,8 +1,8 @@
 import { utf8 } from "../../bytes";
+import { parseGuestLine } from "../../console";
 import type { EventLog } from "../../log";
 import type { PolicyHolder } from "../../policy";
 import type { OwnHandlers } from "../../proxy";
-import { parseGuestLine } from "../console/guest-lines";
 import type { PageRelay } from "../relay";
 import { missingBrowserFeatures, UnsupportedBrowserError, unsupportedBrowserMessage } from "../shell/browser-support";
 import type { GuestTerminal } from "../shell/terminal";

@@ -1,6 +1,6 @@
+import type { ConsoleTurns } from "../../console";
 import type { EventLog } from "../../log";
 import type { PolicyHolder } from "../../policy";
-import type { ConsoleTurns } from "../console/console-turns";
 import type { Guest } from "../emulator/boot";
 import type { PageNetwork } from "../emulator/network";
 import type { EventPanel } from "../panels";

@@ -1,6 +1,6 @@
+import type { ConsoleTurns } from "../../console";
+import { connectionsClosed } from "../../console";
 import type { EventLog } from "../../log";
-import { connectionsClosed } from "../console/command-settle";
-import type { ConsoleTurns } from "../console/console-turns";
 import type { Guest } from "../emulator/boot";
 import { h, replaceChildren } from "./dom";
 import type { Scenario } from "./scenarios";

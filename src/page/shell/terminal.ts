@@ -1,7 +1,7 @@
 import { FitAddon } from "@xterm/addon-fit";
 import { Terminal } from "@xterm/xterm";
 import "@xterm/xterm/css/xterm.css";
-import { parseOsc133 } from "../console/shell-marks";
+import { parseOsc133 } from "../../console";
 
 export interface GuestTerminal {
   terminal: Terminal;

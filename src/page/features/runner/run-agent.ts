@@ -1,5 +1,7 @@
 import { utf8 } from "../../../bytes";
 import type { Cas } from "../../../cas";
+import type { CommandResult, ConsoleTurns } from "../../../console";
+import { connectionsClosed } from "../../../console";
 import type { EventLog, NewEvent } from "../../../log";
 import {
   createMemoryLocalFiles,
@@ -24,9 +26,6 @@ import {
   runOutcome,
 } from "../../../runner";
 import { type AttachedSkill, attachSkill, type SkillBlobStore, type SkillHandleStore, scriptsGiven } from "../../../skills";
-import { connectionsClosed } from "../../console/command-settle";
-import type { CommandResult } from "../../console/console-driver";
-import type { ConsoleTurns } from "../../console/console-turns";
 import type { Guest } from "../../emulator/boot";
 import type { ResolverSession } from "../resolve/session";
 import { type ActiveRun, repositoryNotes, runtimeDeliverer, skillDeliverer } from "./run-time";

@@ -2,7 +2,7 @@ import type { Decider, VerdictCode } from "../../../log";
 
 /**
  * What a step waits for on the log. `proxy`: a proxy decision with this code and decider.
- * `kernel`: a `kernel.result` line (src/page/console/guest-lines.ts) with this errno name.
+ * `kernel`: a `kernel.result` line (src/console/guest-lines.ts) with this errno name.
  * `dns`: a `wire.dns` query answered with this rcode.
  */
 export type TourExpectation =

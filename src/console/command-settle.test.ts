@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createEventLog } from "../../log";
+import { createEventLog } from "../log";
 import { connectionsClosed, connectionsOpenSince } from "./command-settle";
 
 const conn = (id: string, phase: "open" | "close" | "reset") =>

@@ -1,4 +1,4 @@
-import type { EventLog, LogEvent } from "../../log";
+import type { EventLog, LogEvent } from "../log";
 
 /**
  * TCP connections to the page that opened at or after `fromSeq` and are not closed yet. A

@@ -1,12 +1,12 @@
-import { createShellMarkSplitter } from "../console/shell-marks";
-import { type CommandRecord, ShellTracker } from "../console/shell-state";
+import { createShellMarkSplitter } from "./shell-marks";
+import { type CommandRecord, ShellTracker } from "./shell-state";
 
 /** How much output text the console keeps (the newest); older output is dropped. */
 const KEEP = 256 * 1024;
 
 /**
  * The guest's serial console as the page sees it: output bytes in, typed text out. The
- * shell's OSC 133 marks (src/page/console/shell-marks.ts) say where it is (src/page/console/shell-state.ts):
+ * shell's OSC 133 marks (src/console/shell-marks.ts) say where it is (src/console/shell-state.ts):
  * idle at a prompt, or running a command, and how each command ended. They never reach
  * `text`; the terminal gets them too, and its own OSC handler keeps them off the screen.
  */

@@ -1,4 +1,4 @@
-import type { NewEvent } from "../../log";
+import type { NewEvent } from "../log";
 
 const list = (v: string | undefined) => (v ? v.split(",").filter((s) => s !== "") : []);
 

@@ -19,7 +19,7 @@ export interface DriverRunOptions {
   onStarted?(record: CommandRecord): void;
 }
 
-/** The console operations the driver needs (src/page/emulator/console.ts). */
+/** The console operations the driver needs (src/console/serial-console.ts). */
 export interface DrivenConsole {
   readonly shell: { readonly idle: boolean };
   whenIdle(signal?: AbortSignal): Promise<void>;

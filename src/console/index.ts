@@ -1,0 +1,17 @@
+// The guest's serial console, host-neutral: the page and the Node host (npx tab lesson test)
+// both read the guest's shell through these. The prompt's OSC 133 marks say where the shell
+// is and how each command ended; nothing here matches printed prompts.
+export { connectionsClosed, connectionsOpenSince } from "./command-settle";
+export {
+  type CommandResult,
+  type ConsoleDriver,
+  createConsoleDriver,
+  type DrivenConsole,
+  type DriverRunOptions,
+  SIGINT_STATUS,
+} from "./console-driver";
+export { type ConsoleTurns, createConsoleTurns } from "./console-turns";
+export { parseGuestLine } from "./guest-lines";
+export { GuestConsole } from "./serial-console";
+export { createShellMarkSplitter, parseOsc133, type ShellMark, type ShellMarkSplitter, type ShellPiece } from "./shell-marks";
+export { type CommandRecord, type ShellPhase, ShellTracker } from "./shell-state";
