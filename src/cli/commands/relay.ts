@@ -1,6 +1,9 @@
+import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import type { Command } from "../command";
 import { createStreamCheck, DEFAULT_PORTS, parsePorts, parseResolveEntries } from "../relay/check";
+import { DEFAULT_RELAY_LIMITS, descriptorLimit, fitToDescriptors, type RelayLimits } from "../relay/limits";
+import { DEFAULT_ALLOWED_ORIGINS, type OriginRule, parseOriginRule } from "../relay/origin";
 import { recordLine } from "../relay/record";
 import { type Relay, startRelay } from "../relay/server";
 
@@ -12,8 +15,13 @@ import { type Relay, startRelay } from "../relay/server";
 
 const DEFAULT_PORT = 5001;
 
+const D = DEFAULT_RELAY_LIMITS;
+
 const USAGE = [
   "npx tab relay [--port 5001] [--host 127.0.0.1] [--allow-ports PORT[,PORT]]",
+  "              [--allow-origin ORIGIN ...] [--token-file FILE] [--trust-proxy ADDR[,ADDR]]",
+  "              [--idle-timeout S] [--max-websockets-per-client N] [--max-streams-per-websocket N]",
+  "              [--max-streams N] [--streams-per-second N]",
   "              [--allow-private-for-tests ADDR[,ADDR]] [--resolve NAME=IP ...]",
   "",
   "A WebSocket relay speaking the Wisp protocol (TCP over WebSocket), for the page's Wisp",
@@ -25,11 +33,35 @@ const USAGE = [
   "  --allow-ports LIST",
   `                    destination ports allowed besides ${DEFAULT_PORTS.join(" and ")} (comma-separated)`,
   "",
+  "Who may connect: only the playground's pages. A WebSocket has no CORS, so the relay checks",
+  `the upgrade's Origin itself: by default only ${DEFAULT_ALLOWED_ORIGINS.join(" and ")} (any port).`,
+  "Any other origin, Origin: null or no Origin at all gets HTTP 403 before the upgrade, and one",
+  '"relay.refused" line on stdout.',
+  "  --allow-origin ORIGIN",
+  "                    also allow this origin (repeatable), matched exactly: scheme://host[:port],",
+  "                    * only as the port (e.g. --allow-origin https://tab.example.org)",
+  "  --token-file FILE require this token (the file's first line): clients pass it in the relay",
+  "                    URL, wss://relay.example.org/?token=TOKEN; without it, HTTP 401",
+  "  --trust-proxy ADDR[,ADDR]",
+  "                    reverse proxies at these addresses name the client in X-Forwarded-For",
+  "",
+  "Caps (docs/limits.md); a stream past one is closed with Wisp's ConnThrottled reason, an",
+  "idle one with TransferTimeout, a WebSocket past its cap refused HTTP 429 before the upgrade:",
+  `  --idle-timeout S  close a stream with no traffic either way for S seconds (default ${D.idleTimeoutMs / 1000})`,
+  `  --max-websockets-per-client N   WebSockets open at once per client address (default ${D.websocketsPerClient})`,
+  `  --max-streams-per-websocket N   streams open at once on one WebSocket (default ${D.streamsPerWebsocket})`,
+  `  --max-streams N   streams open at once in all (default ${D.streamsTotal}, lowered below the open-files limit)`,
+  `  --streams-per-second N          streams a client may open per second (default ${D.streamsPerSecond}, burst twice that)`,
+  "A client that sends more DATA than its CONTINUE grant, or past the bytes the relay holds for",
+  "a slow destination, is closed ConnThrottled; a client that stops reading pauses the",
+  "destination, and its WebSocket is closed if it still stops reading.",
+  "",
   "Every stream is checked before any connection: the destination port must be allowed; the",
   "name is resolved once, every address it resolves to must be public (loopback, private,",
   "link-local, CGNAT, documentation and other special-purpose addresses are refused), and the",
   "stream connects to that checked address only. A refused stream is closed with Wisp's",
-  "HostBlocked reason. UDP streams are never relayed.",
+  "HostBlocked reason, and so is a name that does not resolve (the client cannot tell the two",
+  "apart; the stream's line can). UDP streams are never relayed.",
   "",
   "Output: one JSON line per stream on stdout when it closes: name, address, port, bytes each",
   "way, duration, whether it was refused and why. Startup and errors go to stderr. Ctrl+C",
@@ -75,6 +107,33 @@ export const command: Command = {
     if (resolve.size > 0)
       process.stderr.write(`tab relay: TEST ONLY: names answered without DNS: ${[...resolve].map(([n, a]) => `${n}=${a}`).join(", ")}\n`);
 
+    const origins: OriginRule[] = [];
+    for (const text of [...DEFAULT_ALLOWED_ORIGINS, ...(values["allow-origin"] ?? [])]) {
+      const rule = parseOriginRule(text);
+      if ("error" in rule) return fail(rule.error);
+      origins.push(rule);
+    }
+    let token: string | null = null;
+    if (values["token-file"] !== undefined) {
+      try {
+        token = readFileSync(values["token-file"], "utf8").split(/\r?\n/)[0]?.trim() ?? "";
+      } catch (error) {
+        return fail(`--token-file ${values["token-file"]}: ${(error as Error).message}`, 1);
+      }
+      if (!/^[A-Za-z0-9._~-]{16,256}$/.test(token))
+        return fail(
+          `--token-file ${values["token-file"]}: the token must be 16-256 characters of A-Z a-z 0-9 . _ ~ - (e.g. openssl rand -hex 32)`,
+        );
+    }
+    const trustedProxies = new Set(
+      (values["trust-proxy"] ?? "")
+        .split(",")
+        .map((a) => a.trim().replace(/^\[(.*)\]$/, "$1"))
+        .filter(Boolean),
+    );
+    const limits = limitsFrom(values);
+    if (typeof limits === "string") return fail(limits);
+
     const ports = new Set([...DEFAULT_PORTS, ...extraPorts]);
     let relay: Relay;
     try {
@@ -82,6 +141,7 @@ export const command: Command = {
         host,
         port,
         check: createStreamCheck({ ports, allowPrivateForTests: allowPrivate, resolve }),
+        admission: { origins, token, trustedProxies, limits },
         report: (record) => process.stdout.write(recordLine(record)),
       });
     } catch (error) {
@@ -94,6 +154,9 @@ export const command: Command = {
     }
     const shownPorts = [...ports].sort((a, b) => a - b).join(", ");
     process.stderr.write(`tab relay listening on ${relay.url} (destination ports ${shownPorts})\n`);
+    process.stderr.write(
+      `tab relay: origins allowed: ${[...DEFAULT_ALLOWED_ORIGINS, ...(values["allow-origin"] ?? [])].join(", ")}${token === null ? "" : "; token required"}; at most ${limits.streamsTotal} streams and ${limits.websocketsTotal} WebSockets\n`,
+    );
 
     await new Promise<void>((resolve) => {
       const stop = () => {
@@ -119,8 +182,37 @@ function parse(args: string[]) {
       "allow-ports": { type: "string" },
       "allow-private-for-tests": { type: "string" },
       resolve: { type: "string", multiple: true },
+      "allow-origin": { type: "string", multiple: true },
+      "token-file": { type: "string" },
+      "trust-proxy": { type: "string" },
+      "idle-timeout": { type: "string" },
+      "max-websockets-per-client": { type: "string" },
+      "max-streams-per-websocket": { type: "string" },
+      "max-streams": { type: "string" },
+      "streams-per-second": { type: "string" },
     },
     strict: true,
     allowPositionals: false,
   }).values;
+}
+
+/** The caps with the flags applied, fitted below the open-files limit; or what is wrong with a flag. */
+function limitsFrom(values: ReturnType<typeof parse>): RelayLimits | string {
+  const limits: RelayLimits = { ...DEFAULT_RELAY_LIMITS };
+  const counts: [keyof typeof values, keyof RelayLimits][] = [
+    ["max-websockets-per-client", "websocketsPerClient"],
+    ["max-streams-per-websocket", "streamsPerWebsocket"],
+    ["max-streams", "streamsTotal"],
+    ["streams-per-second", "streamsPerSecond"],
+    ["idle-timeout", "idleTimeoutMs"],
+  ];
+  for (const [flag, key] of counts) {
+    const text = values[flag];
+    if (text === undefined) continue;
+    if (typeof text !== "string" || !/^\d{1,7}$/.test(text) || Number(text) < 1)
+      return `--${flag} ${String(text)} is not a whole number of at least 1`;
+    limits[key] = key === "idleTimeoutMs" ? Number(text) * 1000 : Number(text);
+  }
+  if (values["streams-per-second"] !== undefined) limits.streamBurst = 2 * limits.streamsPerSecond;
+  return fitToDescriptors(limits, descriptorLimit());
 }

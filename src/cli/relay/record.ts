@@ -29,6 +29,20 @@ export interface StreamRecord {
 }
 
 /** The record as one line; invisible and layout-changing characters escaped, as the CLI's other lines. */
-export function recordLine(record: StreamRecord): string {
+export function recordLine(record: RelayRecord): string {
   return `${escapeJsonText(JSON.stringify(record))}\n`;
 }
+
+/** A WebSocket upgrade the relay refused (origin, token, too many WebSockets): one line, before any session. */
+export interface UpgradeRefusalRecord {
+  kind: "relay.refused";
+  time: string;
+  client: string;
+  /** The request's Origin header as sent (hostile text: escaped when printed); null when absent. */
+  origin: string | null;
+  status: number;
+  code: VerdictCode;
+  why: string;
+}
+
+export type RelayRecord = StreamRecord | UpgradeRefusalRecord;

@@ -2,14 +2,17 @@ import { createServer, type IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import { logging } from "@mercuryworkshop/wisp-js/server";
 import { type WebSocket, WebSocketServer } from "ws";
+import { type AdmissionRules, createAdmitter } from "./admission";
 import type { StreamCheck } from "./check";
 import { RelayConnection } from "./connection";
-import type { StreamRecord } from "./record";
+import type { RelayRecord } from "./record";
 import type { RelaySocket } from "./socket";
 
 /**
  * The relay's listening side: an HTTP server whose WebSocket upgrades on a path ending in `/`
- * (as Wisp clients expect) become Wisp connections. Everything else is answered with a short
+ * (as Wisp clients expect) become Wisp connections, once admitted (admission.ts: the page's
+ * origin, the token, WebSockets per client); a refused upgrade gets its HTTP status and one
+ * `relay.refused` line before any WebSocket exists. Everything else is answered with a short
  * error: no other protocol (wisp-js's "wsproxy" paths included) is spoken here.
  */
 
@@ -17,8 +20,9 @@ export interface RelayOptions {
   host: string;
   port: number;
   check: StreamCheck;
-  /** Each stream, once, when it closes. */
-  report: (record: StreamRecord) => void;
+  admission: AdmissionRules;
+  /** Each stream, once, when it closes; each refused upgrade, once. */
+  report: (record: RelayRecord) => void;
 }
 
 export interface Relay {
@@ -31,7 +35,8 @@ export interface Relay {
 /** How long shutdown waits for streams and WebSockets to close before cutting them. */
 const SHUTDOWN_GRACE_MS = 2_000;
 /** The largest WebSocket message: a Wisp packet carries a few KiB (a TLS record is 16 KiB). */
-const MAX_MESSAGE_BYTES = 1024 * 1024;
+const MAX_MESSAGE_BYTES = 256 * 1024;
+const STATUS_TEXT: Record<number, string> = { 401: "Unauthorized", 403: "Forbidden", 429: "Too Many Requests", 503: "Service Unavailable" };
 const WISP_V2_PROTOCOL_HEADER = "sec-websocket-protocol";
 
 export async function startRelay(options: RelayOptions): Promise<Relay> {
@@ -39,7 +44,15 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
   logging.set_level(logging.ERROR);
   const sockets = new Set<RelaySocket>();
   const connections = new Set<RelayConnection>();
-  const context = { check: options.check, report: options.report, sockets };
+  const admitter = createAdmitter(options.admission);
+  const context = {
+    check: options.check,
+    report: options.report,
+    sockets,
+    limits: options.admission.limits,
+    admitter,
+    relayInbound: { total: 0 },
+  };
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES });
 
   const http = createServer((_request, response) => {
@@ -53,14 +66,31 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
       socket.end("HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n");
       return;
     }
-    wss.handleUpgrade(request, socket, head, (ws) => void serve(ws, request, path));
+    const admission = admitter.admit(request);
+    if (!admission.ok) {
+      const body = `${admission.why}\n`;
+      socket.end(
+        `HTTP/1.1 ${admission.status} ${STATUS_TEXT[admission.status] ?? "Refused"}\r\nConnection: close\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+      );
+      options.report({
+        kind: "relay.refused",
+        time: new Date().toISOString(),
+        client: admission.client,
+        origin: request.headers.origin ?? null,
+        status: admission.status,
+        code: admission.code,
+        why: admission.why,
+      });
+      return;
+    }
+    socket.once("close", admission.release);
+    wss.handleUpgrade(request, socket, head, (ws) => void serve(ws, request, path, admission.client));
   });
 
-  async function serve(ws: WebSocket, request: IncomingMessage, path: string): Promise<void> {
+  async function serve(ws: WebSocket, request: IncomingMessage, path: string, client: string): Promise<void> {
     ws.binaryType = "arraybuffer";
     // As wisp-js's own routeRequest: a client that offers a subprotocol speaks Wisp v2.
     const version = request.headers[WISP_V2_PROTOCOL_HEADER] ? 2 : 1;
-    const client = request.socket.remoteAddress ?? "unknown";
     // No extensions offered: no UDP (never relayed), no MOTD.
     const connection = new RelayConnection(ws, path, { wisp_version: version, wisp_extensions: [] }, client, context);
     connections.add(connection);

@@ -33,9 +33,9 @@ describe("a relay stream's socket", () => {
     ]);
   });
 
-  it("reports a name that does not resolve as a failure (upstream-error), not a refusal", async () => {
+  it("answers a name that does not resolve as a refusal is answered, but records it as a failure (upstream-error)", async () => {
     const { socket, records } = socketWith(async () => ({ verdict: refuse("upstream-error", "could not resolve dest.example", "proxy") }));
-    await expect(socket.connect()).rejects.toMatchObject({ code: "EHOSTUNREACH" });
+    await expect(socket.connect()).rejects.toMatchObject({ name: "StreamRefused", throttled: false });
     await socket.close();
     expect(records).toEqual([expect.objectContaining({ refused: false, code: "upstream-error", why: "could not resolve dest.example" })]);
   });

@@ -11,17 +11,25 @@ import type { StreamRecord } from "./record";
  * no DNS for it), never to the name. It counts bytes and reports the stream once, when closed.
  */
 
-/** Chunks held from the destination before its socket is paused (the Wisp side is slower). */
-const QUEUE_LIMIT = 64;
+/** Bytes held from the destination before its socket is paused, unless the relay says otherwise. */
+const DEFAULT_READ_AHEAD_BYTES = 128 * 1024;
 /** How long a connect may take before the stream fails (NoResponse). */
 export const CONNECT_TIMEOUT_MS = 10_000;
 /** After our FIN, how long the destination may take to close before the socket is destroyed. */
 const CLOSE_GRACE_MS = 5_000;
 
-/** Why `connect()` failed: the relay refused the stream, or the destination could not be reached. */
+/**
+ * Why `connect()` failed when the relay said no, or when the name did not resolve: both are
+ * closed HostBlocked, so a client cannot tell a name that resolves to a private address from
+ * one that does not resolve (an intranet name oracle). The stream's record keeps the difference.
+ */
 export class StreamRefused extends Error {
   override name = "StreamRefused";
-  constructor(readonly verdict: Verdict) {
+  constructor(
+    readonly verdict: Verdict,
+    /** Past a cap (rate, streams): closed ConnThrottled rather than HostBlocked. */
+    readonly throttled = false,
+  ) {
     super(verdict.reason);
   }
 }
@@ -38,6 +46,10 @@ export interface RelaySocketOptions {
   connection: string;
   stream: number;
   client: string;
+  /** Bytes read ahead from the destination before it is paused. */
+  readAheadBytes?: number;
+  /** A refusal decided before the check (a cap): connect() throws it, ConnThrottled. */
+  throttledBy?: Verdict;
 }
 
 export class RelaySocket implements WispSocket {
@@ -45,6 +57,8 @@ export class RelaySocket implements WispSocket {
   port: number;
   private socket: Socket | null = null;
   private readonly queue: Uint8Array[] = [];
+  private queuedBytes = 0;
+  private readonly readAhead: number;
   private waiting: (() => void) | null = null;
   private ended = false;
   private closed = false;
@@ -65,15 +79,22 @@ export class RelaySocket implements WispSocket {
   constructor(private readonly options: RelaySocketOptions) {
     this.hostname = options.name;
     this.port = options.port;
+    this.readAhead = options.readAheadBytes ?? DEFAULT_READ_AHEAD_BYTES;
   }
 
   async connect(): Promise<void> {
+    if (this.options.throttledBy) {
+      this.outcome = this.options.throttledBy;
+      this.refused = true;
+      throw new StreamRefused(this.options.throttledBy, true);
+    }
     if (!this.options.tcp) return this.refuse(refuse("bad-request", "UDP streams are not relayed; only TCP", "proxy"));
     const decision = await this.options.check(this.options.name, this.options.port);
     if (decision.verdict.code === "upstream-error") {
-      // The name did not resolve: a failure (UnreachableHost), not the relay saying no.
+      // The name did not resolve: a failure, not the relay saying no (the record says so), but
+      // answered as a refusal is, so that it tells the client nothing about the name.
       this.outcome = decision.verdict;
-      throw Object.assign(new Error(decision.verdict.reason), { code: "EHOSTUNREACH" });
+      throw new StreamRefused(decision.verdict);
     }
     if (!decision.verdict.allowed || decision.address === undefined) return this.refuse(decision.verdict);
     if (this.closed) throw new Error("the stream was closed before its connection was made");
@@ -92,9 +113,11 @@ export class RelaySocket implements WispSocket {
         resolve();
       });
       socket.on("data", (chunk: Buffer) => {
+        if (this.closed) return; // closed: read and dropped, so the destination can finish
         this.fromUpstream += chunk.length;
         this.queue.push(chunk);
-        if (this.queue.length >= QUEUE_LIMIT) socket.pause();
+        this.queuedBytes += chunk.length;
+        if (this.queuedBytes >= this.readAhead) socket.pause();
         this.wake();
       });
       socket.on("error", (error: NodeJS.ErrnoException) => {
@@ -114,7 +137,8 @@ export class RelaySocket implements WispSocket {
     for (;;) {
       const chunk = this.queue.shift();
       if (chunk !== undefined) {
-        if (this.queue.length < QUEUE_LIMIT / 2 && this.socket?.isPaused()) this.socket.resume();
+        this.queuedBytes -= chunk.length;
+        if (this.queuedBytes < this.readAhead / 2 && this.socket?.isPaused()) this.socket.resume();
         return chunk;
       }
       if (this.ended) return null;
@@ -132,7 +156,7 @@ export class RelaySocket implements WispSocket {
     await new Promise<void>((resolve) => socket.write(data, () => resolve()));
   }
 
-  /** Backpressure is the queue's own (see QUEUE_LIMIT); wisp-js's pause/resume calls are not needed. */
+  /** Backpressure is the queue's own (see readAheadBytes); wisp-js's pause/resume calls are not needed. */
   pause(): void {}
   resume(): void {}
 
@@ -142,11 +166,20 @@ export class RelaySocket implements WispSocket {
     this.closed = true;
     this.finish();
     const socket = this.socket;
+    this.queue.length = 0;
+    this.queuedBytes = 0;
     if (socket) {
+      socket.resume();
       socket.end();
       setTimeout(() => socket.destroy(), CLOSE_GRACE_MS).unref();
     } else this.settled();
     this.options.report(this.record());
+  }
+
+  /** What ended a stream that was running: a cap or the idle timeout (kept for its record). */
+  endedBy(verdict: Verdict): void {
+    this.outcome ??= verdict;
+    this.refused = true;
   }
 
   /** Shutdown's last resort: the destination did not close after our FIN. */

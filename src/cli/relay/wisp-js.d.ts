@@ -27,12 +27,35 @@ declare module "@mercuryworkshop/wisp-js/server" {
     wisp_extensions?: readonly unknown[];
   }
 
+  /** wisp-js's async FIFO (src/websocket.mjs); `get` resolves undefined once closed. */
+  export interface AsyncQueue<T> {
+    readonly size: number;
+    put_now(item: T): void;
+    get(): Promise<T | undefined>;
+    close(): void;
+  }
+
+  /** wisp-js's wrapper around the WebSocket; `send` waits while more than `send_buffer_size` is unsent. */
+  export interface AsyncWebSocket {
+    send_buffer_size: number;
+    send(data: Uint8Array): Promise<void>;
+  }
+
   export namespace server {
     class ServerStream {
+      static buffer_size: number;
       constructor(stream_id: number, conn: ServerConnection, socket: WispSocket);
       readonly stream_id: number;
       readonly socket: WispSocket;
+      readonly conn: ServerConnection;
+      /** DATA from the client waiting for the destination. */
+      readonly send_buffer: AsyncQueue<Uint8Array>;
+      packets_sent: number;
       setup(): Promise<void>;
+      /** Called (not awaited) for each DATA frame from the client. */
+      put_data(data: Uint8Array): Promise<void>;
+      tcp_to_ws(): Promise<void>;
+      ws_to_tcp(): Promise<void>;
       close(reason?: number | null): Promise<void>;
     }
 
@@ -40,6 +63,7 @@ declare module "@mercuryworkshop/wisp-js/server" {
       constructor(ws: WebSocket, path: string, options?: ConnectionOptions);
       readonly conn_id: string;
       readonly path: string;
+      readonly ws: AsyncWebSocket;
       streams: Record<string, ServerStream>;
       setup(): Promise<void>;
       run(): Promise<void>;
@@ -59,7 +83,9 @@ declare module "@mercuryworkshop/wisp-js/server" {
       readonly UnreachableHost: number;
       readonly NoResponse: number;
       readonly ConnRefused: number;
+      readonly TransferTimeout: number;
       readonly HostBlocked: number;
+      readonly ConnThrottled: number;
     };
   }
 

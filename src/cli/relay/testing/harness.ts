@@ -2,11 +2,12 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { type AddressInfo, createServer, type Server } from "node:net";
 import { join } from "node:path";
-import { client } from "@mercuryworkshop/wisp-js/client";
+import { openWire, type WireConnection, type WireOptions, type WireStream } from "./wisp-wire";
 
 /**
  * Test helpers for `npx tab relay`: the relay as a child process (the real CLI), a local TCP
- * echo upstream on 127.0.0.1, and wisp-js's own Wisp client (it runs on Node through `ws`).
+ * echo upstream on 127.0.0.1, and a bounded Wisp client of our own (wisp-wire.ts: it chooses
+ * the upgrade's Origin, which wisp-js's Node client cannot).
  */
 
 const root = join(import.meta.dirname, "..", "..", "..", "..");
@@ -108,52 +109,24 @@ export async function echoUpstream(): Promise<EchoUpstream> {
   return { server, port: (server.address() as AddressInfo).port, connections: () => connections, received };
 }
 
-/** An open Wisp connection (wisp-js's client), once the relay has sent its first CONTINUE. */
-export function openWisp(url: string): Promise<client.ClientConnection> {
-  return new Promise((resolve, reject) => {
-    const connection = new client.ClientConnection(url);
-    connection.onopen = () => resolve(connection);
-    connection.onerror = () => reject(new Error(`cannot open a Wisp connection to ${url}`));
-  });
+/** An open Wisp connection, once the relay has sent its first CONTINUE (a playground Origin unless told). */
+export function openWisp(url: string, options: WireOptions = {}): Promise<WireConnection> {
+  return openWire(url, options);
 }
 
 export interface TestStream {
-  stream: client.ClientStream;
+  stream: WireStream;
   /** Everything received so far, concatenated. */
   received: () => Buffer;
   /** Resolves once at least `bytes` were received. */
   receivedAtLeast: (bytes: number) => Promise<Buffer>;
-  /** The CLOSE reason the relay sent (or the client's own close). */
+  /** The CLOSE reason the relay sent. */
   closed: Promise<number>;
 }
 
-export function openStream(connection: client.ClientConnection, host: string, port: number): TestStream {
-  const stream = connection.create_stream(host, port, "tcp");
-  const chunks: Buffer[] = [];
-  let total = 0;
-  let ended = false;
-  const waiters: (() => void)[] = [];
-  stream.onmessage = (data) => {
-    chunks.push(Buffer.from(data));
-    total += data.length;
-    for (const wake of waiters.splice(0)) wake();
-  };
-  const closed = new Promise<number>((resolve) => {
-    stream.onclose = (reason) => {
-      ended = true;
-      resolve(reason);
-      for (const wake of waiters.splice(0)) wake();
-    };
-  });
-  const received = () => Buffer.concat(chunks);
-  const receivedAtLeast = async (bytes: number) => {
-    while (total < bytes) {
-      if (ended) throw new Error(`the stream closed after ${total} of ${bytes} bytes`);
-      await new Promise<void>((resolve) => waiters.push(resolve));
-    }
-    return received();
-  };
-  return { stream, received, receivedAtLeast, closed };
+export function openStream(connection: WireConnection, host: string, port: number): TestStream {
+  const stream = connection.open(host, port);
+  return { stream, received: stream.received, receivedAtLeast: stream.receivedAtLeast, closed: stream.closed };
 }
 
 export function sha256(bytes: Uint8Array): string {

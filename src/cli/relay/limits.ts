@@ -1,0 +1,93 @@
+import { readFileSync } from "node:fs";
+
+/**
+ * What one client can make the relay hold (docs/limits.md, "The relay"). Every cap is answered
+ * with a Wisp CLOSE reason (ConnThrottled for a cap, TransferTimeout for an idle stream) or,
+ * before the upgrade, an HTTP status; never a crash, a stall or unbounded memory.
+ */
+export interface RelayLimits {
+  /** WebSockets open at once from one client address. */
+  websocketsPerClient: number;
+  /** WebSockets open at once, all clients together. */
+  websocketsTotal: number;
+  /** Streams open at once on one WebSocket. */
+  streamsPerWebsocket: number;
+  /** Streams open at once, all clients together (each holds a file descriptor). */
+  streamsTotal: number;
+  /** Streams one client address may open per second (sustained), and in a burst. */
+  streamsPerSecond: number;
+  streamBurst: number;
+  /** A stream with no byte either way for this long is closed (TransferTimeout). */
+  idleTimeoutMs: number;
+  /** What the relay holds for a slow destination, per stream / per WebSocket / in all, in bytes
+   * (each frame also costs FRAME_OVERHEAD_BYTES). */
+  inboundBytesPerStream: number;
+  inboundBytesPerWebsocket: number;
+  inboundBytesTotal: number;
+  /** What the relay reads ahead from a destination before pausing it, per stream. */
+  outboundBytesPerStream: number;
+  /** A WebSocket whose unsent bytes pass this stops reading its destinations until half is sent… */
+  websocketSendHighWater: number;
+  /** …and one that passes this (a client that stopped reading) is closed. */
+  websocketSendLimit: number;
+}
+
+/** What one queued frame costs besides its payload (its ArrayBuffer, views and queue slot). */
+export const FRAME_OVERHEAD_BYTES = 256;
+/** The frames a stream may send before the relay's next CONTINUE (wisp-js's grant). */
+export const FRAMES_GRANTED = 128;
+/**
+ * Frames a stream may have queued: a client keeping to its grant has at most two grants' worth
+ * queued (the frames in flight when a CONTINUE is sent, and the new grant); past that it is
+ * ignoring CONTINUE.
+ */
+export const FRAMES_QUEUED_LIMIT = 2 * FRAMES_GRANTED;
+
+const MiB = 1024 * 1024;
+
+export const DEFAULT_RELAY_LIMITS: RelayLimits = {
+  websocketsPerClient: 32,
+  websocketsTotal: 256,
+  streamsPerWebsocket: 32,
+  streamsTotal: 512,
+  streamsPerSecond: 50,
+  streamBurst: 100,
+  idleTimeoutMs: 120_000,
+  inboundBytesPerStream: 4 * MiB,
+  inboundBytesPerWebsocket: 8 * MiB,
+  inboundBytesTotal: 64 * MiB,
+  outboundBytesPerStream: 128 * 1024,
+  websocketSendHighWater: 512 * 1024,
+  websocketSendLimit: 8 * MiB,
+};
+
+/** Descriptors kept for the listening socket, stdio, the runtime and new clients' handshakes. */
+const RESERVED_DESCRIPTORS = 64;
+
+/**
+ * The process's soft limit on open files (Linux: /proc/self/limits), or null where unknown.
+ * Each WebSocket and each stream holds one descriptor.
+ */
+export function descriptorLimit(read: (path: string) => string = (path) => readFileSync(path, "utf8")): number | null {
+  try {
+    const line = read("/proc/self/limits")
+      .split("\n")
+      .find((l) => l.startsWith("Max open files"));
+    const soft = line?.slice("Max open files".length).trim().split(/\s+/)[0];
+    return soft === undefined || !/^\d+$/.test(soft) ? null : Number(soft);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The limits with the stream and WebSocket totals lowered, if need be, so that together they
+ * stay below the descriptor limit: one client can never make the relay run out of them.
+ */
+export function fitToDescriptors(limits: RelayLimits, descriptors: number | null): RelayLimits {
+  if (descriptors === null) return limits;
+  const room = Math.max(16, descriptors - RESERVED_DESCRIPTORS);
+  const websocketsTotal = Math.min(limits.websocketsTotal, Math.floor(room / 4));
+  const streamsTotal = Math.min(limits.streamsTotal, room - websocketsTotal);
+  return { ...limits, websocketsTotal, streamsTotal };
+}

@@ -1,0 +1,158 @@
+import { packet, server } from "@mercuryworkshop/wisp-js/server";
+import { refuse, type Verdict } from "../../log";
+import { FRAME_OVERHEAD_BYTES, FRAMES_GRANTED, FRAMES_QUEUED_LIMIT, type RelayLimits } from "./limits";
+import type { RelaySocket } from "./socket";
+
+/**
+ * One Wisp stream, as wisp-js's ServerStream but bounded. wisp-js queues every DATA frame a
+ * client sends whatever its CONTINUE grant, and waits on a full WebSocket by polling for ever;
+ * here each frame is charged its bytes plus a fixed overhead against the stream's, the
+ * WebSocket's and the relay's budget, a client past its grant (or a budget) is closed
+ * ConnThrottled, what comes from the destination waits for room on the WebSocket (the
+ * destination is paused meanwhile), and a stream with no traffic either way is closed
+ * TransferTimeout.
+ */
+
+const { close_reasons } = packet;
+const DATA = 0x02;
+const CONTINUE = 0x03;
+
+/** What a stream shares with its connection and the relay: budgets, the send path, closing. */
+export interface StreamHost {
+  readonly limits: RelayLimits;
+  /** Inbound bytes queued (with frame overhead) on this WebSocket, and in the whole relay. */
+  readonly inbound: { websocket: number };
+  readonly relayInbound: { total: number };
+  /** Sends one Wisp frame; resolves once the WebSocket has room again (or is gone). */
+  sendFrame(frame: Uint8Array): Promise<void>;
+  /** Sends a frame that must not wait (CONTINUE, CLOSE). */
+  sendNow(frame: Uint8Array): void;
+  closeStream(streamId: number, reason: number): void;
+}
+
+export class RelayStream extends server.ServerStream {
+  private queuedBytes = 0;
+  private readonly queuedCosts: number[] = [];
+  private closed = false;
+  private lastActive = performance.now();
+  private idleTimer: NodeJS.Timeout;
+
+  constructor(
+    streamId: number,
+    conn: server.ServerConnection,
+    readonly relaySocket: RelaySocket,
+    private readonly host: StreamHost,
+  ) {
+    super(streamId, conn, relaySocket);
+    this.idleTimer = this.armIdle(host.limits.idleTimeoutMs);
+  }
+
+  /** A DATA frame from the client: queued if within its grant and every budget, else the stream is throttled. */
+  override async put_data(data: Uint8Array): Promise<void> {
+    if (this.closed) return;
+    const { limits, inbound, relayInbound } = this.host;
+    const cost = data.byteLength + FRAME_OVERHEAD_BYTES;
+    const over =
+      this.queuedCosts.length >= FRAMES_QUEUED_LIMIT
+        ? `the client sent ${this.queuedCosts.length + 1} frames the destination has not taken, past its CONTINUE grant of ${FRAMES_GRANTED}`
+        : this.queuedBytes + cost > limits.inboundBytesPerStream
+          ? `the stream's queued bytes would pass ${limits.inboundBytesPerStream} (frames count ${FRAME_OVERHEAD_BYTES} bytes each besides their payload)`
+          : inbound.websocket + cost > limits.inboundBytesPerWebsocket
+            ? `the WebSocket's queued bytes would pass ${limits.inboundBytesPerWebsocket}`
+            : relayInbound.total + cost > limits.inboundBytesTotal
+              ? `the relay's queued bytes would pass ${limits.inboundBytesTotal}`
+              : null;
+    if (over !== null) return this.throttle(refuse("too-large", `${over}; the stream was closed (ConnThrottled)`, "proxy"));
+    this.queuedBytes += cost;
+    this.queuedCosts.push(cost);
+    inbound.websocket += cost;
+    relayInbound.total += cost;
+    this.lastActive = performance.now();
+    this.send_buffer.put_now(data);
+  }
+
+  /** Client to destination: one frame at a time, a CONTINUE after each half grant. */
+  override async ws_to_tcp(): Promise<void> {
+    for (;;) {
+      const data = await this.send_buffer.get();
+      if (data === undefined || data === null || this.closed) break;
+      this.release(this.queuedCosts.shift() ?? 0);
+      await this.socket.send(data);
+      this.lastActive = performance.now();
+      this.packets_sent++;
+      if (this.packets_sent % (FRAMES_GRANTED / 2) === 0 && !this.closed)
+        this.host.sendNow(frame(CONTINUE, this.stream_id, u32(FRAMES_GRANTED - this.send_buffer.size)));
+    }
+    await this.close();
+  }
+
+  /** Destination to client: each chunk waits for room on the WebSocket; the socket holds the rest, paused. */
+  override async tcp_to_ws(): Promise<void> {
+    for (;;) {
+      const data = await this.socket.recv();
+      if (data === null || this.closed) break;
+      this.lastActive = performance.now();
+      await this.host.sendFrame(frame(DATA, this.stream_id, data));
+    }
+    if (!this.closed) this.host.closeStream(this.stream_id, close_reasons.Voluntary);
+  }
+
+  override async close(reason: number | null = null): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    clearTimeout(this.idleTimer);
+    this.release(this.queuedBytes);
+    this.queuedCosts.length = 0;
+    this.send_buffer.close();
+    await this.socket.close();
+    if (reason !== null) this.host.sendNow(frame(0x04, this.stream_id, Uint8Array.of(reason)));
+  }
+
+  private throttle(verdict: Verdict, reason = close_reasons.ConnThrottled): void {
+    this.relaySocket.endedBy(verdict);
+    this.host.closeStream(this.stream_id, reason);
+  }
+
+  private release(cost: number): void {
+    this.queuedBytes -= cost;
+    this.host.inbound.websocket -= cost;
+    this.host.relayInbound.total -= cost;
+  }
+
+  /** One timer per stream, re-armed for what is left rather than reset on every frame. */
+  private armIdle(ms: number): NodeJS.Timeout {
+    const timer = setTimeout(() => {
+      if (this.closed) return;
+      const quiet = performance.now() - this.lastActive;
+      const limit = this.host.limits.idleTimeoutMs;
+      if (quiet + 1 >= limit)
+        this.throttle(
+          refuse(
+            "request-timeout",
+            `no traffic either way for ${Math.round(limit / 1000)} s; the stream was closed (TransferTimeout)`,
+            "proxy",
+          ),
+          close_reasons.TransferTimeout,
+        );
+      else this.idleTimer = this.armIdle(limit - quiet);
+    }, ms);
+    timer.unref();
+    return timer;
+  }
+}
+
+/** A Wisp frame: type, stream id (LE), payload. */
+export function frame(type: number, streamId: number, payload: Uint8Array): Uint8Array {
+  const bytes = new Uint8Array(5 + payload.byteLength);
+  const view = new DataView(bytes.buffer);
+  view.setUint8(0, type);
+  view.setUint32(1, streamId, true);
+  bytes.set(payload, 5);
+  return bytes;
+}
+
+function u32(value: number): Uint8Array {
+  const bytes = new Uint8Array(4);
+  new DataView(bytes.buffer).setUint32(0, Math.max(0, value), true);
+  return bytes;
+}
