@@ -7,7 +7,7 @@ import { createTestCa, type TestCa } from "../../../e2e/support/test-ca";
 import { type RunningRelay, runRelay } from "../../cli/relay/testing/harness";
 import { guardRefusal } from "../../log";
 import type { UpstreamInit } from "../../proxy";
-import { createEpoxyEngine, createWispRelayFetch } from "./wisp-fetch";
+import { createEpoxyEngine, createWispRelayFetch, relayFailure } from "./wisp-fetch";
 
 // Issue 19: the page's relay fetcher with the real engine (epoxy-tls) through the real
 // `npx tab relay` process to a local HTTPS upstream under a throwaway CA. Node has no
@@ -23,8 +23,15 @@ let relay: RunningRelay;
 let strict: RunningRelay;
 const get: UpstreamInit = { method: "GET", headers: [["accept", "*/*"]], body: null, redirect: "manual" };
 
+/** A browser's WebSocket sends its page's Origin; the relay admits only the playground's. */
+class PageWebSocket extends WebSocket {
+  constructor(address: string, protocols?: string | string[]) {
+    super(address, protocols, { origin: "http://127.0.0.1:4173" });
+  }
+}
+
 beforeAll(async () => {
-  Reflect.set(globalThis, "WebSocket", WebSocket);
+  Reflect.set(globalThis, "WebSocket", PageWebSocket);
   ca = createTestCa();
   upstream = await startHttpsUpstream(
     ca,
@@ -101,14 +108,37 @@ describe("the page's fetch through a Wisp relay (epoxy-tls)", () => {
     expect(guardRefusal(error)?.reason).toContain("UnknownIssuer");
   });
 
-  it("reports a stream the relay refused as a relay failure, not a certificate problem", async () => {
+  it("reports a stream the relay refused as relay-refused, naming the relay and its reason", async () => {
     const fetch = createWispRelayFetch(strict.url, [ca.certPem], engine);
     const error = await fetch(url("upstream.test", "/ok"), get).then(
       () => null,
       (e: unknown) => e,
     );
-    expect(guardRefusal(error)).toBeNull();
-    expect(String(error)).toContain(`relay ${strict.url}`);
+    const verdict = guardRefusal(error);
+    expect(verdict).toMatchObject({ code: "relay-refused" });
+    expect(verdict?.reason).toContain(`the relay ${strict.url} refused the stream to upstream.test:${upstream.port}: blocked`);
     expect(await strict.record((r) => r.name === "upstream.test")).toMatchObject({ refused: true, code: "private-address" });
+  });
+
+  it("reports a relay that refused the WebSocket (another origin) as the relay's WebSocket failing", async () => {
+    Reflect.set(globalThis, "WebSocket", WebSocket); // no Origin: the relay answers 403
+    try {
+      const fetch = createWispRelayFetch(relay.url, [ca.certPem], engine);
+      const error = await fetch(url("upstream.test", "/ok"), get).then(
+        () => null,
+        (e: unknown) => e,
+      );
+      expect(guardRefusal(error)).toBeNull();
+      expect(String(error)).toContain("the relay's WebSocket failed");
+      expect(await relay.record((r) => r.kind === "relay.refused")).toMatchObject({ status: 403, origin: null });
+    } finally {
+      Reflect.set(globalThis, "WebSocket", PageWebSocket);
+    }
+  });
+
+  it("never shows the relay URL's token in a reason", () => {
+    const error = relayFailure("https://h.test/", "wss://relay.example/?token=s3cret-s3cret-s3cret", new Error("ServerStreamThrottled"));
+    expect(guardRefusal(error)?.reason).toContain("the relay wss://relay.example/?token=… refused the stream to h.test:443: throttled");
+    expect(String(guardRefusal(error)?.reason)).not.toContain("s3cret");
   });
 });

@@ -31,12 +31,12 @@ export function createEpoxyEngine(wasm?: () => Promise<BufferSource>): RelayEngi
   return async (relayUrl, extraRoots) => {
     const epoxy = await import("@mercuryworkshop/epoxy-tls/epoxy");
     await epoxy.default(wasm ? { module_or_path: await wasm() } : undefined);
-    const client = () => {
+    const client = (url: string) => {
       const options = new epoxy.EpoxyClientOptions();
       // Redirects are passed back, never followed: the proxy judges every target.
       options.redirect_limit = 0;
       if (extraRoots.length > 0) options.pem_files = [...extraRoots];
-      return new epoxy.EpoxyClient(relayUrl, options);
+      return new epoxy.EpoxyClient(url, options);
     };
     return {
       // A client (one WebSocket, one Wisp stream, one TLS session) per request, freed when its
@@ -44,13 +44,19 @@ export function createEpoxyEngine(wasm?: () => Promise<BufferSource>): RelayEngi
       // next request waiting for ever in a browser, and one request per stream is what the
       // relay's line per stream then describes.
       async fetch(url, init) {
-        const once = client();
+        // epoxy reports a stream the relay closed as a TLS error ("tls handshake eof"); the
+        // relay's CLOSE reason is read off this request's own WebSocket (its URL is unique).
+        const watched = watchRelayCloses(relayUrl);
+        const once = client(watched.url);
         let response: Response;
         try {
           response = await once.fetch(url, init);
         } catch (error) {
           once.free();
-          throw error;
+          const reason = watched.reason();
+          throw reason === null ? error : Object.assign(error instanceof Error ? error : new Error(String(error)), { wispClose: reason });
+        } finally {
+          watched.stop();
         }
         return { response, release: () => once.free() };
       },
@@ -59,6 +65,43 @@ export function createEpoxyEngine(wasm?: () => Promise<BufferSource>): RelayEngi
 }
 
 export const epoxyEngine: RelayEngineFactory = createEpoxyEngine();
+
+/** The WebSockets being watched for a Wisp CLOSE, by their (unique) URL. */
+const watchers = new Map<string, { reason: number | null }>();
+let requestCount = 0;
+const WATCH_TAG = Symbol.for("tab.relay.watch");
+
+/**
+ * A URL for one request's WebSocket to the relay (the relay ignores the extra query
+ * parameter) and the last Wisp CLOSE reason the relay sent on it. The page's WebSocket class
+ * is wrapped once, so that a socket to a watched URL also reports its CLOSE frames.
+ */
+function watchRelayCloses(relayUrl: string): { url: string; reason(): number | null; stop(): void } {
+  const Base = Reflect.get(globalThis, "WebSocket") as (typeof WebSocket & { [WATCH_TAG]?: true }) | undefined;
+  if (Base !== undefined && !Base[WATCH_TAG]) {
+    const Watching = class extends Base {
+      static readonly [WATCH_TAG] = true;
+      constructor(address: string | URL, protocols?: string | string[]) {
+        super(address, protocols);
+        const watcher = watchers.get(String(address));
+        if (watcher)
+          this.addEventListener("message", (event: MessageEvent) => {
+            const data = event.data;
+            if (!(data instanceof ArrayBuffer) || data.byteLength < 6) return;
+            const bytes = new Uint8Array(data);
+            if (bytes[0] === 0x04) watcher.reason = bytes[5] ?? null;
+          });
+      }
+    };
+    Reflect.set(globalThis, "WebSocket", Watching);
+  }
+  const url = new URL(relayUrl);
+  url.searchParams.set("request", String(++requestCount));
+  const key = url.href;
+  const watcher = { reason: null as number | null };
+  watchers.set(key, watcher);
+  return { url: key, reason: () => watcher.reason, stop: () => watchers.delete(key) };
+}
 
 /** Headers the engine adds about itself, never passed to the guest. */
 const ENGINE_HEADER = /^x-epoxy-/i;
@@ -137,10 +180,16 @@ function releasing(body: ReadableStream<Uint8Array>, release: () => void): Reada
   });
 }
 
-/** The error the proxy reports: a certificate that did not verify is its own verdict. */
+/**
+ * The error the proxy reports: a certificate that did not verify is its own verdict, and so is
+ * a stream the relay refused (`relay-refused`, naming the relay and its reason); anything else
+ * is a failure (`upstream-error`).
+ */
 export function relayFailure(url: string, relayUrl: string, error: unknown): Error {
   const text = message(error);
   const host = hostOf(url);
+  const relay = shownRelayUrl(relayUrl);
+  const wispClose = (error as { wispClose?: unknown } | null)?.wispClose;
   const certificate =
     /invalid peer certificate: ((?:[^()]|\([^()]*\))*)/.exec(text) ?? /InvalidCertificate\(((?:[^()]|\([^()]*\))*)\)/.exec(text);
   if (certificate) {
@@ -151,17 +200,56 @@ export function relayFailure(url: string, relayUrl: string, error: unknown): Err
     );
     return Object.assign(new Error(verdict.reason), { name: "FetchRefused", verdict });
   }
-  return new Error(`${relayStreamProblem(text) ?? "the request failed"} (relay ${relayUrl}): ${text.slice(0, 300)}`);
+  const refusal = relayRefusal(typeof wispClose === "number" ? wispClose : null, text);
+  if (refusal) {
+    const verdict: Verdict = refuse(
+      "relay-refused",
+      `the relay ${relay} refused the stream to ${authorityOf(url)}: ${refusal}; its own log (one line per stream) says why`,
+      "proxy",
+    );
+    return Object.assign(new Error(verdict.reason), { name: "FetchRefused", verdict });
+  }
+  return new Error(`${relayStreamProblem(text) ?? "the request failed"} (relay ${relay}): ${text.slice(0, 300)}`);
 }
 
-/** Wisp close reasons as epoxy names them, in words. */
-function relayStreamProblem(text: string): string | null {
-  if (/ServerStreamBlockedAddress|HostBlocked/.test(text)) return "the relay refused to open a stream to this destination";
-  if (/ServerStreamConnectionRefused/.test(text)) return "the destination refused the relay's connection";
-  if (/ServerStreamUnreachable|ServerStreamConnectionTimedOut|ServerStreamTimedOut/.test(text))
-    return "the relay could not reach the destination";
-  if (/WebSocket|websocket|Ws/.test(text)) return "the relay's WebSocket failed";
+/** A Wisp CLOSE by which the relay said no, in words: its reason code, or epoxy's name for it. */
+function relayRefusal(reason: number | null, text: string): string | null {
+  if (reason === 0x48 || /ServerStreamBlockedAddress|HostBlocked/.test(text))
+    return "blocked (a destination it does not serve: a private address, a name it cannot resolve, or a port it does not allow)";
+  if (reason === 0x49 || /ServerStreamThrottled|Throttled/.test(text))
+    return "throttled (past one of its caps on streams, rate or buffered bytes)";
+  if (reason === 0x47 || /ServerStreamTimedOut/.test(text)) return "timed out (no traffic either way for its idle timeout)";
   return null;
+}
+
+/** Wisp close reasons and WebSocket failures as epoxy names them, in words. */
+function relayStreamProblem(text: string): string | null {
+  if (/ServerStreamConnectionRefused/.test(text)) return "the destination refused the relay's connection";
+  if (/ServerStreamUnreachable|ServerStreamConnectionTimedOut/.test(text)) return "the relay could not reach the destination";
+  if (/WebSocket|websocket|Ws/.test(text))
+    return "the relay's WebSocket failed (a relay refuses other origins, a missing or wrong ?token=, and too many WebSockets from one client: its relay.refused lines say which)";
+  return null;
+}
+
+/** The relay URL as shown in reasons and logs: a `token` in it is never shown. */
+export function shownRelayUrl(relayUrl: string): string {
+  try {
+    const url = new URL(relayUrl);
+    if (!url.searchParams.has("token")) return relayUrl;
+    url.searchParams.set("token", "…");
+    return url.href.replace(/token=[^&]*/, "token=…");
+  } catch {
+    return relayUrl;
+  }
+}
+
+function authorityOf(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.hostname}:${parsed.port || (parsed.protocol === "http:" ? "80" : "443")}`;
+  } catch {
+    return url;
+  }
 }
 
 function hostOf(url: string): string {
