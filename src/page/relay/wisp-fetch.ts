@@ -80,7 +80,7 @@ function watchRelayCloses(relayUrl: string): { url: string; reason(): number | n
   const Base = Reflect.get(globalThis, "WebSocket") as (typeof WebSocket & { [WATCH_TAG]?: true }) | undefined;
   if (Base !== undefined && !Base[WATCH_TAG]) {
     const Watching = class extends Base {
-      static readonly [WATCH_TAG] = true;
+      static override readonly [WATCH_TAG] = true;
       constructor(address: string | URL, protocols?: string | string[]) {
         super(address, protocols);
         const watcher = watchers.get(String(address));
