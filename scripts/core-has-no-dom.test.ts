@@ -45,7 +45,22 @@ describe("the core/host split is enforced by the compiler (like xterm's no-DOM c
 
 // The probes above prove the options; these prove which files get them. A core folder left
 // out of tsconfig.core.json would be compiled only by the page's program, DOM and all.
-const CORE_FOLDERS = ["platform", "log", "bytes", "policy", "net", "proxy", "tls", "resolver", "cas", "skills", "kms", "model", "runner"];
+const CORE_FOLDERS = [
+  "platform",
+  "log",
+  "bytes",
+  "policy",
+  "net",
+  "proxy",
+  "tls",
+  "resolver",
+  "cas",
+  "skills",
+  "kms",
+  "model",
+  "runner",
+  "policy-tools",
+];
 
 function coreProgramFiles(): string[] {
   const parsed = ts.parseConfigFileTextToJson("tsconfig.core.json", readFileSync("tsconfig.core.json", "utf8"));

@@ -11,6 +11,7 @@ const COMMANDS: Record<string, () => Promise<{ command: Command }>> = {
   pin: () => import("./commands/pin"),
   skills: () => import("./commands/skills"),
   relay: () => import("./commands/relay"),
+  policy: () => import("./commands/policy"),
 };
 
 export function helpText(): string {
@@ -25,6 +26,7 @@ export function helpText(): string {
     "  pin       print the sha256 a reference to a file or directory must carry",
     "  skills    search a skill registry and acquire a skill from a pinned address",
     "  relay     a Wisp (TCP over WebSocket) relay for the page, to public addresses only",
+    "  policy    author a policy: check a request, learn one from a log, replay a log under one",
     "",
     "npx tab <command> --help   shows a command's options",
   ].join("\n");

@@ -78,6 +78,12 @@ export const Verdict = z.object({
   code: VerdictCode,
   reason: z.string(),
   by: Decider,
+  /**
+   * On an allowed verdict under a policy in report mode: the code the host or endpoint allowlist
+   * would have refused with, and why (the request was served anyway).
+   */
+  wouldRefuse: VerdictCode.optional(),
+  wouldRefuseReason: z.string().optional(),
 });
 export type Verdict = z.infer<typeof Verdict>;
 

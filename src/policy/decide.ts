@@ -1,6 +1,6 @@
 import { allow, refuse, type Verdict } from "../log";
 import { classifyHost } from "./address";
-import type { EndpointRule, HostRule, Policy } from "./schema";
+import type { EndpointRule, HostRule, Policy, PolicyMode } from "./schema";
 
 /**
  * `decide(policy, request) → Verdict`: pure and synchronous, no I/O. Every
@@ -75,9 +75,11 @@ function evaluateConnect(policy: Policy, authority: string): Decision {
     upgraded: false,
   };
   const rule = findHostRule(policy, host.name);
-  if (!rule) return refused(refuse("host-not-allowed", `${host.name} is not on the allowlist`, "proxy"), target);
+  const hostRefusal = rule ? null : refuse("host-not-allowed", `${host.name} is not on the allowlist`, "proxy");
+  if (hostRefusal && modeOf(policy, rule) === "enforce") return refused(hostRefusal, target);
   if (!portAllowed(policy, rule, split.port))
     return refused(refuse("port-not-allowed", `port ${split.port} is not allowed for ${host.name}`, "proxy"), target);
+  if (hostRefusal) return { verdict: reported(hostRefusal, `${host.name}:${split.port}: the tunnel may open`), target };
   return { verdict: allow(`${host.name}:${split.port} is on the allowlist; the tunnel may open`, "proxy"), target };
 }
 
@@ -124,18 +126,40 @@ function evaluateUrl(policy: Policy, method: string, url: string): Decision {
     upgraded,
   };
   const rule = findHostRule(policy, host.name);
-  if (!rule) return refused(refuse("host-not-allowed", `${host.name} is not on the allowlist`, "proxy"), target);
+  const mode = modeOf(policy, rule);
+  const hostRefusal = rule ? null : refuse("host-not-allowed", `${host.name} is not on the allowlist`, "proxy");
+  if (hostRefusal && mode === "enforce") return refused(hostRefusal, target);
   if (!portAllowed(policy, rule, port))
     return refused(refuse("port-not-allowed", `port ${port} is not allowed for ${host.name}`, "proxy"), target);
+  // A path we cannot read the way every server would is refused in every mode: it is not a rule of the policy.
   if (!path.ok)
     return refused(
       refuse("endpoint-not-allowed", `${method} ${host.name}: the path ${path.reason}, so it matches no rule`, "proxy"),
       target,
     );
-  if (rule.endpoints && !rule.endpoints.some((e) => endpointMatches(e, method, path.path)))
-    return refused(refuse("endpoint-not-allowed", `${method} ${path.path} is not an allowed endpoint of ${host.name}`, "proxy"), target);
   const note = upgraded ? " (http:// upgraded to https:// by policy)" : "";
+  const served = `${method} ${host.name}${path.path} is served${note}`;
+  if (hostRefusal) return { verdict: reported(hostRefusal, served), target };
+  if (rule?.endpoints && !rule.endpoints.some((e) => endpointMatches(e, method, path.path))) {
+    const endpointRefusal = refuse("endpoint-not-allowed", `${method} ${path.path} is not an allowed endpoint of ${host.name}`, "proxy");
+    if (mode === "enforce") return refused(endpointRefusal, target);
+    return { verdict: reported(endpointRefusal, served), target };
+  }
   return { verdict: allow(`${method} ${host.name}${path.path} is allowed${note}`, "proxy"), target };
+}
+
+/** The mode that applies to a host: its rule's, else the policy's, else `enforce`. */
+export function modeOf(policy: Policy, rule: HostRule | undefined): PolicyMode {
+  return rule?.mode ?? policy.mode ?? "enforce";
+}
+
+/** A refusal the policy's report mode turns into an allowed verdict that says what would have been refused. */
+function reported(refusal: Verdict, served: string): Verdict {
+  return {
+    ...allow(`report mode: ${served}, though the allowlist would refuse it (${refusal.code})`, "proxy"),
+    wouldRefuse: refusal.code,
+    wouldRefuseReason: refusal.reason,
+  };
 }
 
 type HostPort = { ok: true; host: string; port: number | null } | { ok: false; reason: string };
@@ -181,11 +205,12 @@ export function findHostRule(policy: Policy, name: string): HostRule | undefined
   return best;
 }
 
-function portAllowed(policy: Policy, rule: HostRule, port: number): boolean {
-  return (rule.ports ?? policy.ports).includes(port);
+function portAllowed(policy: Policy, rule: HostRule | undefined, port: number): boolean {
+  return (rule?.ports ?? policy.ports).includes(port);
 }
 
-function endpointMatches(rule: EndpointRule, method: string, path: string): boolean {
+/** Whether an endpoint rule allows a method on a canonical path. */
+export function endpointMatches(rule: EndpointRule, method: string, path: string): boolean {
   if (!rule.methods.includes("*") && !rule.methods.includes(method)) return false;
   // The prefix is compared in the path's own form, so `/a"b/` still matches `/a%22b/x`.
   return rule.paths.some((prefix) => pathHasPrefix(path, canonicalEscapes(prefix)));

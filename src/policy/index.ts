@@ -14,8 +14,10 @@ export {
   canonicalRequestPath,
   type Decision,
   decide,
+  endpointMatches,
   evaluate,
   findHostRule,
+  modeOf,
   type PolicyRequest,
   pathHasPrefix,
   type Target,
@@ -24,4 +26,4 @@ export { DEFAULT_POLICY, DEFAULT_POLICY_TEXT } from "./default";
 export { canonicalJson, policyHash } from "./hash";
 export { createPolicyHolder, type PolicyHolder } from "./holder";
 export { loadPolicy, type PolicyLoad, parsePolicy } from "./load";
-export { EndpointRule, HostPattern, HostRule, HttpHandling, Policy, type PolicyInput } from "./schema";
+export { EndpointRule, HostPattern, HostRule, HttpHandling, Policy, type PolicyInput, PolicyMode } from "./schema";

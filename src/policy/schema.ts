@@ -48,8 +48,18 @@ export const EndpointRule = z.strictObject({
 });
 export type EndpointRule = z.infer<typeof EndpointRule>;
 
+/**
+ * `enforce` refuses what the host and endpoint allowlists do not allow; `report` serves it and
+ * marks the decision `wouldRefuse` (smokescreen's report mode). Optional rather than defaulted,
+ * so a policy that does not set it keeps its hash; absent means `enforce`.
+ */
+export const PolicyMode = z.enum(["enforce", "report"]);
+export type PolicyMode = z.infer<typeof PolicyMode>;
+
 export const HostRule = z.strictObject({
   host: HostPattern,
+  /** This host's mode, over the policy's (its endpoint refusals only: a host rule exists). */
+  mode: PolicyMode.optional(),
   /** Ports allowed for this host; when absent, the policy's `ports`. */
   ports: z.array(Port).min(1).optional(),
   /** When absent, any method and any path on this host. */
@@ -79,6 +89,8 @@ export const Policy = z.strictObject({
   http: HttpHandling.default("upgrade"),
   /** Vault ids a `/v0/vault/*` request may name (the vault-id allowlist). */
   vaults: z.array(z.string().min(1)).default([]),
+  /** The mode for hosts without their own; absent means `enforce`. */
+  mode: PolicyMode.optional(),
 });
 export type Policy = z.infer<typeof Policy>;
 /** A policy as written in a file, before defaults and normalisation. */

@@ -121,5 +121,6 @@ export function decisionEvent(id: string, record: DecisionRecord, durationMs: nu
     ...(record.upstreamPath === undefined ? {} : { upstreamPath: record.upstreamPath }),
     ...record.verdict,
     reason: redactText(record.verdict.reason),
+    ...(record.verdict.wouldRefuseReason === undefined ? {} : { wouldRefuseReason: redactText(record.verdict.wouldRefuseReason) }),
   };
 }

@@ -184,7 +184,7 @@ export async function fetchByValue(
   const reason = decision.target.upgraded ? `${outcome.verdict.reason} (http:// upgraded to https:// by policy)` : outcome.verdict.reason;
   return {
     kind: "answer",
-    verdict: { ...outcome.verdict, reason },
+    verdict: { ...decision.verdict, ...outcome.verdict, reason },
     target: request.url,
     upstream: outcome.via,
     upstreamPath: outcome.path,

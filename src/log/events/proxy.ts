@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { VerdictCode } from "../verdict";
 import { VerdictFields } from "./common";
 
 /**
@@ -30,6 +31,9 @@ export const ProxyDecision = z.object({
    */
   upstreamPath: z.enum(["browser-fetch", "wisp-relay", "cors-relay", "direct"]).optional(),
   ...VerdictFields,
+  /** Served under a policy in report mode: the code the allowlist would have refused with, and why. */
+  wouldRefuse: VerdictCode.optional(),
+  wouldRefuseReason: z.string().optional(),
 });
 
 export const proxyEvents = [ProxyDecision] as const;

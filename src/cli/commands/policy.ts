@@ -1,0 +1,144 @@
+import { readFile } from "node:fs/promises";
+import { parseArgs } from "node:util";
+import { type Policy, parsePolicy } from "../../policy";
+import {
+  checkRequest,
+  DEFAULT_LEARN_DEPTH,
+  describeCheck,
+  describeLineErrors,
+  describeReplayRow,
+  describeReplaySummary,
+  describeRuleChange,
+  diffPolicies,
+  type LogLine,
+  learnPolicy,
+  parseRequestLine,
+  readLogLines,
+  replayLog,
+} from "../../policy-tools";
+import type { Command } from "../command";
+
+/** `npx tab policy check|learn|replay`: the page's policy-authoring tools on the command line (one engine: src/policy-tools). */
+
+const USAGE = `npx tab policy check POLICY 'METHOD URL'
+       npx tab policy learn LOG.jsonl [--base POLICY] [--depth N]
+       npx tab policy replay POLICY LOG.jsonl`;
+
+const HELP = `${USAGE}
+
+  check POLICY 'METHOD URL'   would this be allowed? The decision (code, reason, matching rule), no request sent.
+                              'CONNECT host:port' checks a tunnel. Exit 0 allowed, 1 refused.
+  learn LOG.jsonl             the smallest policy allowing exactly what the log shows served or would-refuse
+                              (report mode), as JSON on stdout; the rule-by-rule diff against --base on stderr.
+                              Never an IP address or a private name (localhost, single-label, .local, .internal…).
+    --base POLICY             the current policy: the draft keeps its ports, http and vaults, and is diffed against it
+    --depth N                 path segments kept in a learned prefix (default ${DEFAULT_LEARN_DEPTH}; 0 = any path)
+  replay POLICY LOG.jsonl     every request of a GET /v0/log stream re-decided under POLICY, line by line:
+                              unchanged, newly-refused, newly-allowed, or not-redecidable (the logged verdict
+                              depended on the upstream: a redirect's target, a certificate). Exit 1 when any changed.
+
+  POLICY is a policy file (YAML or JSON; mode: report serves what the allowlist would refuse and logs
+  wouldRefuse). LOG.jsonl is what GET /v0/log serves (the page's Download log, npx tab proxy); - reads stdin.
+
+exit status: 0 allowed / nothing changed, 1 refused / a verdict changed, 64 bad input (a bad policy, a log line
+that is not JSON or not a known event: each named by its line)`;
+
+class BadInput extends Error {}
+
+async function readText(path: string): Promise<string> {
+  try {
+    if (path === "-") {
+      const chunks: Buffer[] = [];
+      for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+      return Buffer.concat(chunks).toString("utf8");
+    }
+    return await readFile(path, "utf8");
+  } catch (error) {
+    throw new BadInput(`${path}: cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+  }
+}
+
+async function readPolicy(path: string): Promise<Policy> {
+  const loaded = parsePolicy(await readText(path));
+  if (!loaded.ok) throw new BadInput(`${path} is not a valid policy:\n  ${loaded.errors.join("\n  ")}`);
+  return loaded.policy;
+}
+
+async function readLog(path: string): Promise<LogLine[]> {
+  const read = readLogLines(await readText(path));
+  if (!read.ok) throw new BadInput(describeLineErrors(read.errors, path));
+  return read.lines;
+}
+
+function out(lines: readonly string[]): void {
+  if (lines.length > 0) process.stdout.write(`${lines.join("\n")}\n`);
+}
+
+async function check(positionals: string[]): Promise<number> {
+  const [policyPath, line, ...extra] = positionals;
+  if (policyPath === undefined || line === undefined || extra.length > 0)
+    throw new BadInput("check takes POLICY and one quoted 'METHOD URL'");
+  const policy = await readPolicy(policyPath);
+  const parsed = parseRequestLine(line);
+  if (!parsed.ok) throw new BadInput(parsed.reason);
+  const result = checkRequest(policy, parsed.request);
+  out(describeCheck(result));
+  return result.verdict.allowed ? 0 : 1;
+}
+
+async function learn(positionals: string[], values: { base?: string; depth?: string }): Promise<number> {
+  const [logPath, ...extra] = positionals;
+  if (logPath === undefined || extra.length > 0) throw new BadInput("learn takes one LOG.jsonl");
+  let depth = DEFAULT_LEARN_DEPTH;
+  if (values.depth !== undefined) {
+    if (!/^\d{1,2}$/.test(values.depth))
+      throw new BadInput(`--depth must be a whole number from 0 to 99, not ${JSON.stringify(values.depth)}`);
+    depth = Number(values.depth);
+  }
+  const base = values.base === undefined ? undefined : await readPolicy(values.base);
+  const lines = await readLog(logPath);
+  const learned = learnPolicy(lines, { depth, ...(base ? { base } : {}) });
+  process.stdout.write(`${JSON.stringify(learned.policy, null, 2)}\n`);
+  const report: string[] = [`learned from ${learned.learnedFrom} requests (depth ${depth})`];
+  if (base) for (const change of diffPolicies(base, learned.policy)) if (change.kind !== "same") report.push(describeRuleChange(change));
+  for (const skip of learned.skipped) report.push(`not learned: line ${skip.line} ${skip.target}: ${skip.reason}`);
+  for (const note of learned.notes) report.push(`note: ${note}`);
+  process.stderr.write(`${report.join("\n")}\n`);
+  return 0;
+}
+
+async function replay(positionals: string[]): Promise<number> {
+  const [policyPath, logPath, ...extra] = positionals;
+  if (policyPath === undefined || logPath === undefined || extra.length > 0) throw new BadInput("replay takes POLICY and LOG.jsonl");
+  const policy = await readPolicy(policyPath);
+  const result = replayLog(policy, await readLog(logPath));
+  out([...result.rows.map(describeReplayRow), describeReplaySummary(result.summary)]);
+  return result.summary.changed ? 1 : 0;
+}
+
+export const command: Command = {
+  summary: "policy: author a policy: check a request, learn a policy from a log, replay a log under a policy",
+  usage: HELP,
+  async run(args) {
+    const [sub, ...rest] = args;
+    try {
+      const { values, positionals } = parseArgs({
+        args: rest,
+        allowPositionals: true,
+        options: { base: { type: "string" }, depth: { type: "string" } },
+      });
+      if ((values.base !== undefined || values.depth !== undefined) && sub !== "learn")
+        throw new BadInput("--base and --depth are options of learn");
+      if (sub === "check") return await check(positionals);
+      if (sub === "learn") return await learn(positionals, values);
+      if (sub === "replay") return await replay(positionals);
+      throw new BadInput(sub === undefined ? "expected check, learn or replay" : `unknown subcommand "${sub}"`);
+    } catch (error) {
+      const argsError =
+        typeof (error as { code?: unknown }).code === "string" && (error as { code: string }).code.startsWith("ERR_PARSE_ARGS");
+      if (!(error instanceof BadInput) && !argsError) throw error;
+      process.stderr.write(`tab policy: ${(error as Error).message}\nusage: ${USAGE}\n`);
+      return 64;
+    }
+  },
+};

@@ -1,0 +1,30 @@
+export { type CheckParse, type CheckResult, checkRequest, describeCheck, type MatchingRule, parseRequestLine } from "./check";
+export { applyRuleChanges, describeRuleChange, diffPolicies, type RuleChange, type RuleChangeKind, ruleSummary } from "./diff";
+export {
+  DEFAULT_LEARN_DEPTH,
+  type Learned,
+  type LearnOptions,
+  type LearnSkip,
+  learnPolicy,
+  prefixAtDepth,
+  privateNameReason,
+} from "./learn";
+export {
+  describeLineErrors,
+  type LineError,
+  type LogLine,
+  type LogRead,
+  type ProxyDecisionEvent,
+  readLogLines,
+  requestOfDecision,
+} from "./log-lines";
+export {
+  describeReplayRow,
+  describeReplaySummary,
+  REPLAY_OUTCOMES,
+  type Replay,
+  type ReplayOutcome,
+  type ReplayRow,
+  type ReplaySummary,
+  replayLog,
+} from "./replay";
