@@ -85,8 +85,8 @@ interface RunOptions {
   out: (line: string) => void;
 }
 
-/** Runs one lesson on a fresh guest; true when every step passed. */
-async function runLesson(file: LessonFile, options: RunOptions): Promise<boolean> {
+/** Runs one lesson on a fresh guest; null when every step passed, else what failed first. */
+async function runLesson(file: LessonFile, options: RunOptions): Promise<string | null> {
   const { lesson, path } = file;
   const { out } = options;
   const log = createEventLog();
@@ -107,13 +107,13 @@ async function runLesson(file: LessonFile, options: RunOptions): Promise<boolean
         return false;
       }
     }
-    let passed = true;
+    let failure: string | null = null;
     for (const [i, step] of lesson.steps.entries()) {
       const label = `step ${i + 1} "${step.title}"`;
       const command = stepCommand(step);
       if (command === null) {
         out(`  FAIL ${label}: it has no run or solve to type`);
-        passed = false;
+        failure ??= `${label}: no run or solve`;
         continue;
       }
       const window = await guest.run(command, { timeoutMs: options.timeoutMs });
@@ -122,13 +122,14 @@ async function runLesson(file: LessonFile, options: RunOptions): Promise<boolean
         out(`  PASS ${label}: ${describeDecisive(judgement)}`);
         continue;
       }
-      passed = false;
-      const unmet = judgement.items.filter((r) => !r.met).map((r) => `${JSON.stringify(r.item)}: ${r.detail}`);
+      const unmetItems = judgement.items.filter((r) => !r.met);
+      const unmet = unmetItems.map((r) => `${JSON.stringify(r.item)}: ${r.detail}`);
+      failure ??= `${label}: unmet ${unmetItems.map((r) => JSON.stringify(r.item)).join(", ") || "none listed"}`;
       out(`  FAIL ${label}: \`${command}\`${window.timedOut ? " (timed out, interrupted)" : ""}`);
       for (const u of unmet) out(`    unmet ${u}`);
       out(`    decisive ${describeDecisive(judgement)}`);
     }
-    return passed;
+    return failure;
   } finally {
     await guest.destroy();
   }
@@ -198,16 +199,17 @@ export async function runLessonTest(args: string[], out: (line: string) => void 
   const failed: string[] = [];
   for (const file of files) {
     try {
-      if (!(await runLesson(file, options))) failed.push(file.path);
+      const failure = await runLesson(file, options);
+      if (failure) failed.push(`${file.path} (${failure})`);
     } catch (error) {
       out(`  FAIL ${file.path}: the guest did not run it: ${(error as Error).message}`);
-      failed.push(file.path);
+      failed.push(`${file.path} (the guest did not run it)`);
     }
   }
   out(
     failed.length === 0
       ? `all ${files.length} lesson(s) passed`
-      : `${failed.length} of ${files.length} lesson(s) failed: ${failed.join(", ")}`,
+      : `${failed.length} of ${files.length} lesson(s) failed: ${failed.join("; ")}`,
   );
   return failed.length === 0 ? 0 : 1;
 }
