@@ -67,7 +67,8 @@ async function readLessonFile(arg: string): Promise<LessonFile> {
 
 /** The command `lesson test` types for a step: a demo's `run`; a task's `solve`, else its `run`. */
 export function stepCommand(step: LessonStep): string | null {
-  if (step.type === "task") return step.solve ?? step.run ?? null;
+  // A step without a type is a task (src/lessons' schema).
+  if ((step.type ?? "task") === "task") return step.solve ?? step.run ?? null;
   return step.run ?? null;
 }
 
