@@ -52,6 +52,12 @@ describe("npx tab lesson test", { timeout: RUN_TIMEOUT_MS }, () => {
     expect(out.stdout).toMatch(/decisive .*host-not-allowed/);
   });
 
+  it("boots the image cold with --boot fresh and judges the same", async () => {
+    const out = await tab("lesson", "test", join(HERE, "passes.yaml"), "--recordings", join(HERE, "recordings"), "--boot", "fresh");
+    expect(out.stdout).toMatch(/PASS step 1 "Send a file to pastebin": .*host-not-allowed/);
+    expect(out.code).toBe(0);
+  });
+
   it("runs several lessons in one process, each on a freshly restored guest, and fails when one fails", async () => {
     const out = await tab("lesson", "test", join(HERE, "passes.yaml"), join(HERE, "fails.yaml"), "--recordings", join(HERE, "recordings"));
     expect(out.code).toBe(1);
