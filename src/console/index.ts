@@ -3,6 +3,14 @@
 // is and how each command ended; nothing here matches printed prompts.
 export { connectionsClosed, connectionsOpenSince } from "./command-settle";
 export {
+  type CommandWatchOptions,
+  DEFAULT_SETTLE_LIMIT_MS,
+  typedLine,
+  type WatchedCommand,
+  type WatchedConsole,
+  watchCommands,
+} from "./command-watch";
+export {
   type CommandResult,
   type ConsoleDriver,
   createConsoleDriver,

@@ -1,3 +1,7 @@
 // The emulated machine the guest runs on, shared by the hosts that run v86: the page's worker,
-// the Node host (npx tab lesson test) and the build (scripts/make-guest-state.ts).
+// the Node host (npx tab lesson test) and the build (scripts/make-guest-state.ts): the machine's
+// options, its image files, its share and freshening a restored state.
+export * from "./fresh-guest";
+export * from "./image-files";
 export * from "./machine";
+export * from "./share-fs";

@@ -1,27 +1,14 @@
 import { readCapped, sha256Hex } from "../../bytes";
 import type { EventLog } from "../../log";
-import type { BootFiles } from "../../machine";
+import { BOOT_FILE_NAMES, type BootFiles, parseSha256Sums } from "../../machine";
 
 /** The guest files a cold boot needs, verified, with the sha256 of each (for snapshot keys). */
 export interface GuestImages extends BootFiles {
   hashes: Record<string, string>;
 }
 
-/** The files a cold boot needs, by their names in vendor/guest/SHA256SUMS. */
-const BOOT_FILE_NAMES = { bios: "seabios.bin", vgaBios: "vgabios.bin", bzImage: "bzImage", initrd: "initramfs.cpio.zst" } as const;
-
 export class GuestImageError extends Error {
   override name = "GuestImageError";
-}
-
-/** Parses `sha256sum` output: `<64 hex>  <name>` per line. */
-export function parseSha256Sums(text: string): Map<string, string> {
-  const sums = new Map<string, string>();
-  for (const line of text.split("\n")) {
-    const m = /^([0-9a-f]{64}) [ *]?(\S+)$/.exec(line.trim());
-    if (m?.[1] && m[2]) sums.set(m[2], m[1]);
-  }
-  return sums;
 }
 
 async function fetchWithProgress(

@@ -1,10 +1,9 @@
 import * as Comlink from "comlink";
 import { V86 } from "v86";
-import { type BootFiles, machineOptions } from "../../machine";
+import { type BootFiles, machineOptions, type ShareFs, sharePath, writeIntoShare } from "../../machine";
 import { connectV86Link, type V86Bus } from "../../net";
 import { createJitGovernor, JIT_WINDOW_MS, type JitGovernor, type JitState } from "./jit-governor";
 import { batchPerTask, type MachineMessage } from "./machine-port";
-import { type ShareFs, sharePath, writeIntoShare } from "./share-fs";
 
 /**
  * The emulator in a worker of its own. v86 runs the guest in slices on the thread it lives on;

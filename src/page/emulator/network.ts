@@ -1,19 +1,14 @@
+import { connectGuestNetwork, type GuestNetwork, PROXY_PORT } from "../../guest-network";
 import type { EventLog } from "../../log";
-import { createNetworkPeer, type FrameLink, type NetworkPeer } from "../../net";
-import { systemClock, systemTimers } from "../../platform";
+import type { FrameLink } from "../../net";
+import { systemTimers } from "../../platform";
 import type { PolicyHolder } from "../../policy";
-import { createProxy, type EgressProxy, type OwnHandlers, type UpstreamFetch } from "../../proxy";
-import { createTlsTerminator, type SessionCa, tlsTunnelHook } from "../../tls";
+import type { OwnHandlers, UpstreamFetch } from "../../proxy";
+import type { SessionCa } from "../../tls";
 
-export const PROXY_PORT = 3128;
-/** Generous: an emulated guest on a busy machine can take many seconds for its side of a TLS handshake or a request head. */
-const GUEST_PATIENCE_MS = 60_000;
+export { PROXY_PORT };
 
-export interface PageNetwork {
-  peer: NetworkPeer;
-  proxy: EgressProxy;
-  close(): void;
-}
+export type PageNetwork = GuestNetwork;
 
 export interface PageNetworkOptions {
   /** The guest's NIC (src/page/emulator/boot.ts). */
@@ -38,21 +33,10 @@ export function browserRequestHeaders(headers: [string, string][]): [string, str
 }
 
 /**
- * The page as the guest's only network peer: v86's NIC → the TCP/IP peer at 10.0.2.2 →
- * the proxy on :3128 → (inside CONNECT) the TLS terminator → the browser's fetch(), or the
- * Wisp relay with the page's own TLS client when one is set.
+ * The page as the guest's only network peer (src/guest-network assembles it), with the
+ * browser's fetch() as the upstream, or the Wisp relay with the page's own TLS client when one is set.
  */
 export function connectPageNetwork(options: PageNetworkOptions): PageNetwork {
-  const { log } = options;
-  const peer = createNetworkPeer({ link: options.link, log });
-  const terminator = createTlsTerminator({ ca: options.ca, log, handshakeTimeoutMs: GUEST_PATIENCE_MS });
-  // The policy's hosts get their leaf certificates now, not during the guest's first handshake.
-  const prepareLeaves = () => options.ca.prepare(options.policy.current().hosts.map((rule) => rule.host));
-  prepareLeaves();
-  const stopPreparing = log.subscribe((event) => {
-    if (event.kind === "policy.change") prepareLeaves();
-  });
-  const ownHost = `${peer.config.peerIp}:${PROXY_PORT}`;
   const browserFetch: UpstreamFetch = (url, init) =>
     globalThis.fetch(url, {
       method: init.method,
@@ -63,31 +47,17 @@ export function connectPageNetwork(options: PageNetworkOptions): PageNetwork {
       cache: "no-store",
     });
   const relayed = () => options.relay?.current() ?? null;
-  const proxy = createProxy({
-    policy: () => options.policy.current(),
+  return connectGuestNetwork({
+    link: options.link,
+    log: options.log,
+    policy: options.policy,
+    ca: options.ca,
     // With a relay the page is the TLS client (src/page/relay); without one, the browser's fetch().
     fetch: (url, init) => (relayed()?.fetch ?? browserFetch)(url, init),
     upstreamPath: () => (relayed() ? "wisp-relay" : "browser-fetch"),
-    clock: systemClock,
     // Head and idle timeouts (the idle one at its 5 min default) run on the page's own timers.
     timers: systemTimers,
-    headTimeoutMs: GUEST_PATIENCE_MS,
-    log,
-    ownHost: [ownHost, peer.config.peerIp, "proxy", `proxy:${PROXY_PORT}`],
-    tunnel: tlsTunnelHook(terminator),
     ...(options.handlers ? { handlers: options.handlers } : {}),
     ...(options.corsRelay ? { corsRelay: options.corsRelay } : {}),
   });
-  const stopListening = peer.listen(PROXY_PORT, (stream) => {
-    void proxy.handle(stream);
-  });
-  return {
-    peer,
-    proxy,
-    close() {
-      stopPreparing();
-      stopListening();
-      peer.close();
-    },
-  };
 }

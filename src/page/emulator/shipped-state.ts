@@ -1,6 +1,6 @@
-import { z } from "zod";
+import type { z } from "zod";
 import type { EventLog } from "../../log";
-import { machineRecord } from "../../machine";
+import { SHIPPED_STATE_FILE, SHIPPED_STATE_RECORD, StateRecord, shippedStateMismatch } from "../../machine";
 import { downloadVerified, GuestImageError } from "./images";
 
 /**
@@ -10,16 +10,8 @@ import { downloadVerified, GuestImageError } from "./images";
  * state"). state.json says what it was made from; the page restores it only when that is this
  * image (the SHA256SUMS it just read) and this machine (src/machine/machine.ts).
  */
-const STATE = "state.bin.zst";
-const RECORD = "state.json";
-
-export const StateRecord = z.object({
-  file: z.literal(STATE),
-  bytes: z.number().int().positive(),
-  raw_bytes: z.number().int().positive(),
-  image: z.record(z.string(), z.string()),
-  machine: z.record(z.string(), z.unknown()),
-});
+const STATE = SHIPPED_STATE_FILE;
+const RECORD = SHIPPED_STATE_RECORD;
 
 export interface ShippedState {
   /** The compressed state (v86 restores zstd itself). */
@@ -27,16 +19,6 @@ export interface ShippedState {
   /** Bytes downloaded, and the guest memory it unpacks to. */
   bytes: number;
   rawBytes: number;
-}
-
-/** Why the shipped state cannot be used for this image, or null when it can. */
-export function shippedStateMismatch(record: z.infer<typeof StateRecord>, sums: Map<string, string>): string | null {
-  for (const [name, hash] of Object.entries(record.image))
-    if (sums.get(name) !== hash) return `it was made from another ${name} than SHA256SUMS lists`;
-  const machine = machineRecord();
-  if (JSON.stringify(record.machine) !== JSON.stringify(machine))
-    return "it was made on another machine than the page's (memory, devices, cmdline)";
-  return null;
 }
 
 /**

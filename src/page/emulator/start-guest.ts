@@ -1,13 +1,13 @@
 import { utf8 } from "../../bytes";
 import { parseGuestLine } from "../../console";
 import type { EventLog } from "../../log";
+import { freshnessApplied, offerFreshness } from "../../machine";
 import type { PolicyHolder } from "../../policy";
 import type { OwnHandlers } from "../../proxy";
 import type { PageRelay } from "../relay";
 import { missingBrowserFeatures, UnsupportedBrowserError, unsupportedBrowserMessage } from "../shell/browser-support";
 import type { GuestTerminal } from "../shell/terminal";
 import { bootGuest, type Guest, loadEmulatorWasm, spawnGuestMachine } from "./boot";
-import { freshnessApplied, offerFreshness } from "./fresh-guest";
 import { GuestImageError, type GuestImages, imageHashes, loadGuestImages, loadGuestSums } from "./images";
 import { connectPageNetwork, type PageNetwork } from "./network";
 import { obtainSessionCa } from "./session-ca";

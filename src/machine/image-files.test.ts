@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { machineRecord } from "../../machine";
-import { StateRecord, shippedStateMismatch } from "./shipped-state";
+import { StateRecord, shippedStateMismatch } from "./image-files";
+import { machineRecord } from "./machine";
 
 const image = { bzImage: "aa", "initramfs.cpio.zst": "bb", "seabios.bin": "cc", "vgabios.bin": "dd" };
 const sums = new Map(Object.entries({ ...image, "state.bin.zst": "ee", "state.json": "ff" }));

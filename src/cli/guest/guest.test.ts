@@ -1,0 +1,112 @@
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { createServer, type Server } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createEventLog, type LogEvent } from "../../log";
+import { createPolicyHolder, DEFAULT_POLICY } from "../../policy";
+import { createGuestUpstream, type NodeGuest, startNodeGuest } from ".";
+import { takeGuestLock } from "./testing/guest-lock";
+
+// Boots the real guest (the shipped state, in v86 under Node) once for the file, under the
+// machine-wide guest lock.
+const GUEST_TEST_TIMEOUT_MS = 600_000;
+
+const decisions = (events: readonly LogEvent[]) =>
+  events.flatMap((e) => (e.kind === "proxy.decision" ? [{ code: e.code, target: e.target }] : []));
+
+describe("the shipped guest under Node, on the page's peer and proxy", { timeout: GUEST_TEST_TIMEOUT_MS }, () => {
+  let lock: { release(): void };
+  let guest: NodeGuest;
+  let recordings: string;
+  let local: Server;
+  let localUrl = "";
+  const log = createEventLog();
+  const policy = createPolicyHolder(DEFAULT_POLICY, log);
+  let upstreamChoice: "recordings" | "local" = "recordings";
+  const seenByLocal: string[] = [];
+
+  beforeAll(async () => {
+    recordings = await mkdtemp(join(tmpdir(), "tab-guest-rec-"));
+    await mkdir(join(recordings, "api.github.com"), { recursive: true });
+    await writeFile(join(recordings, "api.github.com/zen"), "Keep it logically awesome.\n");
+    local = createServer((req, res) => {
+      seenByLocal.push(`${req.headers["x-tab-upstream"]}${req.url}`);
+      res.end("from the local server\n");
+    });
+    await new Promise<void>((r) => local.listen(0, "127.0.0.1", () => r()));
+    const address = local.address();
+    localUrl = `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}`;
+    const fromRecordings = createGuestUpstream({ kind: "recordings", dirs: [recordings] }, policy);
+    const toLocal = createGuestUpstream({ kind: "local", url: localUrl }, policy);
+    const pick = () => (upstreamChoice === "local" ? toLocal : fromRecordings);
+    lock = await takeGuestLock();
+    guest = await startNodeGuest({
+      log,
+      policy,
+      upstream: { describe: "test", upstreamPath: () => "direct", fetch: (url, init) => pick().fetch(url, init) },
+    });
+  }, GUEST_TEST_TIMEOUT_MS);
+
+  afterAll(async () => {
+    await guest?.destroy();
+    lock?.release();
+    local?.close();
+    await rm(recordings, { recursive: true, force: true });
+  });
+
+  it("restores the shipped state and makes it fresh: the guest's clock is this host's", async () => {
+    expect(log.ofKind("boot.progress").map((e) => e.phase)).toContain("fresh");
+    const run = await guest.run("date +%s", { timeoutMs: 60_000 });
+    expect(run.status).toBe(0);
+    expect(Math.abs(Number(run.output.trim()) - Date.now() / 1000)).toBeLessThan(300);
+  });
+
+  it("gives a command its status and output from the shell's marks", async () => {
+    const run = await guest.run("echo state-$((6*7)); false", { timeoutMs: 60_000 });
+    expect(run.output).toBe("state-42\n");
+    expect(run.status).toBe(1);
+    expect(run.interrupted).toBe(false);
+  });
+
+  it("puts the proxy's refusal of a host the policy does not allow in that command's window", async () => {
+    const run = await guest.run("curl -sS https://pastebin.com/api", { timeoutMs: 60_000 });
+    expect(run.status).not.toBe(0);
+    expect(decisions(run.events)).toContainEqual({ code: "host-not-allowed", target: expect.stringContaining("pastebin.com") });
+  });
+
+  it("answers an allowed HTTPS request from the recordings, through the TLS terminator and the guest's trust of the CA in its share", async () => {
+    const run = await guest.run("curl -sS https://api.github.com/zen", { timeoutMs: 60_000 });
+    expect(run.output).toBe("Keep it logically awesome.\n");
+    expect(run.status).toBe(0);
+    expect(run.events.some((e) => e.kind === "tls.session")).toBe(true);
+  });
+
+  it("answers 404 for an allowed URL the recordings do not hold", async () => {
+    const run = await guest.run("curl -sS -o /dev/null -w '%{http_code}' https://raw.githubusercontent.com/nothing/here", {
+      timeoutMs: 60_000,
+    });
+    expect(run.output).toBe("404");
+  });
+
+  it("sends an allowed request to the local server given as the upstream, naming the original host", async () => {
+    upstreamChoice = "local";
+    const run = await guest.run("curl -sS https://api.github.com/zen?x=1", { timeoutMs: 60_000 });
+    upstreamChoice = "recordings";
+    expect(run.output).toBe("from the local server\n");
+    expect(seenByLocal).toContain("api.github.com/zen?x=1");
+  });
+
+  it("appends the guest's report lines to the log: a kernel result in the command's window", async () => {
+    const run = await guest.run("tcpconnect 10.0.2.2 80", { timeoutMs: 60_000 });
+    expect(run.events.some((e) => e.kind === "kernel.result" && e.program === "tcpconnect" && e.target === "10.0.2.2:80")).toBe(true);
+  });
+
+  it("interrupts a command that runs past its time (Ctrl+C) and says it timed out", async () => {
+    const run = await guest.run("sleep 600", { timeoutMs: 2_000 });
+    expect(run.timedOut).toBe(true);
+    expect(run.interrupted).toBe(true);
+    const after = await guest.run("echo still-here", { timeoutMs: 60_000 });
+    expect(after.output).toBe("still-here\n");
+  });
+});

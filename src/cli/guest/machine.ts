@@ -1,0 +1,62 @@
+import { createRequire } from "node:module";
+import { V86 } from "v86";
+import { GuestConsole } from "../../console";
+import { type BootFiles, machineOptions, type ShareFs, sharePath, writeIntoShare } from "../../machine";
+import { connectV86Link, type FrameLink, type V86Bus } from "../../net";
+
+/**
+ * v86 under Node, on exactly the page's machine (src/machine): the same options, the same
+ * NIC on the bus, the same 9p share, the serial console into the same GuestConsole. It runs on
+ * this thread: the proxy and the TLS terminator answer between the emulator's slices, which is
+ * what the page's worker split buys in a browser, and costs only time here.
+ */
+export interface NodeMachine {
+  link: FrameLink;
+  console: GuestConsole;
+  /** Resolves when v86 runs (a restored state) or the shell shows its first prompt (a boot). */
+  ready: Promise<void>;
+  writeFile(path: string, bytes: Uint8Array): Promise<void>;
+  hasFile(path: string): Promise<boolean>;
+  destroy(): Promise<void>;
+}
+
+interface V86Internals {
+  bus: V86Bus;
+  fs9p?: ShareFs;
+}
+
+const require = createRequire(import.meta.url);
+/** v86's wasm, beside its package's build. */
+export const V86_WASM = require.resolve("v86/build/v86.wasm");
+
+export function startNodeMachine(start: { files: BootFiles } | { state: ArrayBuffer }): NodeMachine {
+  const restoring = "state" in start;
+  let emulator: V86 | null = null;
+  const guestConsole = new GuestConsole((text) => emulator?.serial0_send(text));
+  emulator = new V86({
+    ...machineOptions(restoring ? null : start.files),
+    ...(restoring ? { initial_state: { buffer: start.state } } : {}),
+    // v86 reads the wasm itself, and so keeps it for the worker that unpacks a zstd state.
+    wasm_path: V86_WASM,
+  });
+  const running = emulator;
+  running.add_listener("serial0-output-byte", (byte: number) => guestConsole.receive(Uint8Array.of(byte)));
+  const internals = running as unknown as V86Internals;
+  const link = connectV86Link(internals.bus);
+  const share = (): ShareFs => {
+    if (!internals.fs9p) throw new Error("the emulator has no 9p filesystem");
+    return internals.fs9p;
+  };
+  const started = new Promise<void>((resolve) => running.add_listener("emulator-ready", () => resolve()));
+  return {
+    link,
+    console: guestConsole,
+    ready: restoring ? started : started.then(() => guestConsole.firstPrompt),
+    writeFile: (path, bytes) => writeIntoShare(share(), (p, b) => running.create_file(p, b), path, bytes),
+    hasFile: async (path) => share().SearchPath(sharePath(path)).id >= 0,
+    async destroy() {
+      emulator = null;
+      await running.destroy();
+    },
+  };
+}

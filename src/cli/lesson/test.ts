@@ -1,0 +1,216 @@
+import { createHash } from "node:crypto";
+import { existsSync } from "node:fs";
+import { readFile } from "node:fs/promises";
+import { dirname, join, resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { judgeStep, type Lesson, type LessonStep, parseLesson, type StepJudgement } from "../../lessons";
+import { createEventLog } from "../../log";
+import { createPolicyHolder, DEFAULT_POLICY, Policy } from "../../policy";
+import { createGuestUpstream, startNodeGuest, type UpstreamChoice } from "../guest";
+
+/**
+ * `npx tab lesson test FILE…`: runs each lesson headless, on the shipped guest in v86 under
+ * Node with the page's peer, proxy and TLS core (src/cli/guest): the lesson's policy applied,
+ * its setup run, then each step's command typed (a demo step's `run`, a task step's `solve`,
+ * else its `run`) and judged by the same judge as the page (src/lessons' judgeStep). One line
+ * per step; exit 0 only when every step of every lesson passed, 1 when one did not (the line
+ * names the step and its unmet items), 64 on bad input (usage, an unreadable file,
+ * lesson-invalid, lesson-pin-mismatch). Each lesson gets a freshly restored guest.
+ */
+export const LESSON_TEST_USAGE = [
+  "npx tab lesson test FILE[#sha256=HEX]… [--recordings DIR] [--upstream URL | --network] [--boot fresh] [--timeout SECONDS]",
+  "",
+  "  --recordings DIR  answer allowed requests from DIR (host/path layout: docs/lessons.md); may repeat.",
+  "                    Default: the `recordings` folder beside the lesson file, if there is one;",
+  '                    else every allowed request is answered 404 "no recording".',
+  "  --upstream URL    send every allowed request to this server instead (e.g. http://127.0.0.1:8080);",
+  "                    the original host is in the X-Tab-Upstream header",
+  "  --network         send allowed requests to the real upstreams (the Node host's guarded client)",
+  "  --boot fresh      boot the guest image cold instead of restoring the shipped state",
+  "  --timeout S       seconds each command may run before it is interrupted (default 120)",
+  "",
+  "The proxy decides every request first, under the lesson's policy, exactly as in the page.",
+].join("\n");
+
+const DEFAULT_TIMEOUT_S = 120;
+
+/** Thrown for input the runner cannot use (exit 64). */
+class BadInput extends Error {}
+
+interface LessonFile {
+  path: string;
+  lesson: Lesson;
+  pin: string;
+}
+
+async function readLessonFile(arg: string): Promise<LessonFile> {
+  const hashAt = arg.indexOf("#sha256=");
+  const path = hashAt >= 0 ? arg.slice(0, hashAt) : arg;
+  const wanted = hashAt >= 0 ? arg.slice(hashAt + "#sha256=".length).toLowerCase() : null;
+  let bytes: Buffer;
+  try {
+    bytes = await readFile(path);
+  } catch (error) {
+    throw new BadInput(`${path}: cannot read: ${(error as Error).message}`);
+  }
+  // A lesson's pin is the sha256 of its bytes (src/lessons, pin.ts).
+  const pin = createHash("sha256").update(bytes).digest("hex");
+  if (wanted !== null && wanted !== pin)
+    throw new BadInput(`${path}: lesson-pin-mismatch: its sha256 is ${pin}, the reference pins ${wanted}`);
+  const parsed = parseLesson(bytes.toString("utf8"));
+  if (!parsed.ok) {
+    const issues = parsed.issues.map((i) => `  ${path}:${i.line}:${i.column} ${i.field}: ${i.message}`).join("\n");
+    throw new BadInput(`${path}: ${parsed.code}:\n${issues}`);
+  }
+  return { path, lesson: parsed.lesson, pin };
+}
+
+/** The command `lesson test` types for a step: a demo's `run`; a task's `solve`, else its `run`. */
+export function stepCommand(step: LessonStep): string | null {
+  // A step without a type is a task (src/lessons' schema).
+  if ((step.type ?? "task") === "task") return step.solve ?? step.run ?? null;
+  return step.run ?? null;
+}
+
+function describeDecisive(judgement: StepJudgement): string {
+  const d = judgement.decisive;
+  if (!d) return "nothing decided";
+  const what = [d.code, d.by ? `by ${d.by}` : "", d.target ? `(${d.target})` : ""].filter(Boolean).join(" ");
+  return `${d.kind}${what ? ` ${what}` : ""}: ${d.reason}`;
+}
+
+interface RunOptions {
+  upstream: UpstreamChoice | null;
+  cold: boolean;
+  timeoutMs: number;
+  out: (line: string) => void;
+}
+
+/** Runs one lesson on a fresh guest; null when every step passed, else what failed first. */
+async function runLesson(file: LessonFile, options: RunOptions): Promise<string | null> {
+  const { lesson, path } = file;
+  const { out } = options;
+  const log = createEventLog();
+  const policy = createPolicyHolder(DEFAULT_POLICY, log);
+  if (lesson.policy !== undefined) await policy.replace(Policy.parse(lesson.policy), `lesson ${path}`);
+  const beside = join(dirname(resolve(path)), "recordings");
+  const choice: UpstreamChoice = options.upstream ?? { kind: "recordings", dirs: existsSync(beside) ? [beside] : [] };
+  const upstream = createGuestUpstream(choice, policy);
+  out(`${path}: "${lesson.title}" (sha256 ${file.pin.slice(0, 12)}…), ${upstream.describe}`);
+  const guest = await startNodeGuest({ log, policy, upstream, cold: options.cold });
+  try {
+    for (const [i, command] of (lesson.setup ?? []).entries()) {
+      const done = await guest.run(command, { timeoutMs: options.timeoutMs });
+      if (done.timedOut || done.status !== 0) {
+        out(
+          `  FAIL setup ${i + 1}: \`${command}\` ${done.timedOut ? "timed out" : `exited ${done.status}`}: ${done.output.trim().slice(-300)}`,
+        );
+        return false;
+      }
+    }
+    let failure: string | null = null;
+    for (const [i, step] of lesson.steps.entries()) {
+      const label = `step ${i + 1} "${step.title}"`;
+      const command = stepCommand(step);
+      if (command === null) {
+        out(`  FAIL ${label}: it has no run or solve to type`);
+        failure ??= `${label}: no run or solve`;
+        continue;
+      }
+      const window = await guest.run(command, { timeoutMs: options.timeoutMs });
+      const judgement = judgeStep(step, window);
+      if (judgement.passed) {
+        out(`  PASS ${label}: ${describeDecisive(judgement)}`);
+        continue;
+      }
+      const unmetItems = judgement.items.filter((r) => !r.met);
+      const unmet = unmetItems.map((r) => `${JSON.stringify(r.item)}: ${r.detail}`);
+      failure ??= `${label}: unmet ${unmetItems.map((r) => JSON.stringify(r.item)).join(", ") || "none listed"}`;
+      out(`  FAIL ${label}: \`${command}\`${window.timedOut ? " (timed out, interrupted)" : ""}`);
+      for (const u of unmet) out(`    unmet ${u}`);
+      out(`    decisive ${describeDecisive(judgement)}`);
+    }
+    return failure;
+  } finally {
+    await guest.destroy();
+  }
+}
+
+function parse(args: string[]) {
+  return parseArgs({
+    args,
+    options: {
+      recordings: { type: "string", multiple: true },
+      upstream: { type: "string" },
+      network: { type: "boolean" },
+      boot: { type: "string" },
+      timeout: { type: "string" },
+    },
+    strict: true,
+    allowPositionals: true,
+  });
+}
+
+export async function runLessonTest(args: string[], out: (line: string) => void = (l) => process.stdout.write(`${l}\n`)): Promise<number> {
+  const fail = (message: string) => {
+    process.stderr.write(`tab lesson test: ${message}\n`);
+    return 64;
+  };
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse(args);
+  } catch (error) {
+    return fail(`${(error as Error).message}\n\nusage: ${LESSON_TEST_USAGE}`);
+  }
+  const { values, positionals } = parsed;
+  if (positionals.length === 0) return fail(`name at least one lesson file\n\nusage: ${LESSON_TEST_USAGE}`);
+  const chosen = [values.recordings ? "--recordings" : "", values.upstream ? "--upstream" : "", values.network ? "--network" : ""].filter(
+    Boolean,
+  );
+  if (chosen.length > 1) return fail(`${chosen.join(" and ")} exclude each other`);
+  if (values.boot !== undefined && values.boot !== "fresh") return fail(`--boot ${values.boot}: the only choice is --boot fresh`);
+  const timeoutS = values.timeout === undefined ? DEFAULT_TIMEOUT_S : Number(values.timeout);
+  if (!Number.isFinite(timeoutS) || timeoutS <= 0) return fail(`--timeout ${values.timeout} is not a positive number of seconds`);
+  let upstream: UpstreamChoice | null = null;
+  if (values.recordings) {
+    for (const dir of values.recordings) if (!existsSync(dir)) return fail(`--recordings ${dir}: no such directory`);
+    upstream = { kind: "recordings", dirs: values.recordings.map((d) => resolve(d)) };
+  } else if (values.upstream) {
+    let url: URL;
+    try {
+      url = new URL(values.upstream);
+    } catch {
+      return fail(`--upstream ${values.upstream} is not a URL`);
+    }
+    if (url.protocol !== "http:" && url.protocol !== "https:") return fail(`--upstream ${values.upstream}: only http: and https: servers`);
+    upstream = { kind: "local", url: url.href };
+  } else if (values.network) upstream = { kind: "network" };
+
+  // Every file is read and checked before any guest starts: a bad one is bad input, not a failed run.
+  const files: LessonFile[] = [];
+  for (const arg of positionals) {
+    try {
+      files.push(await readLessonFile(arg));
+    } catch (error) {
+      if (error instanceof BadInput) return fail(error.message);
+      throw error;
+    }
+  }
+  const options: RunOptions = { upstream, cold: values.boot === "fresh", timeoutMs: timeoutS * 1000, out };
+  const failed: string[] = [];
+  for (const file of files) {
+    try {
+      const failure = await runLesson(file, options);
+      if (failure) failed.push(`${file.path} (${failure})`);
+    } catch (error) {
+      out(`  FAIL ${file.path}: the guest did not run it: ${(error as Error).message}`);
+      failed.push(`${file.path} (the guest did not run it)`);
+    }
+  }
+  out(
+    failed.length === 0
+      ? `all ${files.length} lesson(s) passed`
+      : `${failed.length} of ${files.length} lesson(s) failed: ${failed.join("; ")}`,
+  );
+  return failed.length === 0 ? 0 : 1;
+}

@@ -1,0 +1,69 @@
+/**
+ * What the page's link asks of the lesson player. Read in one place so the page can later
+ * hand it its parsed link instead of the raw query and fragment.
+ * - `?lesson=https://…#sha256=…`: a published lesson, pinned (the pin's `#` is encoded in the query);
+ * - `?lesson=NAME`: a lesson shipped with the project (lessons/NAME.yaml);
+ * - `#lesson-draft=…`: a draft carried whole in the fragment (never sent to a server);
+ * - `&step=N` (1-based) starts at that step; `?embed=1` shows the lesson alone, for an iframe;
+ * - `&embedder=https://docs.example` restricts the embed's messages to that origin.
+ */
+export type LessonRequest =
+  | { kind: "none" }
+  | { kind: "url"; ref: string }
+  | { kind: "bundled"; name: string }
+  | { kind: "link"; fragment: string }
+  | { kind: "invalid"; reason: string };
+
+export interface LessonLink {
+  request: LessonRequest;
+  /** The step to start at (0-based), when the link names one. */
+  step: number | null;
+  embed: boolean;
+  /** The origin the embed posts its messages to ("*" when the link names none). */
+  embedder: string;
+}
+
+export const DRAFT_FRAGMENT_KEY = "lesson-draft";
+const BUNDLED_NAME = /^[a-z0-9][a-z0-9-]{0,63}$/;
+
+export function readLessonLink(params: URLSearchParams, hash: string): LessonLink {
+  const fragment = new URLSearchParams(hash.replace(/^#/, "")).get(DRAFT_FRAGMENT_KEY);
+  const raw = (params.get("lesson") ?? "").trim();
+  let request: LessonRequest = { kind: "none" };
+  if (fragment) request = { kind: "link", fragment };
+  else if (raw.startsWith("https://")) request = { kind: "url", ref: raw };
+  else if (BUNDLED_NAME.test(raw)) request = { kind: "bundled", name: raw };
+  else if (raw !== "")
+    request = {
+      kind: "invalid",
+      reason: `lesson=${JSON.stringify(raw.slice(0, 60))} is neither an https URL pinned with #sha256= nor a shipped lesson's name`,
+    };
+  const stepText = params.get("step");
+  const step = stepText !== null && /^[1-9]\d{0,2}$/.test(stepText) ? Number(stepText) - 1 : null;
+  return {
+    request,
+    step,
+    embed: params.get("embed") === "1" || params.get("embed") === "true",
+    embedder: embedderOrigin(params.get("embedder")),
+  };
+}
+
+/** `?embedder=` as an origin (scheme, host, port), or "*" when absent or not an http(s) origin. */
+export function embedderOrigin(value: string | null): string {
+  if (!value) return "*";
+  try {
+    const url = new URL(value);
+    if (url.protocol !== "https:" && url.protocol !== "http:") return "*";
+    return url.origin;
+  } catch {
+    return "*";
+  }
+}
+
+/** The page's link carrying a draft lesson in its fragment (the query is dropped: the draft is the whole story). */
+export function draftHref(href: string, encoded: string): string {
+  const url = new URL(href);
+  url.search = "";
+  url.hash = `${DRAFT_FRAGMENT_KEY}=${encoded}`;
+  return url.href;
+}
