@@ -98,6 +98,9 @@ test("a policy drafted from the session's scripted rows, applied rule by rule, i
   // Keep api.github.com's rules as they are: only the new host is accepted.
   await changes.locator('li[data-host="api.github.com"] input[type="checkbox"]').uncheck();
   await expect(changes.locator('li[data-host="raw.githubusercontent.com"] input[type="checkbox"]')).not.toBeChecked();
+  // The guide's picture of a draft (docs/guide.md "Writing a policy"), the check answered above it.
+  await page.getByTestId("policy-check-input").fill(`GET ${PASTE}`);
+  await page.screenshot({ path: "docs/screenshots/policy-draft.jpeg", type: "jpeg", quality: 70 });
   const before = await page.evaluate(() => window.__tab?.log.nextSeq ?? 0);
   await page.getByTestId("policy-draft-apply").click();
   await expect(page.getByTestId("policy-draft-status")).toContainText("applied 1 of");
