@@ -49,6 +49,15 @@ describe("report mode through the proxy", () => {
     expect(back.events.find((e) => e.kind === "proxy.decision")).toMatchObject({ wouldRefuse: code });
   });
 
+  it("serves POST /v0/fetch (by value) for a host not on the allowlist and logs wouldRefuse", async () => {
+    const { proxy, decisions } = setup();
+    const body = JSON.stringify({ method: "GET", url: "https://pastebin.com/raw/abc", headers: {}, body: null });
+    const request = `POST /v0/fetch HTTP/1.1\r\nHost: 10.0.2.2:3128\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`;
+    const response = parseResponse(await roundTrip(proxy, request));
+    expect(JSON.parse(response.body)).toMatchObject({ status: 200, body: "hello" });
+    expect(decisions()).toMatchObject([{ mode: "fetch", allowed: true, code: "served", wouldRefuse: "host-not-allowed" }]);
+  });
+
   it("still refuses an IP literal", async () => {
     const { proxy, fetch, decisions } = setup();
     const response = parseResponse(await roundTrip(proxy, get("https://93.184.216.34/")));

@@ -19,6 +19,8 @@ const FEATURES: readonly Feature[] = [
   { name: "runner", services: true, load: () => import("./runner/mount") },
   { name: "model", services: true, load: () => import("./model/mount") },
   { name: "share", services: true, load: () => import("./share/mount") },
+  // After share: it adds the Replay panel this feature's log replay sits in.
+  { name: "policy", services: false, load: () => import("./policy/mount") },
   { name: "timeline", services: false, load: () => import("./timeline/mount") },
   { name: "tour", services: false, load: () => import("./tour/mount") },
 ];

@@ -3,6 +3,9 @@ import { formatBytes } from "../shell/dom";
 import { type Row, toneOf } from "./event-panel";
 
 const verdictCell = (e: { allowed: boolean; code: string }) => (e.allowed ? `✓ ${e.code}` : `✗ ${e.code}`);
+/** A decision served under report mode shows what the allowlist would have refused, as its own mark. */
+const decisionCell = (e: { allowed: boolean; code: string; wouldRefuse?: string | undefined }) =>
+  e.wouldRefuse ? `⚠ would refuse ${e.wouldRefuse}` : verdictCell(e);
 
 export function wireRow(e: LogEvent): Row | null {
   switch (e.kind) {
@@ -41,9 +44,9 @@ export function proxyRow(e: LogEvent): Row | null {
   switch (e.kind) {
     case "proxy.decision":
       return {
-        tone: toneOf(e.allowed),
+        tone: e.wouldRefuse ? "warn" : toneOf(e.allowed),
         cells: [
-          verdictCell(e),
+          decisionCell(e),
           `${e.method} ${e.target}${e.upstreamPath === "wisp-relay" ? " · via relay" : ""}`,
           e.by,
           String(e.status),
@@ -56,6 +59,7 @@ export function proxyRow(e: LogEvent): Row | null {
           ...(e.upstreamPath ? ([["upstream path", UPSTREAM_PATHS[e.upstreamPath]]] as [string, string][]) : []),
           ...(e.upstream ? ([["upstream", e.upstream]] as [string, string][]) : []),
           ["reason", e.reason],
+          ...(e.wouldRefuse ? ([["would refuse", `${e.wouldRefuse}: ${e.wouldRefuseReason ?? ""}`]] as [string, string][]) : []),
           ...(e.tlsSession ? ([["TLS session", e.tlsSession]] as [string, string][]) : []),
           ...Object.entries(e.headers ?? {}).map(([k, v]) => [`header ${k}`, v] as [string, string]),
         ],

@@ -131,3 +131,16 @@ describe("a glyph grows slowly with the marks it stands for, within its lane", (
     expect(glyphRadius(count, laneHeight)).toBe(expected);
   });
 });
+
+describe("would-refuse marks (report mode) are glyphs of their own", () => {
+  it("an allowed, a would-refuse and a refused mark of one bucket are three glyphs, the would-refuse one between", () => {
+    const size = { width: 56 + 200 + 10, height: 58 };
+    const would = { ...mark(50_000, "proxy", true), wouldRefuse: "host-not-allowed" };
+    const layout = layoutTimeline([mark(50_000, "proxy", true), would, mark(50_000, "proxy", false)], size);
+    expect(layout.glyphs.map((g) => [g.allowed, g.wouldRefuse])).toEqual([
+      [true, false],
+      [true, true],
+      [false, false],
+    ]);
+  });
+});

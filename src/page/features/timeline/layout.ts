@@ -83,6 +83,8 @@ export interface MarkGlyph {
   key: string;
   lane: Decider;
   allowed: boolean;
+  /** Marks served under report mode that the allowlist would refuse: drawn apart, between the two. */
+  wouldRefuse: boolean;
   x: number;
   y: number;
   /** Half the glyph's size: grows slowly with the number of marks it stands for. */
@@ -133,7 +135,8 @@ export function layoutTimeline(
     const band = bandOf.get(mark.lane);
     if (!band) continue;
     const bucket = Math.min(lastBucket, Math.floor((x(mark.time) - plotLeft) / geometry.bucketPx));
-    const key = `${mark.lane}|${mark.allowed ? "allowed" : "refused"}|${bucket}`;
+    const would = mark.wouldRefuse !== undefined;
+    const key = `${mark.lane}|${would ? "would-refuse" : mark.allowed ? "allowed" : "refused"}|${bucket}`;
     let glyph = byKey.get(key);
     if (!glyph) {
       const centre = plotLeft + (bucket + 0.5) * geometry.bucketPx;
@@ -141,7 +144,8 @@ export function layoutTimeline(
         key,
         lane: mark.lane,
         allowed: mark.allowed,
-        x: mark.allowed ? centre - offset : centre + offset,
+        wouldRefuse: would,
+        x: would ? centre : mark.allowed ? centre - offset : centre + offset,
         y: band.middle,
         radius: 0,
         marks: [],

@@ -237,3 +237,24 @@ describe("what hovering or focusing a mark tells", () => {
     expect(describeMarks([], clock)).toBe("");
   });
 });
+
+describe("a decision served under report mode is its own mark", () => {
+  it("carries wouldRefuse and the reason the allowlist would have given, and says so when hovered", () => {
+    const event = stamp({
+      ...decision("connect", true, "served"),
+      reason: "report mode: served",
+      wouldRefuse: "host-not-allowed",
+      wouldRefuseReason: "pastebin.com is not on the allowlist",
+    } as NewEvent);
+    const made = timelineMark(event);
+    expect(made).toMatchObject({
+      allowed: true,
+      code: "served",
+      wouldRefuse: "host-not-allowed",
+      reason: "pastebin.com is not on the allowlist",
+    });
+    expect(describeMarks([made!], () => "t")).toMatch(
+      /^would refuse host-not-allowed, served in report mode \(proxy\): CONNECT pastebin.com:443/,
+    );
+  });
+});

@@ -22,6 +22,8 @@ export interface TimelineMark {
   label: string;
   reason: string;
   panel: TimelinePanel;
+  /** Served under report mode: the code the allowlist would have refused with (its own mark). */
+  wouldRefuse?: string;
 }
 
 const isDecider = (by: string): by is Decider => (DECIDERS as readonly string[]).includes(by);
@@ -48,12 +50,18 @@ export function timelineMarks(events: readonly LogEvent[]): TimelineMark[] {
   return marks;
 }
 
-type Details = Pick<TimelineMark, "allowed" | "label" | "reason" | "panel">;
+type Details = Pick<TimelineMark, "allowed" | "label" | "reason" | "panel" | "wouldRefuse">;
 
 function detailsOf(e: LogEvent): Details | null {
   switch (e.kind) {
     case "proxy.decision":
-      return { allowed: e.allowed, label: `${e.method} ${e.target}`, reason: e.reason, panel: "proxy" };
+      return {
+        allowed: e.allowed,
+        label: `${e.method} ${e.target}`,
+        reason: e.wouldRefuseReason ?? e.reason,
+        panel: "proxy",
+        ...(e.wouldRefuse === undefined ? {} : { wouldRefuse: e.wouldRefuse }),
+      };
     case "tls.verdict":
       return { allowed: e.allowed, label: e.target, reason: e.reason, panel: "proxy" };
     case "kms.event":
@@ -167,7 +175,8 @@ export function describeMarks(marks: readonly TimelineMark[], formatTime: (ms: n
   if (!newest) return "";
   const verdict = newest.allowed ? "allowed" : "refused";
   const what = `${newest.label} — ${newest.reason} — ${formatTime(newest.time)}`;
-  if (marks.length === 1) return `${verdict} ${newest.code} (${newest.lane}): ${what}`;
+  const head = newest.wouldRefuse ? `would refuse ${newest.wouldRefuse}, served in report mode` : `${verdict} ${newest.code}`;
+  if (marks.length === 1) return `${head} (${newest.lane}): ${what}`;
   const codes = new Map<string, number>();
   for (const m of marks) codes.set(m.code, (codes.get(m.code) ?? 0) + 1);
   const list = [...codes].map(([code, n]) => `${code} ×${n}`).join(", ");

@@ -89,12 +89,13 @@ export function createTimelineView(options: { onSelect(mark: TimelineMark): void
     const g = svg(
       "g",
       {
-        class: `mark ${glyph.allowed ? "mark-allowed" : "mark-refused"}`,
+        class: `mark ${glyph.wouldRefuse ? "mark-would-refuse" : glyph.allowed ? "mark-allowed" : "mark-refused"}`,
         role: "button",
         tabindex: "-1",
         "aria-label": text,
         "data-lane": glyph.lane,
         "data-allowed": String(glyph.allowed),
+        ...(glyph.wouldRefuse ? { "data-would-refuse": newest.wouldRefuse ?? "" } : {}),
         "data-code": newest.code,
         "data-count": String(glyph.marks.length),
       },

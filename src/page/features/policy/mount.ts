@@ -1,0 +1,39 @@
+import { logJsonLines } from "../../../log";
+import { h } from "../../shell/dom";
+import type { ShellContext } from "../context";
+import { createCheckView } from "./check-view";
+import { createDraftView } from "./draft-view";
+import { createLogReplayView } from "./replay-view";
+import "./policy.css";
+
+/**
+ * Policy authoring in the page (the engine is src/policy-tools, the same as `npx tab policy`):
+ * "Would this be allowed?" and "Draft a policy from this session" under the Policy panel,
+ * "Download log" (the session's GET /v0/log lines), and replaying a log in the Replay panel.
+ */
+export function mount(ctx: ShellContext): void {
+  const { log, policy } = ctx;
+  const check = createCheckView(policy);
+  // A policy change re-answers the question asked.
+  log.subscribe((e) => {
+    if (e.kind === "policy.change") check.refresh();
+  });
+  const download = h("button", { class: "small", attrs: { type: "button", "data-testid": "download-log" } }, "Download log");
+  download.addEventListener("click", () => {
+    const url = URL.createObjectURL(new Blob([...logJsonLines(log)], { type: "application/x-ndjson" }));
+    const link = h("a", { attrs: { href: url, download: `tab-log-${new Date().toISOString().replace(/[:.]/g, "-")}.jsonl` } });
+    document.body.append(link);
+    link.click();
+    link.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 60_000);
+  });
+  const tools = h(
+    "div",
+    { class: "panel-header policy-tools", attrs: { "data-testid": "policy-tools" } },
+    check.element,
+    createDraftView(log, policy),
+    h("div", { class: "policy-download" }, download),
+  );
+  ctx.panel("policy").addHeader(tools);
+  ctx.panel("replay").addHeader(createLogReplayView(policy));
+}

@@ -1,0 +1,95 @@
+import type { PolicyHolder } from "../../../policy";
+import { describeLineErrors, describeReplaySummary, readLogLines, replayLog } from "../../../policy-tools";
+import { h, replaceChildren } from "../../shell/dom";
+
+/**
+ * The Replay panel's log replay: a `GET /v0/log` stream (Download log, `npx tab proxy`, any
+ * `.net` speaking the same lines), dropped or pasted, re-decided against the current policy.
+ * A bad line is named and nothing is re-decided.
+ */
+export function createLogReplayView(policy: PolicyHolder): HTMLElement {
+  const text = h("textarea", {
+    class: "log-replay-input",
+    attrs: {
+      placeholder: "Drop a log (.jsonl) here, or paste its lines",
+      "aria-label": "A log to replay (JSON lines, as GET /v0/log serves them)",
+      spellcheck: "false",
+      "data-testid": "log-replay-input",
+    },
+  });
+  const file = h("input", {
+    attrs: {
+      type: "file",
+      accept: ".jsonl,.json,.txt,application/x-ndjson",
+      "aria-label": "Open a log file",
+      "data-testid": "log-replay-file",
+    },
+  });
+  const run = h(
+    "button",
+    { class: "small", attrs: { type: "button", "data-testid": "log-replay-run" } },
+    "Replay against the current policy",
+  );
+  const summary = h("div", { class: "log-replay-summary", attrs: { "aria-live": "polite", "data-testid": "log-replay-summary" } });
+  const rows = h("tbody");
+  const table = h(
+    "table",
+    { class: "events log-replay-rows", attrs: { "data-testid": "log-replay-rows" } },
+    h("thead", {}, h("tr", {}, ...["line", "request", "logged", "now", "outcome"].map((c) => h("th", { attrs: { scope: "col" } }, c)))),
+    rows,
+  );
+
+  const replay = () => {
+    replaceChildren(rows);
+    const read = readLogLines(text.value);
+    if (!read.ok) {
+      summary.className = "log-replay-summary invalid";
+      summary.textContent = `not replayed: ${describeLineErrors(read.errors)}`;
+      return;
+    }
+    const result = replayLog(policy.current(), read.lines);
+    summary.className = `log-replay-summary ${result.summary.changed ? "changed" : "unchanged"}`;
+    summary.textContent = describeReplaySummary(result.summary);
+    for (const row of result.rows) {
+      const was = row.logged.wouldRefuse ? `would refuse ${row.logged.wouldRefuse}` : row.logged.code;
+      const now = row.replayed.wouldRefuse ? `would refuse ${row.replayed.wouldRefuse}` : row.replayed.code;
+      rows.append(
+        h(
+          "tr",
+          { class: `replay-${row.outcome}`, attrs: { "data-outcome": row.outcome, "data-line": String(row.line), title: row.note } },
+          h("td", {}, String(row.line)),
+          h("td", {}, `${row.method} ${row.target}`),
+          h("td", {}, was),
+          h("td", {}, now),
+          h("td", {}, row.outcome),
+        ),
+      );
+    }
+  };
+  const load = async (blob: Blob) => {
+    text.value = await blob.text();
+    replay();
+  };
+  run.addEventListener("click", replay);
+  file.addEventListener("change", () => {
+    const chosen = file.files?.[0];
+    if (chosen) void load(chosen);
+  });
+  text.addEventListener("dragover", (e) => e.preventDefault());
+  text.addEventListener("drop", (e) => {
+    const dropped = e.dataTransfer?.files[0];
+    if (!dropped) return;
+    e.preventDefault();
+    void load(dropped);
+  });
+
+  return h(
+    "div",
+    { class: "panel-header log-replay", attrs: { "data-testid": "log-replay" } },
+    h("div", { class: "log-replay-title" }, "Replay a log under the current policy"),
+    text,
+    h("div", { class: "log-replay-bar" }, run, file),
+    summary,
+    table,
+  );
+}
