@@ -21,6 +21,7 @@ const FEATURES: readonly Feature[] = [
   { name: "share", services: true, load: () => import("./share/mount") },
   { name: "timeline", services: false, load: () => import("./timeline/mount") },
   { name: "tour", services: false, load: () => import("./tour/mount") },
+  { name: "lessons", services: true, load: () => import("./lessons/mount") },
 ];
 
 /** Whether the link asks for embed mode (`?embed=…`): then the embed feature shapes the first screen. */
