@@ -27,7 +27,7 @@ describe("a draft lesson", () => {
 
   it("passes each of its own steps against the command it was drafted from", () => {
     const lesson = draftLesson(windows, { title: "My demo" });
-    lesson.steps.forEach((s, i) => expect(judgeStep(s, windows[i]!).passed).toBe(true));
+    for (const [i, s] of lesson.steps.entries()) expect(judgeStep(s, windows[i]!).passed).toBe(true);
   });
 
   it("serialises to YAML that parses back to the same lesson, with the policy kept", () => {
