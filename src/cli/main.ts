@@ -11,6 +11,7 @@ const COMMANDS: Record<string, () => Promise<{ command: Command }>> = {
   pin: () => import("./commands/pin"),
   skills: () => import("./commands/skills"),
   relay: () => import("./commands/relay"),
+  lesson: () => import("./commands/lesson"),
 };
 
 export function helpText(): string {
@@ -25,6 +26,7 @@ export function helpText(): string {
     "  pin       print the sha256 a reference to a file or directory must carry",
     "  skills    search a skill registry and acquire a skill from a pinned address",
     "  relay     a Wisp (TCP over WebSocket) relay for the page, to public addresses only",
+    "  lesson    check a lesson file (lesson check), or run it headless on the shipped guest (lesson test)",
     "",
     "npx tab <command> --help   shows a command's options",
   ].join("\n");
