@@ -29,7 +29,7 @@ function wanted(item: Extract<ExpectItem, { verdict: string }>): string {
 }
 
 function seenCodes(outcomes: readonly Outcome[]): string {
-  const decisions = outcomes.filter((o) => o.allowed !== undefined && !o.own);
+  const decisions = outcomes.filter((o) => o.allowed !== undefined && !(o.own && o.allowed));
   if (decisions.length === 0) return "no decision was logged for this command";
   return `the log has ${decisions.map((o) => `${o.code} by ${o.by}${o.target ? ` (${o.target})` : ""}`).join(", ")}`;
 }

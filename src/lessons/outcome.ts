@@ -136,9 +136,9 @@ export function outcomeOf(event: LogEvent): Outcome | null {
 /**
  * The outcome a window is best summed up by when nothing specific was asked for: the first
  * refusal (the thing that stopped the command), else the first decision that is not the page
- * looking at itself, else null.
+ * looking at itself (a refusal of the page's own endpoints, such as `tab-fetch` outside a run, counts), else null.
  */
 export function mainOutcome(outcomes: readonly Outcome[]): Outcome | null {
-  const tried = outcomes.filter((o) => !o.own);
+  const tried = outcomes.filter((o) => !(o.own && o.allowed));
   return tried.find((o) => o.allowed === false) ?? tried.find((o) => o.allowed !== undefined) ?? tried[0] ?? null;
 }
