@@ -12,6 +12,7 @@ const COMMANDS: Record<string, () => Promise<{ command: Command }>> = {
   skills: () => import("./commands/skills"),
   relay: () => import("./commands/relay"),
   policy: () => import("./commands/policy"),
+  lesson: () => import("./commands/lesson"),
 };
 
 export function helpText(): string {
@@ -27,6 +28,7 @@ export function helpText(): string {
     "  skills    search a skill registry and acquire a skill from a pinned address",
     "  relay     a Wisp (TCP over WebSocket) relay for the page, to public addresses only",
     "  policy    author a policy: check a request, learn one from a log, replay a log under one",
+    "  lesson    check a lesson file (lesson check), or run it headless on the shipped guest (lesson test)",
     "",
     "npx tab <command> --help   shows a command's options",
   ].join("\n");

@@ -3,6 +3,7 @@ import { cacheEvents } from "./events/cache";
 import { Stamp } from "./events/common";
 import { guestEvents } from "./events/guest";
 import { kmsEvents } from "./events/kms";
+import { lessonEvents } from "./events/lesson";
 import { policyEvents } from "./events/policy";
 import { proxyEvents } from "./events/proxy";
 import { resolverEvents } from "./events/resolver";
@@ -27,6 +28,7 @@ export const NewEvent = z.discriminatedUnion("kind", [
   ...sessionEvents,
   ...runnerEvents,
   ...tourEvents,
+  ...lessonEvents,
 ]);
 export type NewEvent = z.infer<typeof NewEvent>;
 

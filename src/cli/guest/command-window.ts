@@ -1,19 +1,8 @@
 import { type ConsoleDriver, connectionsClosed, type GuestConsole } from "../../console";
-import type { EventLog, LogEvent } from "../../log";
+import type { CommandWindow } from "../../lessons";
+import type { EventLog } from "../../log";
 
-/**
- * What one command left, as the lesson judge reads it (src/lessons' CommandWindow): the command
- * line, its status from the OSC 133 D mark, its output, and the log's events from the moment it
- * was typed to its settle (its end mark, then its connections to the peer closed).
- */
-export interface CommandWindow {
-  command: string;
-  status: number | null;
-  interrupted: boolean;
-  output: string;
-  events: readonly LogEvent[];
-}
-
+/** A command's window (src/lessons: what the judge reads), and whether it ran out of time. */
 export interface CommandRun extends CommandWindow {
   /** True when the command had not ended within the time limit: it was interrupted (Ctrl+C). */
   timedOut: boolean;

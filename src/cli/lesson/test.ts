@@ -1,11 +1,20 @@
-import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { judgeStep, type Lesson, type LessonStep, parseLesson, type StepJudgement } from "../../lessons";
+import {
+  checkLessonPin,
+  judgeStep,
+  type Lesson,
+  type LessonStep,
+  lessonPin,
+  parseLesson,
+  type StepJudgement,
+  splitLessonRef,
+  stepType,
+} from "../../lessons";
 import { createEventLog } from "../../log";
-import { createPolicyHolder, DEFAULT_POLICY, Policy } from "../../policy";
+import { createPolicyHolder, DEFAULT_POLICY } from "../../policy";
 import { createGuestUpstream, startNodeGuest, type UpstreamChoice } from "../guest";
 
 /**
@@ -44,31 +53,28 @@ interface LessonFile {
 }
 
 async function readLessonFile(arg: string): Promise<LessonFile> {
-  const hashAt = arg.indexOf("#sha256=");
-  const path = hashAt >= 0 ? arg.slice(0, hashAt) : arg;
-  const wanted = hashAt >= 0 ? arg.slice(hashAt + "#sha256=".length).toLowerCase() : null;
+  const ref = splitLessonRef(arg);
+  if (!ref.ok) throw new BadInput(`${arg}: ${ref.reason}`);
+  const path = ref.ref;
   let bytes: Buffer;
   try {
     bytes = await readFile(path);
   } catch (error) {
     throw new BadInput(`${path}: cannot read: ${(error as Error).message}`);
   }
-  // A lesson's pin is the sha256 of its bytes (src/lessons, pin.ts).
-  const pin = createHash("sha256").update(bytes).digest("hex");
-  if (wanted !== null && wanted !== pin)
-    throw new BadInput(`${path}: lesson-pin-mismatch: its sha256 is ${pin}, the reference pins ${wanted}`);
+  const pinned = ref.pin === null ? { ok: true as const, pin: await lessonPin(bytes) } : await checkLessonPin(bytes, ref.pin);
+  if (!pinned.ok) throw new BadInput(`${path}: ${pinned.code}: ${pinned.reason}`);
   const parsed = parseLesson(bytes.toString("utf8"));
   if (!parsed.ok) {
     const issues = parsed.issues.map((i) => `  ${path}:${i.line}:${i.column} ${i.field}: ${i.message}`).join("\n");
     throw new BadInput(`${path}: ${parsed.code}:\n${issues}`);
   }
-  return { path, lesson: parsed.lesson, pin };
+  return { path, lesson: parsed.lesson, pin: pinned.pin };
 }
 
 /** The command `lesson test` types for a step: a demo's `run`; a task's `solve`, else its `run`. */
 export function stepCommand(step: LessonStep): string | null {
-  // A step without a type is a task (src/lessons' schema).
-  if ((step.type ?? "task") === "task") return step.solve ?? step.run ?? null;
+  if (stepType(step) === "task") return step.solve ?? step.run ?? null;
   return step.run ?? null;
 }
 
@@ -92,7 +98,7 @@ async function runLesson(file: LessonFile, options: RunOptions): Promise<string 
   const { out } = options;
   const log = createEventLog();
   const policy = createPolicyHolder(DEFAULT_POLICY, log);
-  if (lesson.policy !== undefined) await policy.replace(Policy.parse(lesson.policy), `lesson ${path}`);
+  if (lesson.policy !== undefined) await policy.replace(lesson.policy, `lesson ${path}`);
   const beside = join(dirname(resolve(path)), "recordings");
   const choice: UpstreamChoice = options.upstream ?? { kind: "recordings", dirs: existsSync(beside) ? [beside] : [] };
   const upstream = createGuestUpstream(choice, policy);
@@ -102,10 +108,9 @@ async function runLesson(file: LessonFile, options: RunOptions): Promise<string 
     for (const [i, command] of (lesson.setup ?? []).entries()) {
       const done = await guest.run(command, { timeoutMs: options.timeoutMs });
       if (done.timedOut || done.status !== 0) {
-        out(
-          `  FAIL setup ${i + 1}: \`${command}\` ${done.timedOut ? "timed out" : `exited ${done.status}`}: ${done.output.trim().slice(-300)}`,
-        );
-        return false;
+        const why = `setup ${i + 1} \`${command}\` ${done.timedOut ? "timed out" : `exited ${done.status}`}`;
+        out(`  FAIL ${why}: ${done.output.trim().slice(-300)}`);
+        return why;
       }
     }
     let failure: string | null = null;

@@ -23,6 +23,7 @@ const FEATURES: readonly Feature[] = [
   { name: "policy", services: false, load: () => import("./policy/mount") },
   { name: "timeline", services: false, load: () => import("./timeline/mount") },
   { name: "tour", services: false, load: () => import("./tour/mount") },
+  { name: "lessons", services: true, load: () => import("./lessons/mount") },
 ];
 
 /** Whether the link asks for embed mode (`?embed=…`): then the embed feature shapes the first screen. */

@@ -16,6 +16,13 @@ import { type EmbedRequest, embedExplanation, fullPlaygroundHref, readEmbedReque
 export function mount(ctx: ShellContext): void {
   const request = readEmbedRequest(ctx.params, SCENARIOS);
   if (request.mode === "off") return;
+  // `?embed=1&lesson=…`: the lesson player (features/lessons) fills the embed; here only its shape.
+  if (ctx.params.has("lesson") || location.hash.includes("lesson-draft=")) {
+    document.documentElement.classList.add("embed");
+    ctx.layout.root.classList.add("embed");
+    ctx.layout.root.dataset.embedPanel = "lessons";
+    return;
+  }
   const panel = request.mode === "scenario" ? request.scenario.expect.panel : "proxy";
   document.documentElement.classList.add("embed");
   ctx.layout.root.classList.add("embed");

@@ -10,6 +10,13 @@ describe("what the link asks of the lesson player", () => {
       ref: "https://docs.example/a.yaml#sha256=ab",
     });
   });
+  it("a pinned URL written unencoded gets its pin from the page's fragment", () => {
+    const pin = "c".repeat(64);
+    expect(read("lesson=https://docs.example/a.yaml", `#sha256=${pin}`).request).toEqual({
+      kind: "url",
+      ref: `https://docs.example/a.yaml#sha256=${pin}`,
+    });
+  });
   it("a plain name is a shipped lesson", () => {
     expect(read("lesson=landlock-fs").request).toEqual({ kind: "bundled", name: "landlock-fs" });
   });

@@ -24,6 +24,7 @@ export interface LessonLink {
 }
 
 export const DRAFT_FRAGMENT_KEY = "lesson-draft";
+const PIN_FRAGMENT = /^#sha256=[0-9a-fA-F]{64}$/;
 const BUNDLED_NAME = /^[a-z0-9][a-z0-9-]{0,63}$/;
 
 export function readLessonLink(params: URLSearchParams, hash: string): LessonLink {
@@ -31,6 +32,8 @@ export function readLessonLink(params: URLSearchParams, hash: string): LessonLin
   const raw = (params.get("lesson") ?? "").trim();
   let request: LessonRequest = { kind: "none" };
   if (fragment) request = { kind: "link", fragment };
+  // Written unencoded (`?lesson=https://…/a.yaml#sha256=…`), the pin arrives as the page's own fragment.
+  else if (raw.startsWith("https://") && !raw.includes("#") && PIN_FRAGMENT.test(hash)) request = { kind: "url", ref: `${raw}${hash}` };
   else if (raw.startsWith("https://")) request = { kind: "url", ref: raw };
   else if (BUNDLED_NAME.test(raw)) request = { kind: "bundled", name: raw };
   else if (raw !== "")

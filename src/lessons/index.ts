@@ -1,0 +1,20 @@
+export { draftLesson, serializeLesson } from "./draft";
+export { type ItemResult, judgeStep, type StepJudgement } from "./judge";
+export { type DraftDecode, decodeLessonDraft, encodeLessonDraft, LESSON_DRAFT_MAX_BYTES, LESSON_LINK_MAX_CHARS } from "./link";
+export { type Outcome, outcomeOf } from "./outcome";
+export { type LessonIssue, type LessonParse, parseLesson } from "./parse";
+export { checkLessonPin, lessonPin, type PinCheck, type PinnedRef, splitLessonRef } from "./pin";
+export { createLessonRun, LessonProgress, type LessonRun } from "./player";
+export {
+  EVENT_KINDS,
+  ExpectItem,
+  eventKindName,
+  KERNEL_RESULTS,
+  type KernelResult,
+  LESSON_FORMAT,
+  Lesson,
+  LessonStep,
+  StepType,
+  stepType,
+} from "./schema";
+export type { CommandWindow } from "./window";

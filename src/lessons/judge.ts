@@ -1,0 +1,136 @@
+import type { Decider } from "../log";
+import { mainOutcome, type Outcome, outcomeOf } from "./outcome";
+import type { ExpectItem, LessonStep } from "./schema";
+import type { CommandWindow } from "./window";
+
+export interface ItemResult {
+  item: ExpectItem;
+  met: boolean;
+  /** What was seen for this item, in words (shown for an unmet item, logged on `lesson.step`). */
+  detail: string;
+}
+
+export interface StepJudgement {
+  passed: boolean;
+  items: ItemResult[];
+  /** The decision or kernel result that decided it (passed) or that happened instead (failed). */
+  decisive: { kind: string; code?: string; by?: Decider; target?: string; reason: string } | null;
+  /** One sentence a learner reads: what happened, which component decided. */
+  explanation: string;
+}
+
+const STATUS_SIGINT = 130;
+
+const contains = (haystack: string | undefined, needle: string) => (haystack ?? "").toLowerCase().includes(needle.toLowerCase());
+const sameName = (a: string, b: string) => a.toLowerCase().replace(/\.$/, "") === b.toLowerCase().replace(/\.$/, "");
+
+function wanted(item: Extract<ExpectItem, { verdict: string }>): string {
+  return `a decision ${item.verdict}${item.by ? ` by ${item.by}` : ""}${item.target ? ` for a target containing "${item.target}"` : ""}`;
+}
+
+function seenCodes(outcomes: readonly Outcome[]): string {
+  const decisions = outcomes.filter((o) => o.allowed !== undefined && !(o.own && o.allowed));
+  if (decisions.length === 0) return "no decision was logged for this command";
+  return `the log has ${decisions.map((o) => `${o.code} by ${o.by}${o.target ? ` (${o.target})` : ""}`).join(", ")}`;
+}
+
+function statusWords(window: CommandWindow): string {
+  if (window.interrupted) return "it was interrupted (Ctrl+C, status 130)";
+  if (window.status === null) return "it has no end mark (the shell never reported a status)";
+  return `it exited with status ${window.status}`;
+}
+
+interface Check {
+  result: ItemResult;
+  /** The outcome this item matched, when it is about one. */
+  matched: Outcome | null;
+}
+
+function check(item: ExpectItem, window: CommandWindow, outcomes: readonly Outcome[]): Check {
+  const done = (met: boolean, detail: string, matched: Outcome | null = null): Check => ({ result: { item, met, detail }, matched });
+  if ("verdict" in item) {
+    const hit = outcomes.find(
+      (o) =>
+        o.allowed !== undefined &&
+        o.code === item.verdict &&
+        (!item.by || o.by === item.by) &&
+        (!item.target || contains(o.target, item.target)),
+    );
+    return hit ? done(true, hit.sentence, hit) : done(false, `expected ${wanted(item)}; ${seenCodes(outcomes)}`);
+  }
+  if ("exit" in item) {
+    const status = window.status;
+    const met =
+      status !== null &&
+      (item.exit === "nonzero" ? status !== 0 : status === item.exit) &&
+      !(window.interrupted && item.exit !== STATUS_SIGINT);
+    const want = item.exit === "nonzero" ? "a nonzero exit status" : `exit status ${item.exit}`;
+    return done(met, met ? `${statusWords(window)}` : `expected ${want}; ${statusWords(window)}`);
+  }
+  if ("output" in item) {
+    const met = new RegExp(item.output).test(window.output);
+    const excerpt = window.output.trim().slice(0, 120);
+    return done(
+      met,
+      met
+        ? `the output matches /${item.output}/`
+        : `expected output matching /${item.output}/; the output was ${excerpt === "" ? "empty" : JSON.stringify(excerpt)}`,
+    );
+  }
+  if ("kernel" in item) {
+    const results = outcomes.filter((o) => o.kind === "kernel.result");
+    const hit = results.find((o) => o.code === item.kernel);
+    if (hit) return done(true, hit.sentence, hit);
+    return done(
+      false,
+      results.length === 0
+        ? `expected the kernel to answer ${item.kernel}; no kernel result was reported (only tcpconnect reports one)`
+        : `expected the kernel to answer ${item.kernel}; ${results.map((o) => o.sentence).join("; ")}`,
+    );
+  }
+  if ("dns" in item) {
+    const queries = outcomes.filter((o) => o.kind === "wire.dns");
+    const hit = queries.find((o) => sameName(o.target ?? "", item.dns));
+    if (hit) return done(true, hit.sentence, hit);
+    return done(
+      false,
+      queries.length === 0
+        ? `expected a DNS query for ${item.dns} on the wire; none crossed it`
+        : `expected a DNS query for ${item.dns}; the wire saw ${queries.map((o) => o.target).join(", ")}`,
+    );
+  }
+  const count = window.events.filter((e) => e.kind === item.absent).length;
+  return done(
+    count === 0,
+    count === 0 ? `no ${item.absent} event in the command's window` : `expected no ${item.absent}; the window has ${count}`,
+  );
+}
+
+const decisiveOf = (o: Outcome | null): StepJudgement["decisive"] =>
+  o ? { kind: o.kind, code: o.code, by: o.by, target: o.target, reason: o.reason } : null;
+
+const capital = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
+
+/**
+ * Judges one command against a step: every `expect` item must hold for this one command's
+ * window (its marks, its output, the log events from its start to its settle). Prompts and
+ * screen text other than the command's own output are never read.
+ */
+export function judgeStep(step: LessonStep, window: CommandWindow): StepJudgement {
+  const outcomes = window.events.map(outcomeOf).filter((o): o is Outcome => o !== null);
+  const checks = step.expect.map((item) => check(item, window, outcomes));
+  const items = checks.map((c) => c.result);
+  const passed = items.every((i) => i.met);
+  const matched = checks.find((c) => c.matched !== null)?.matched ?? null;
+  const decisive = passed ? (matched ?? mainOutcome(outcomes)) : mainOutcome(outcomes);
+  const what = decisive ? decisive.sentence : `\`${window.command}\`: ${statusWords(window)}, and no decision was logged`;
+  if (passed) return { passed, items, decisive: decisiveOf(decisive), explanation: `${capital(what)}.` };
+  const unmet = items.filter((i) => !i.met).map((i) => i.detail);
+  const interrupted = window.interrupted ? "The command was interrupted (Ctrl+C, status 130) before it finished. " : "";
+  return {
+    passed,
+    items,
+    decisive: decisiveOf(decisive),
+    explanation: `${interrupted}What happened instead: ${what}. Not met: ${unmet.join("; ")}.`,
+  };
+}

@@ -1,0 +1,139 @@
+import { z } from "zod";
+import { DECIDERS, type Decider, NewEvent, VERDICT_CODES, type VerdictCode } from "../log";
+import { Policy } from "../policy";
+
+/** The format version this code reads. A new version is a new literal, never a silent change. */
+export const LESSON_FORMAT = 1;
+
+/**
+ * The errno names a `kernel` item may name: what `tcpconnect` reports (strerrorname_np) for a
+ * connect() the kernel refused or the network did not answer, and `ok` for one that connected.
+ */
+export const KERNEL_RESULTS = [
+  "ok",
+  "EACCES",
+  "EPERM",
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ETIMEDOUT",
+  "ENETUNREACH",
+  "EHOSTUNREACH",
+  "EADDRNOTAVAIL",
+  "EAFNOSUPPORT",
+  "EINVAL",
+] as const;
+export type KernelResult = (typeof KERNEL_RESULTS)[number];
+
+/** Every event kind of the log, as an `absent` item names it (`wire.frame`; `wire-frame` reads the same). */
+export const EVENT_KINDS: readonly string[] = NewEvent.options.map((o) => o.shape.kind.value);
+
+/** `wire-frame` and `wire.frame` name the same kind; the judge compares the dotted form. */
+export function eventKindName(raw: string): string | null {
+  const dotted = raw.includes(".") ? raw : raw.replace("-", ".");
+  return EVENT_KINDS.includes(dotted) ? dotted : null;
+}
+
+const oneOf = <T extends string>(values: readonly T[], what: string, hint = "") =>
+  z.string().refine((v): v is T => (values as readonly string[]).includes(v), {
+    error: (issue) => `unknown ${what} ${JSON.stringify(issue.input)}${hint}`,
+  }) as unknown as z.ZodType<T>;
+
+const EXIT_MESSAGE = `must be 0, "nonzero" or an exit status from 0 to 255`;
+
+const NonEmpty = z.string().min(1, "must not be empty");
+
+/** One thing a step's command must have left on the log or in its marks. */
+export type ExpectItem =
+  | { verdict: VerdictCode; by?: Decider; target?: string }
+  | { exit: 0 | "nonzero" | number }
+  | { output: string }
+  | { kernel: KernelResult }
+  | { dns: string }
+  | { absent: string };
+
+/** The fields an item may carry; exactly one of the first six says what kind of item it is. */
+const ITEM_KINDS = ["verdict", "exit", "output", "kernel", "dns", "absent"] as const;
+
+const RawItem = z.strictObject({
+  verdict: oneOf(VERDICT_CODES, "verdict code").optional(),
+  by: oneOf(DECIDERS, "decider").optional(),
+  target: NonEmpty.optional(),
+  exit: z
+    .custom<"nonzero" | number>(
+      (v) => v === "nonzero" || (typeof v === "number" && Number.isInteger(v) && v >= 0 && v <= 255),
+      EXIT_MESSAGE,
+    )
+    .optional(),
+  output: z
+    .string()
+    .superRefine((source, ctx) => {
+      try {
+        new RegExp(source);
+      } catch (error) {
+        ctx.addIssue({ code: "custom", message: `not a regular expression: ${(error as Error).message}` });
+      }
+    })
+    .optional(),
+  kernel: oneOf(KERNEL_RESULTS, "kernel result", ` (one of ${KERNEL_RESULTS.join(", ")})`).optional(),
+  dns: NonEmpty.optional(),
+  absent: z
+    .string()
+    .refine((v) => eventKindName(v) !== null, { error: (issue) => `unknown event kind ${JSON.stringify(issue.input)}` })
+    .transform((v) => eventKindName(v) ?? v)
+    .optional(),
+});
+
+export const ExpectItem: z.ZodType<ExpectItem> = RawItem.superRefine((item, ctx) => {
+  const kinds = ITEM_KINDS.filter((k) => item[k] !== undefined);
+  if (kinds.length !== 1)
+    ctx.addIssue({
+      code: "custom",
+      message:
+        kinds.length === 0
+          ? `an item names one of ${ITEM_KINDS.join(", ")}`
+          : `an item names exactly one of ${ITEM_KINDS.join(", ")} (this one has ${kinds.join(" and ")}): split it into items`,
+    });
+  for (const field of ["by", "target"] as const)
+    if (item[field] !== undefined && item.verdict === undefined)
+      ctx.addIssue({ code: "custom", path: [field], message: `"${field}" qualifies a verdict item only` });
+}) as unknown as z.ZodType<ExpectItem>;
+
+export const StepType = z.enum(["task", "demo"], { error: () => `must be "task" or "demo"` });
+export type StepType = z.infer<typeof StepType>;
+
+export const LessonStep = z
+  .strictObject({
+    title: NonEmpty,
+    text: z.string().optional(),
+    type: StepType.optional(),
+    run: NonEmpty.optional(),
+    expect: z.array(ExpectItem).min(1, "a step expects at least one item"),
+    hint: z.string().optional(),
+    explain: z.string().optional(),
+    solve: NonEmpty.optional(),
+  })
+  .superRefine((step, ctx) => {
+    if ((step.type ?? "task") === "demo" && step.run === undefined)
+      ctx.addIssue({ code: "custom", path: ["run"], message: "a demo step needs the command it runs" });
+    if (step.run === undefined && step.solve === undefined)
+      ctx.addIssue({
+        code: "custom",
+        path: ["solve"],
+        message: "a task step needs a `run` or a `solve` (what Show me and `lesson test` type)",
+      });
+  });
+export type LessonStep = z.infer<typeof LessonStep>;
+
+export const Lesson = z.strictObject({
+  lesson: z.literal(LESSON_FORMAT, { error: () => `must be ${LESSON_FORMAT} (the format version)` }),
+  title: NonEmpty,
+  summary: z.string().optional(),
+  /** Applied for the lesson's run, like the Policy panel's text. It never touches the org allowlist. */
+  policy: Policy.optional(),
+  setup: z.array(NonEmpty).optional(),
+  steps: z.array(LessonStep).min(1, "a lesson has at least one step"),
+});
+export type Lesson = z.infer<typeof Lesson>;
+
+/** The step's type, `task` unless it says `demo`. */
+export const stepType = (step: LessonStep): StepType => step.type ?? "task";
