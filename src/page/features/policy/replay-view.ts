@@ -34,13 +34,14 @@ export function createLogReplayView(policy: PolicyHolder): HTMLElement {
   const rows = h("tbody");
   const table = h(
     "table",
-    { class: "events log-replay-rows", attrs: { "data-testid": "log-replay-rows" } },
+    { class: "events log-replay-rows", attrs: { "data-testid": "log-replay-rows", hidden: "" } },
     h("thead", {}, h("tr", {}, ...["line", "request", "logged", "now", "outcome"].map((c) => h("th", { attrs: { scope: "col" } }, c)))),
     rows,
   );
 
   const replay = () => {
     replaceChildren(rows);
+    table.hidden = true;
     const read = readLogLines(text.value);
     if (!read.ok) {
       summary.className = "log-replay-summary invalid";
@@ -50,6 +51,7 @@ export function createLogReplayView(policy: PolicyHolder): HTMLElement {
     const result = replayLog(policy.current(), read.lines);
     summary.className = `log-replay-summary ${result.summary.changed ? "changed" : "unchanged"}`;
     summary.textContent = describeReplaySummary(result.summary);
+    table.hidden = result.rows.length === 0;
     for (const row of result.rows) {
       const was = row.logged.wouldRefuse ? `would refuse ${row.logged.wouldRefuse}` : row.logged.code;
       const now = row.replayed.wouldRefuse ? `would refuse ${row.replayed.wouldRefuse}` : row.replayed.code;
