@@ -4,6 +4,7 @@ export {
   type WriteApprover,
 } from "./approval";
 export { generateVaultKeys, type VaultKeys, type WriteKeys } from "./crypto";
+export { DEMO_VAULT_ID, seedDemoVault } from "./demo-vault";
 export { createVaultHandlers, GRANT_HEADER, type VaultEndpointOptions, type VaultHandlers } from "./endpoints";
 export { describeHead, judgeBase, judgeHead, STALE_BASE_CODE } from "./head";
 export { createIdbKeyStore, createMemoryKeyStore, KeyRecord, type KeyStore } from "./key-store";

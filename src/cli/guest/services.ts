@@ -1,10 +1,11 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { createCas, createMemoryStore } from "../../cas";
-import { createMemoryKeyStore, createVaultService, type VaultService } from "../../kms";
+import { createMemoryKeyStore, createVaultService, DEMO_VAULT_ID, seedDemoVault, type VaultService } from "../../kms";
 import type { EventLog } from "../../log";
 import { createModelEndpoint } from "../../model";
 import { systemTimers } from "../../platform";
+import type { Policy } from "../../policy";
 import type { OwnHandlers } from "../../proxy";
 import { createRuntimeFetchEndpoint, type RuntimeFetchEndpoint } from "../../resolver";
 import { AgentStep, MODEL_VERBS } from "../../runner";
@@ -21,6 +22,21 @@ export interface NodeGuestServices {
   vault: VaultService;
   runtimeFetch: RuntimeFetchEndpoint;
   handlers: OwnHandlers;
+}
+
+/** The guest's vault client, which the page too puts into the share (src/page/features/vault/mount.ts). */
+export const SGIT_SCRIPT = fileURLToPath(new URL("../../../guest/sgit", import.meta.url));
+export const SGIT_SHARE_PATH = "bin/sgit";
+
+/**
+ * The demo vault seeded as the page's vault feature seeds it, so `sgit pull demo-notes` finds
+ * its files. Seeding is the host's own write, checked against a policy naming the vault; the
+ * lesson's policy is not widened: a lesson that does not name the vault still meets its refusal.
+ */
+export async function seedNodeDemoVault(services: NodeGuestServices, policy: Policy): Promise<void> {
+  const naming = policy.vaults.includes(DEMO_VAULT_ID) ? policy : { ...policy, vaults: [...policy.vaults, DEMO_VAULT_ID] };
+  const verdict = await seedDemoVault(services.vault, naming);
+  if (verdict && !verdict.allowed) throw new Error(`could not seed the demo vault: ${verdict.code}: ${verdict.reason}`);
 }
 
 const AGENT_RULES = fileURLToPath(new URL("../../../guest/runner/agent-rules.md", import.meta.url));

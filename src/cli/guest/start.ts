@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { utf8 } from "../../bytes";
 import { type ConsoleDriver, createConsoleDriver, type GuestConsole, parseGuestLine } from "../../console";
 import { connectGuestNetwork, type GuestNetwork } from "../../guest-network";
@@ -9,7 +10,7 @@ import { createSessionCa } from "../../tls";
 import { type CommandRun, createCommandRunner } from "./command-window";
 import { readGuestStart } from "./image";
 import { startNodeMachine } from "./machine";
-import { createNodeGuestServices, type NodeGuestServices } from "./services";
+import { createNodeGuestServices, type NodeGuestServices, SGIT_SCRIPT, SGIT_SHARE_PATH, seedNodeDemoVault } from "./services";
 import { answerCursorQueries } from "./terminal";
 import type { GuestUpstream } from "./upstreams";
 
@@ -103,6 +104,8 @@ export async function startNodeGuest(options: NodeGuestOptions): Promise<NodeGue
       message: `${restoring ? `restored ${start.note}` : "booted"} in ${((Date.now() - began) / 1000).toFixed(1)} s`,
     });
     await machine.writeFile("tls/ca.pem", utf8(ca.certPem));
+    await machine.writeFile(SGIT_SHARE_PATH, readFileSync(SGIT_SCRIPT));
+    await seedNodeDemoVault(services, options.policy.current());
     await machine.writeFile("winsize", utf8(`${size.rows} ${size.cols}\n`));
     if (restoring) {
       // As in the page: the fresh clock and seed are applied by the prompt hook before the

@@ -16,7 +16,13 @@ const files = readdirSync(dir)
 const Index = z.strictObject({
   version: z.literal(1),
   lessons: z.array(
-    z.strictObject({ name: z.string(), file: z.string(), title: z.string(), steps: z.number().int().positive(), kind: z.enum(["demo", "task"]) }),
+    z.strictObject({
+      name: z.string(),
+      file: z.string(),
+      title: z.string(),
+      steps: z.number().int().positive(),
+      kind: z.enum(["demo", "task"]),
+    }),
   ),
 });
 
@@ -35,8 +41,11 @@ describe("the shipped curriculum", () => {
 
   it("passes npx tab lesson check, every file at once", async () => {
     const result = await new Promise<{ code: number; stdout: string }>((resolve) => {
-      execFile(process.execPath, [join(root, "bin", "tab.mjs"), "lesson", "check", ...files.map((f) => join(dir, f))], { cwd: root, timeout: 60_000 }, (error, stdout) =>
-        resolve({ code: error ? Number(error.code) : 0, stdout }),
+      execFile(
+        process.execPath,
+        [join(root, "bin", "tab.mjs"), "lesson", "check", ...files.map((f) => join(dir, f))],
+        { cwd: root, timeout: 60_000 },
+        (error, stdout) => resolve({ code: error ? Number(error.code) : 0, stdout }),
       );
     });
     expect(result.stdout.trim().split("\n")).toHaveLength(files.length);
@@ -50,7 +59,13 @@ describe("the shipped curriculum", () => {
       const parsed = parseLesson(readFileSync(join(dir, entry.file), "utf8"));
       if (!parsed.ok) throw new Error(`${entry.file} does not parse`);
       const kind = parsed.lesson.steps.every((s) => s.type === "demo") ? "demo" : "task";
-      expect(entry).toEqual({ name: entry.file.replace(/\.yaml$/, ""), file: entry.file, title: parsed.lesson.title, steps: parsed.lesson.steps.length, kind });
+      expect(entry).toEqual({
+        name: entry.file.replace(/\.yaml$/, ""),
+        file: entry.file,
+        title: parsed.lesson.title,
+        steps: parsed.lesson.steps.length,
+        kind,
+      });
     }
   });
 });

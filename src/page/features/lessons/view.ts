@@ -130,7 +130,12 @@ export function createPlayerView(actions: PlayerActions): { element: HTMLElement
         role: "status",
         attrs: { "data-testid": "lesson-attempt", "data-result": attempt.result, "data-step": String(attempt.step + 1) },
       },
-      h("p", {}, h("strong", {}, attempt.result === "passed" ? "✓ Passed. " : "✗ Not yet. "), attempt.explanation),
+      h(
+        "p",
+        {},
+        h("strong", {}, attempt.result === "passed" ? `✓ Step ${attempt.step + 1} passed. ` : `✗ Step ${attempt.step + 1}: not yet. `),
+        attempt.explanation,
+      ),
       attempt.verdict
         ? h("p", { class: "lesson-verdict", attrs: { "data-testid": "lesson-verdict" } }, `Decided: ${attempt.verdict}`)
         : null,
