@@ -46,6 +46,7 @@ export function statusForRefusal(code: VerdictCode): number {
     case "upstream-unreadable":
     case "upstream-error":
     case "upstream-cert-invalid":
+    case "relay-refused":
       return 502;
     case "tls-not-ready":
       return 501;
