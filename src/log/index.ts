@@ -27,3 +27,11 @@ export {
 } from "./jsonl";
 export { createEventLog, type EventLog, type EventLogOptions, type Listener } from "./log";
 export { allow, DECIDERS, Decider, guardRefusal, refuse, VERDICT_CODES, Verdict, VerdictCode } from "./verdict";
+export {
+  compareSequences,
+  decodeSequence,
+  encodeSequence,
+  type SequenceDiff,
+  type SequenceStep,
+  verdictSequence,
+} from "./verdict-sequence";

@@ -1,8 +1,8 @@
 import "./embed.css";
+import { verdictSequence } from "../../../log";
 import { h, replaceChildren } from "../../shell/dom";
 import { SCENARIOS, type Scenario } from "../../shell/scenarios";
 import type { ShellContext } from "../context";
-import { verdictSequence } from "../share/verdict-sequence";
 import { type EmbedRequest, embedExplanation, fullPlaygroundHref, readEmbedRequest } from "./params";
 
 /**

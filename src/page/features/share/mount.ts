@@ -1,10 +1,10 @@
+import { compareSequences, decodeSequence, encodeSequence, type SequenceStep, verdictSequence } from "../../../log";
 import { canonicalJson, DEFAULT_POLICY } from "../../../policy";
 import { createEventPanel } from "../../panels";
 import { h, replaceChildren } from "../../shell/dom";
 import type { FeatureContext } from "../context";
 import { buildShareUrl, fetchPinnedPolicy, MAX_INLINE_POLICY, packPolicy, readShareState } from "./link";
 import { createPolicyRefForm } from "./policy-ref";
-import { compareSequences, decodeSequence, encodeSequence, type SequenceStep, verdictSequence } from "./verdict-sequence";
 
 /** The act a share link uses for "run the harness's agent" (not a scenario id). */
 export const AGENT_ACT = "agent";
