@@ -18,8 +18,18 @@ export {
   type DriverRunOptions,
   SIGINT_STATUS,
 } from "./console-driver";
+export {
+  type ConsoleTask,
+  type ConsoleTaskDeps,
+  type ConsoleTaskEnd,
+  type ConsoleTaskOutcome,
+  type ConsoleTaskResult,
+  type LogWindow,
+  runConsoleTask,
+} from "./console-task";
 export { type ConsoleTurns, createConsoleTurns } from "./console-turns";
 export { parseGuestLine } from "./guest-lines";
+export type { GuestPort } from "./guest-port";
 export { GuestConsole } from "./serial-console";
 export { createShellMarkSplitter, parseOsc133, type ShellMark, type ShellMarkSplitter, type ShellPiece } from "./shell-marks";
 export { type CommandRecord, type ShellPhase, ShellTracker } from "./shell-state";

@@ -26,4 +26,19 @@ export {
   toJsonLines,
 } from "./jsonl";
 export { createEventLog, type EventLog, type EventLogOptions, type Listener } from "./log";
+export {
+  createScenarioWindowTracker,
+  eventsInWindows,
+  type ScenarioWindow,
+  type ScenarioWindowTracker,
+  scenarioWindows,
+} from "./scenario-windows";
 export { allow, DECIDERS, Decider, guardRefusal, refuse, VERDICT_CODES, Verdict, VerdictCode } from "./verdict";
+export {
+  compareSequences,
+  decodeSequence,
+  encodeSequence,
+  type SequenceDiff,
+  type SequenceStep,
+  verdictSequence,
+} from "./verdict-sequence";

@@ -1,12 +1,21 @@
 import { z } from "zod";
 
 /**
- * A scenario or tour step starting or finishing, so replays can compare sequences.
+ * What a console task is: a verdict-table row, an agent run, a lesson's step. Logs written
+ * before acts were named carry none and read as "scenario".
+ */
+export const ScenarioAct = z.enum(["scenario", "agent-run", "lesson-step"]);
+export type ScenarioAct = z.infer<typeof ScenarioAct>;
+
+/**
+ * A console task (a scenario, an agent run, a lesson step) starting or finishing, so replays
+ * can compare sequences; `act` says which kind of task it is.
  * `interrupted`: a person pressed Ctrl+C during its command (exit status 130);
  * `cancelled`: a person cancelled it while it waited for the shell, before it typed anything.
  */
 export const ScenarioEvent = z.object({
   kind: z.literal("scenario"),
+  act: ScenarioAct.default("scenario"),
   id: z.string(),
   phase: z.enum(["start", "done", "failed", "interrupted", "cancelled"]),
   message: z.string(),

@@ -1,22 +1,18 @@
-import type { ConsoleTurns } from "../../console";
-import { connectionsClosed } from "../../console";
+import type { ConsoleTaskResult, ConsoleTurns, GuestPort } from "../../console";
+import { runConsoleTask } from "../../console";
 import type { EventLog } from "../../log";
-import type { Guest } from "../emulator/boot";
 import { h, replaceChildren } from "./dom";
 import type { Scenario } from "./scenarios";
 
 /** How a scenario run ended. */
-export type ScenarioOutcome = "done" | "interrupted" | "failed" | "cancelled";
+export type { ConsoleTaskOutcome as ScenarioOutcome } from "../../console";
 
 export interface ScenarioBar {
-  /** Runs a row: waits for the console (earlier runs, a person's command), types its commands, resolves when it ended. */
-  run(id: string): Promise<ScenarioOutcome>;
+  /** Runs a row: waits for the console (earlier runs, a person's command), types its commands, resolves when it ended, with its window on the log. */
+  run(id: string): Promise<ConsoleTaskResult>;
   /** Adds a row a feature provides (row 8 comes with the vault), before the explanation line. */
   add(scenario: Scenario): void;
 }
-
-/** How long a finished command's connections may take to close before the scenario ends anyway. */
-const SETTLE_LIMIT_MS = 30_000;
 
 /**
  * One button per verdict-table row. A click types the row's commands into the guest through
@@ -27,12 +23,12 @@ const SETTLE_LIMIT_MS = 30_000;
 export function mountScenarioBar(options: {
   bar: HTMLElement;
   scenarios: readonly Scenario[];
-  guest: Promise<Guest>;
+  guest: Promise<GuestPort>;
   log: EventLog;
   selectPanel(id: string): void;
   turns: ConsoleTurns;
 }): ScenarioBar {
-  const { bar, log } = options;
+  const { bar } = options;
   const scenarios: Scenario[] = [...options.scenarios];
   const explanation = h("p", { class: "scenario-explanation", attrs: { "aria-live": "polite" } });
   const buttons = new Map<string, HTMLButtonElement>();
@@ -56,9 +52,9 @@ export function mountScenarioBar(options: {
       h("button", { class: "small", attrs: { type: "button", "data-cancel-scenario": scenario.id }, on: { click: cancel } }, "Cancel"),
     );
 
-  const run = async (id: string): Promise<ScenarioOutcome> => {
+  const run = async (id: string): Promise<ConsoleTaskResult> => {
     const scenario = scenarios.find((s) => s.id === id);
-    if (!scenario) return "failed";
+    if (!scenario) return { outcome: "failed", results: [], window: null, message: `no scenario ${id}` };
     const controller = new AbortController();
     let chip: HTMLElement | null = null;
     const showWaiting = (on: boolean) => {
@@ -72,66 +68,36 @@ export function mountScenarioBar(options: {
         setWaiting(id, -1);
       }
     };
-    // Shown at once when something else holds the console; a run that starts now never flickers.
-    const guestNow = await Promise.race([options.guest, Promise.resolve(null)]).catch(() => null);
-    if (options.turns.busy || (guestNow !== null && !guestNow.console.shell.idle)) showWaiting(true);
-    try {
-      // A click while another scenario or a run holds the console waits its turn (console-turns.ts).
-      return await options.turns.take(async () => {
-        if (controller.signal.aborted) return "cancelled";
+    // A click while another scenario or a run holds the console waits its turn (console-task.ts).
+    return runConsoleTask(options, {
+      id: scenario.id,
+      act: "scenario",
+      commands: scenario.commands,
+      startMessage: scenario.commands.join(" && "),
+      signal: controller.signal,
+      onWaiting: showWaiting,
+      prepare: async () => {
         bar.setAttribute("aria-busy", "true");
-        let started = false;
-        let fromSeq = log.nextSeq;
+        const done = () => bar.removeAttribute("aria-busy");
         try {
-          const guest = await options.guest;
           await scenario.prepare?.();
-          let status: number | null = null;
-          for (const command of scenario.commands) {
-            const result = await guest.driver.run(command, {
-              signal: controller.signal,
-              onWaiting: showWaiting,
-              onStarted: () => {
-                showWaiting(false);
-                if (started) return;
-                // Logged as its first command is typed: after any command a person was running.
-                started = true;
-                fromSeq = log.nextSeq;
-                options.selectPanel(scenario.expect.panel);
-                replaceChildren(explanation, h("strong", {}, `Row ${scenario.row}: ${scenario.title}. `), scenario.explanation);
-                log.append({ kind: "scenario", id: scenario.id, phase: "start", message: scenario.commands.join(" && ") });
-              },
-            });
-            status = result.status;
-            if (result.interrupted) {
-              log.append({
-                kind: "scenario",
-                id: scenario.id,
-                phase: "interrupted",
-                message: `interrupted: exit status ${result.status} (Ctrl+C) in ${command}`,
-              });
-              return "interrupted";
-            }
-          }
-          // Its decisions are on the log once the connections its requests opened are closed.
-          const settled = await connectionsClosed(log, fromSeq, SETTLE_LIMIT_MS);
-          log.append({
-            kind: "scenario",
-            id: scenario.id,
-            phase: "done",
-            message: `exit status ${status}; watch the ${scenario.expect.panel} panel${settled ? "" : " (a connection it opened is still open)"}`,
-          });
-          return "done";
         } catch (error) {
-          if (controller.signal.aborted && !started) return "cancelled";
-          log.append({ kind: "scenario", id, phase: "failed", message: (error as Error).message });
-          return "failed";
-        } finally {
-          bar.removeAttribute("aria-busy");
+          done();
+          throw error;
         }
-      });
-    } finally {
-      showWaiting(false);
-    }
+        return done;
+      },
+      onStarted: () => {
+        options.selectPanel(scenario.expect.panel);
+        replaceChildren(explanation, h("strong", {}, `Row ${scenario.row}: ${scenario.title}. `), scenario.explanation);
+      },
+      conclude: (end) =>
+        end.how === "ran"
+          ? {
+              message: `exit status ${end.results.at(-1)?.status ?? null}; watch the ${scenario.expect.panel} panel${end.settled ? "" : " (a connection it opened is still open)"}`,
+            }
+          : undefined,
+    });
   };
 
   const button = (s: Scenario) => {

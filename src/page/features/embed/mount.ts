@@ -1,8 +1,9 @@
 import "./embed.css";
+import type { ConsoleTaskResult } from "../../../console";
+import { eventsInWindows, verdictSequence } from "../../../log";
 import { h, replaceChildren } from "../../shell/dom";
 import { SCENARIOS, type Scenario } from "../../shell/scenarios";
 import type { ShellContext } from "../context";
-import { verdictSequence } from "../share/verdict-sequence";
 import { type EmbedRequest, embedExplanation, fullPlaygroundHref, readEmbedRequest } from "./params";
 
 /**
@@ -81,25 +82,20 @@ export function mount(ctx: ShellContext): void {
   );
 
   async function run(): Promise<void> {
-    const from = ctx.log.nextSeq;
     runButton.disabled = true;
     status.textContent = "running…";
     try {
-      await ctx.scenarios.run(scenario.id);
-      status.textContent = outcome(from);
+      status.textContent = outcome(await ctx.scenarios.run(scenario.id));
     } finally {
       runButton.disabled = false;
     }
   }
 
-  /** What the run produced, read from the one log (the panel below shows the same events). */
-  function outcome(from: number): string {
-    const events = ctx.log.events().filter((e) => e.seq >= from);
-    const start = events.find((e) => e.kind === "scenario" && e.id === scenario.id && e.phase === "start");
-    if (!start) return "the scenario did not start (another one was typing): try again";
-    const end = events.find((e) => e.kind === "scenario" && e.id === scenario.id && e.phase !== "start" && e.seq > start.seq);
-    if (end?.kind === "scenario" && (end.phase === "failed" || end.phase === "interrupted")) return `did not finish: ${end.message}`;
-    const verdicts = verdictSequence(events.filter((e) => e.seq > start.seq)).map((s) => `${s.code} by ${s.by}`);
+  /** What the run produced, read from its window on the one log (the panel below shows the same events). */
+  function outcome(result: ConsoleTaskResult): string {
+    if (!result.window) return "the scenario did not start (another one was typing): try again";
+    if (result.outcome === "failed" || result.outcome === "interrupted") return `did not finish: ${result.message}`;
+    const verdicts = verdictSequence(eventsInWindows(ctx.log.events(), [result.window])).map((s) => `${s.code} by ${s.by}`);
     const where = `the ${scenario.expect.panel} panel below`;
     return verdicts.length === 0 ? `done: see ${where}` : `done: ${verdicts.join(", ")} (see ${where})`;
   }

@@ -15,7 +15,7 @@ function runnerRow(e: LogEvent): Row | null {
         ["outcome", e.outcome ?? ""],
       ],
     };
-  if (e.kind === "scenario" && e.id.startsWith("run-"))
+  if (e.kind === "scenario" && e.act === "agent-run")
     return {
       tone:
         e.phase === "failed" || e.phase === "interrupted"

@@ -1,7 +1,7 @@
 import { utf8 } from "../../../bytes";
 import type { Cas } from "../../../cas";
-import type { CommandResult, ConsoleTurns } from "../../../console";
-import { connectionsClosed } from "../../../console";
+import type { ConsoleTurns } from "../../../console";
+import { runConsoleTask } from "../../../console";
 import type { EventLog, NewEvent } from "../../../log";
 import {
   createMemoryLocalFiles,
@@ -105,29 +105,31 @@ interface RunLog {
   note(step: string, level: "info" | "warning" | "error", message: string, outcome?: string | null): void;
   /** Logs the failure (a step and the run's scenario end) and answers the failed result. */
   failed(stage: string, message: string): RunResult;
-  /** Logs the run's end as `interrupted` (Ctrl+C) or `cancelled` (while waiting) and answers it as failed. */
-  ended(phase: "interrupted" | "cancelled", message: string): RunResult;
+  /** Notes the end as a step and answers the failed result; the console task logs the run's scenario end. */
+  noted(stage: string, phase: "failed" | "interrupted" | "cancelled", message: string): RunResult;
 }
 
 function runLog(log: EventLog, id: string, harness: string, env: Readonly<Record<string, string>>): RunLog {
   const scrub = (text: string) => redact(text, env);
   const note: RunLog["note"] = (step, level, message, outcome = null) =>
     log.append({ kind: "runner.step", run: id, source: SOURCE, step, outcome, level, message: scrub(message) } satisfies NewEvent);
-  const end = (stage: string, phase: "failed" | "interrupted" | "cancelled", message: string): RunResult => {
+  const noted = (stage: string, phase: "failed" | "interrupted" | "cancelled", message: string): RunResult => {
     note(stage, phase === "cancelled" ? "warning" : "error", message, phase);
-    log.append({ kind: "scenario", id, phase, message: scrub(message) });
     return { id, harness, outcome: "failed", stage, status: 1, lines: [], delivered: [], preflight: "none", command: "", skills: [] };
   };
+  const end = (stage: string, phase: "failed" | "interrupted" | "cancelled", message: string): RunResult => {
+    const result = noted(stage, phase, message);
+    log.append({ kind: "scenario", act: "agent-run", id, phase, message: scrub(message) });
+    return result;
+  };
   return {
+    noted,
     id,
     harness,
     scrub,
     note,
     failed(stage, message) {
       return end(stage, "failed", message);
-    },
-    ended(phase, message) {
-      return end(phase, phase, message);
     },
   };
 }
@@ -213,51 +215,6 @@ function watchStepLines(guest: Guest, log: EventLog, run: RunLog): { lines: Runn
 }
 
 /**
- * Types the run's command (the driver waits for a person's command to end first) and waits
- * for its command-finished mark, by when every step line is on the log; null on timeout,
- * after stopping it as a person would (or never typing it).
- */
-async function typeAndWait(
-  guest: Guest,
-  command: string,
-  timeoutMs: number,
-  options: Pick<RunOptions, "signal" | "onWaiting">,
-): Promise<CommandResult | "cancelled" | null> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const controller = new AbortController();
-  let typed = false;
-  // The caller's Cancel only reaches a command still waiting; once typed, only Ctrl+C stops it.
-  const cancel = () => {
-    if (!typed) controller.abort(new Error("cancelled"));
-  };
-  options.signal?.addEventListener("abort", cancel, { once: true });
-  if (options.signal?.aborted) cancel();
-  const running = guest.driver
-    .run(command, { signal: controller.signal, onWaiting: options.onWaiting, onStarted: () => (typed = true) })
-    .catch((error: unknown) => {
-      if (!typed && options.signal?.aborted) return "cancelled" as const;
-      throw error;
-    });
-  running.catch(() => undefined);
-  try {
-    const ended = await Promise.race([
-      running,
-      new Promise<null>((resolve) => {
-        timer = setTimeout(() => resolve(null), timeoutMs);
-      }),
-    ]);
-    if (ended === null) {
-      if (typed) guest.driver.interrupt();
-      else controller.abort(new Error("timed out"));
-    }
-    return ended;
-  } finally {
-    clearTimeout(timer);
-    options.signal?.removeEventListener("abort", cancel);
-  }
-}
-
-/**
  * One agent run: resolve, deliver over the 9p share (logged with hashes), type the runner's
  * command into the guest so the user sees what ran, and turn its step lines into log events.
  */
@@ -266,7 +223,13 @@ export async function runAgent(deps: RunnerDeps, options: RunOptions = {}): Prom
   const env = { ...GUEST_HOST_ENV, ...(options.env ?? {}) };
   const run = runLog(log, `run-${deps.randomId()}`, options.harness ?? "demo", env);
 
-  const startSeq = log.append({ kind: "scenario", id: run.id, phase: "start", message: `run agent: resolving ${run.harness}` }).seq;
+  const startSeq = log.append({
+    kind: "scenario",
+    act: "agent-run",
+    id: run.id,
+    phase: "start",
+    message: `run agent: resolving ${run.harness}`,
+  }).seq;
   const guest = await deps.guest;
   const { resolution, session } = await resolveFor(deps, run.harness, run.id);
   if (!resolution.ok)
@@ -300,77 +263,99 @@ export async function runAgent(deps: RunnerDeps, options: RunOptions = {}): Prom
 
   // One conversation with the console at a time: a scenario clicked meanwhile waits its turn,
   // and this run waits for one already going (or a person's command), shown with a Cancel.
-  const waiting = (on: boolean) => options.onWaiting?.(on);
-  if (deps.turns.busy || !guest.console.shell.idle) waiting(true);
-  return deps.turns.take(async () => {
-    if (options.signal?.aborted) {
-      waiting(false);
-      return run.ended("cancelled", "cancelled while waiting for the shell");
-    }
-    const watched = watchStepLines(guest, log, run);
-    const ends: (() => void)[] = [];
-    try {
-      // POST /v0/resolve is there for exactly this run's duration. A harness without
-      // allow_runtime_fetch still arms it, so each refused call is a node under its run.
-      if (session) {
-        const fetch = createRuntimeFetch(session);
-        ends.push(
-          deps.runtimeFetch.arm({
-            fetch,
-            deliver: runtimeDeliverer(guest, plan.dir, (m) => run.note("runtime-fetch", "info", m, "delivered")),
-          }),
-        );
-        run.note(
-          "runtime-fetch",
-          "info",
-          fetch.allowed
-            ? `run-time fetches allowed: up to ${fetch.max}, with tab-fetch URL#sha256=… (POST /v0/resolve, open while this run lasts)`
-            : "run-time fetches not allowed by this harness (allow_runtime_fetch is not true): POST /v0/resolve answers runtime-fetch-not-allowed",
-        );
-      }
-      if (options.whileRunning)
-        ends.push(
-          options.whileRunning({
-            id: run.id,
-            guestDir: `/mnt/tab/${plan.dir}`,
-            repository: repositoryNotes(repo),
-            deliverSkill: skillDeliverer(guest, plan.dir, (m) => run.note("skills", "info", m, "attached")),
-          }),
-        );
-      const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-      const ended = await typeAndWait(guest, plan.command, timeoutMs, { signal: options.signal, onWaiting: waiting });
-      if (ended === "cancelled") return run.ended("cancelled", "cancelled while waiting for the shell");
-      if (ended === null) return run.failed("timeout", `no outcome from the guest within ${Math.round(timeoutMs / 1000)} s`);
-      if (ended.interrupted) return run.ended("interrupted", `interrupted: exit status ${ended.status} (Ctrl+C)`);
-      const last = watched.last();
-      if (last === null) return run.failed("outcome", `the runner ended with exit status ${ended.status} and no outcome line`);
-      await connectionsClosed(log, startSeq, 30_000);
-      const outcome = runOutcome(last)!;
-      log.append({
-        kind: "scenario",
-        id: run.id,
-        phase: outcome.outcome === "ok" ? "done" : "failed",
-        message: `outcome=${outcome.outcome} stage=${outcome.stage} status=${outcome.status}`,
-      });
-      return {
-        id: run.id,
-        harness: run.harness,
-        ...outcome,
-        lines: watched.lines,
-        delivered: plan.files.map((f) => ({ path: f.path, sha256: f.sha256 })),
-        preflight: plan.preflight.kind,
-        command: plan.command,
-        skills: skills.map((k) => ({
-          handle: k.activation.handle,
-          pin: k.activation.pin,
-          contextSha256: k.activation.contextSha256,
-          scripts: scriptsGiven(k),
-        })),
-      };
-    } finally {
-      waiting(false);
-      for (const end of ends.reverse()) end();
-      watched.stop();
-    }
-  });
+  let watched: ReturnType<typeof watchStepLines> | null = null;
+  let result: RunResult | null = null;
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const task = await runConsoleTask(
+    { log, turns: deps.turns, guest },
+    {
+      id: run.id,
+      act: "agent-run",
+      commands: [plan.command],
+      startMessage: `run agent: resolving ${run.harness}`,
+      startSeq,
+      ...(options.signal ? { signal: options.signal } : {}),
+      ...(options.onWaiting ? { onWaiting: options.onWaiting } : {}),
+      timeoutMs,
+      prepare: () => {
+        const lines = watchStepLines(guest, log, run);
+        watched = lines;
+        const ends: (() => void)[] = [() => lines.stop()];
+        // POST /v0/resolve is there for exactly this run's duration. A harness without
+        // allow_runtime_fetch still arms it, so each refused call is a node under its run.
+        if (session) {
+          const fetch = createRuntimeFetch(session);
+          ends.push(
+            deps.runtimeFetch.arm({
+              fetch,
+              deliver: runtimeDeliverer(guest, plan.dir, (m) => run.note("runtime-fetch", "info", m, "delivered")),
+            }),
+          );
+          run.note(
+            "runtime-fetch",
+            "info",
+            fetch.allowed
+              ? `run-time fetches allowed: up to ${fetch.max}, with tab-fetch URL#sha256=… (POST /v0/resolve, open while this run lasts)`
+              : "run-time fetches not allowed by this harness (allow_runtime_fetch is not true): POST /v0/resolve answers runtime-fetch-not-allowed",
+          );
+        }
+        if (options.whileRunning)
+          ends.push(
+            options.whileRunning({
+              id: run.id,
+              guestDir: `/mnt/tab/${plan.dir}`,
+              repository: repositoryNotes(repo),
+              deliverSkill: skillDeliverer(guest, plan.dir, (m) => run.note("skills", "info", m, "attached")),
+            }),
+          );
+        return () => {
+          for (const end of ends.reverse()) end();
+        };
+      },
+      // Each end is a runner step too (logged before the task's end event), in the run's words.
+      conclude: (end) => {
+        if (end.how === "cancelled") {
+          result = run.noted("cancelled", "cancelled", "cancelled while waiting for the shell");
+          return { message: run.scrub("cancelled while waiting for the shell") };
+        }
+        if (end.how === "timed-out") {
+          const message = `no outcome from the guest within ${Math.round(timeoutMs / 1000)} s`;
+          result = run.noted("timeout", "failed", message);
+          return { message: run.scrub(message), failed: true };
+        }
+        if (end.how === "interrupted") {
+          const message = `interrupted: exit status ${end.status} (Ctrl+C)`;
+          result = run.noted("interrupted", "interrupted", message);
+          return { message: run.scrub(message) };
+        }
+        if (end.how === "failed") return { message: run.scrub(end.error.message) };
+        const last = watched?.last() ?? null;
+        const status = end.results.at(-1)?.status ?? null;
+        if (last === null) {
+          const message = `the runner ended with exit status ${status} and no outcome line`;
+          result = run.noted("outcome", "failed", message);
+          return { message: run.scrub(message), failed: true };
+        }
+        const outcome = runOutcome(last)!;
+        result = {
+          id: run.id,
+          harness: run.harness,
+          ...outcome,
+          lines: watched?.lines ?? [],
+          delivered: plan.files.map((f) => ({ path: f.path, sha256: f.sha256 })),
+          preflight: plan.preflight.kind,
+          command: plan.command,
+          skills: skills.map((k) => ({
+            handle: k.activation.handle,
+            pin: k.activation.pin,
+            contextSha256: k.activation.contextSha256,
+            scripts: scriptsGiven(k),
+          })),
+        };
+        return { message: `outcome=${outcome.outcome} stage=${outcome.stage} status=${outcome.status}`, failed: outcome.outcome !== "ok" };
+      },
+    },
+  );
+  if (task.outcome === "failed" && result === null) throw new Error(task.message);
+  return result ?? run.noted("cancelled", "cancelled", task.message);
 }

@@ -1,10 +1,19 @@
+import {
+  compareSequences,
+  createScenarioWindowTracker,
+  decodeSequence,
+  encodeSequence,
+  eventsInWindows,
+  type ScenarioWindow,
+  type SequenceStep,
+  verdictSequence,
+} from "../../../log";
 import { canonicalJson, DEFAULT_POLICY } from "../../../policy";
 import { createEventPanel } from "../../panels";
 import { h, replaceChildren } from "../../shell/dom";
 import type { FeatureContext } from "../context";
 import { buildShareUrl, fetchPinnedPolicy, MAX_INLINE_POLICY, packPolicy, readShareState } from "./link";
 import { createPolicyRefForm } from "./policy-ref";
-import { compareSequences, decodeSequence, encodeSequence, type SequenceStep, verdictSequence } from "./verdict-sequence";
 
 /** The act a share link uses for "run the harness's agent" (not a scenario id). */
 export const AGENT_ACT = "agent";
@@ -18,29 +27,20 @@ export const AGENT_ACT = "agent";
 export function mount(ctx: FeatureContext): void {
   const { log, layout } = ctx;
   const ran: string[] = [];
-  /** Verdicts produced while scenarios ran: [start seq, end seq) windows. */
-  const windows: [number, number][] = [];
-  /** Started and not yet ended, by id: an agent run logs its start while it may still wait for a row. */
-  const open = new Map<string, number>();
+  /** Verdicts produced while scenarios ran: their windows on the log. */
+  const windows: ScenarioWindow[] = [];
+  // An agent run logs its start while it may still wait for a row: windows pair by id.
+  const tracker = createScenarioWindowTracker();
   log.subscribe((e) => {
-    if (e.kind !== "scenario") return;
-    if (e.phase === "start") {
-      open.set(e.id, e.seq);
-      return;
-    }
-    const from = open.get(e.id);
-    if (from === undefined) return;
-    open.delete(e.id);
+    const window = tracker.feed(e);
     // A row a person stopped with Ctrl+C (or cancelled) is not what the row produces: the link
     // leaves it out, so a replay never types it and the sequence is only the rows that ran.
-    if (e.phase === "interrupted" || e.phase === "cancelled") return;
-    // An agent run (`run-<random>`) replays as the act "agent": the receiver runs the same
-    // harness's agent in its own guest.
-    ran.push(e.id.startsWith("run-") ? AGENT_ACT : e.id);
-    windows.push([from, e.seq]);
+    if (!window || window.phase === "interrupted" || window.phase === "cancelled") return;
+    // An agent run replays as the act "agent": the receiver runs the same harness's agent in its own guest.
+    ran.push(window.act === "agent-run" ? AGENT_ACT : window.id);
+    windows.push(window);
   });
-  const sequenceOfRuns = (): SequenceStep[] =>
-    verdictSequence(log.events().filter((e) => windows.some(([from, to]) => e.seq > from && e.seq < to)));
+  const sequenceOfRuns = (): SequenceStep[] => verdictSequence(eventsInWindows(log.events(), windows));
 
   const showLink = async (url: string) => {
     layout.shareOutput.value = url;

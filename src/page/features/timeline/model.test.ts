@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createEventLog, type LogEvent, type NewEvent } from "../../../log";
-import { verdictSequence } from "../share/verdict-sequence";
+import { createEventLog, type LogEvent, type NewEvent, verdictSequence } from "../../../log";
 import {
   capNewest,
   createTimelineStore,

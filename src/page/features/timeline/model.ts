@@ -1,5 +1,4 @@
-import { DECIDERS, type Decider, type LogEvent } from "../../../log";
-import { verdictSequence } from "../share/verdict-sequence";
+import { DECIDERS, type Decider, type LogEvent, verdictSequence } from "../../../log";
 
 /**
  * The request timeline's model (issue 11): which log events become marks, and what is kept

@@ -29,7 +29,7 @@ const eacces: NewEvent = {
   line: "x",
 };
 const dns: NewEvent = { kind: "wire.dns", name: "example.com", type: "A", answer: "REFUSED", rcode: 5 };
-const scenario = (phase: "start" | "done"): NewEvent => ({ kind: "scenario", id: "ip-literal", phase, message: "" });
+const scenario = (phase: "start" | "done"): NewEvent => ({ kind: "scenario", act: "scenario", id: "ip-literal", phase, message: "" });
 
 describe("a trainee's session through the tour", () => {
   it("advances on each right outcome, stays on a wrong one, and finishes after DNS", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createEventLog } from "../../../log";
+import { createEventLog } from "./log";
 import { compareSequences, decodeSequence, encodeSequence, verdictSequence } from "./verdict-sequence";
 
 describe("verdict sequences for share links (issue 11: same codes and deciders, not timings)", () => {

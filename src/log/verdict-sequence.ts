@@ -1,4 +1,4 @@
-import type { LogEvent } from "../../../log";
+import type { LogEvent } from "./event";
 
 /** One step of a replayable verdict sequence: the code and the component that decided. */
 export interface SequenceStep {
