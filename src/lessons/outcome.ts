@@ -23,40 +23,39 @@ export interface Outcome {
 
 const seen = (allowed: boolean, yes: string, no: string) => (allowed ? yes : no);
 
+/** The fields every event that carries a verdict shares, with its target and the sentence a learner reads. */
+function decided(
+  event: { kind: string; code: string; by: Decider; allowed: boolean; reason: string },
+  target: string | undefined,
+  sentence: string,
+): Outcome {
+  return { kind: event.kind, code: event.code, by: event.by, target, allowed: event.allowed, reason: event.reason, sentence };
+}
+
 /** The outcome an event records, or null for events that are not one (frames, sessions, boot, rulesets). */
 export function outcomeOf(event: LogEvent): Outcome | null {
   switch (event.kind) {
     case "proxy.decision":
       return {
-        kind: event.kind,
-        code: event.code,
-        by: event.by,
-        target: event.target,
-        allowed: event.allowed,
-        reason: event.reason,
+        ...decided(
+          event,
+          event.target,
+          `the proxy ${seen(event.allowed, "allowed", "refused")} ${event.method} ${event.target}: ${event.code} (by ${event.by}, HTTP ${event.status}), ${event.reason}`,
+        ),
         own: event.mode === "own",
-        sentence: `the proxy ${seen(event.allowed, "allowed", "refused")} ${event.method} ${event.target}: ${event.code} (by ${event.by}, HTTP ${event.status}), ${event.reason}`,
       };
     case "tls.verdict":
-      return {
-        kind: event.kind,
-        code: event.code,
-        by: event.by,
-        target: event.target,
-        allowed: event.allowed,
-        reason: event.reason,
-        sentence: `TLS inside the tunnel to ${event.target} was ${seen(event.allowed, "accepted", "refused")}: ${event.code} (by ${event.by}), ${event.reason}`,
-      };
+      return decided(
+        event,
+        event.target,
+        `TLS inside the tunnel to ${event.target} was ${seen(event.allowed, "accepted", "refused")}: ${event.code} (by ${event.by}), ${event.reason}`,
+      );
     case "wire.verdict":
-      return {
-        kind: event.kind,
-        code: event.code,
-        by: event.by,
-        target: event.target,
-        allowed: event.allowed,
-        reason: event.reason,
-        sentence: `a packet to ${event.target} was ${seen(event.allowed, "let through", "refused")} on the wire: ${event.code} (by ${event.by}), ${event.reason}`,
-      };
+      return decided(
+        event,
+        event.target,
+        `a packet to ${event.target} was ${seen(event.allowed, "let through", "refused")} on the wire: ${event.code} (by ${event.by}), ${event.reason}`,
+      );
     case "wire.malformed":
       return event.code === undefined
         ? null
@@ -69,35 +68,23 @@ export function outcomeOf(event: LogEvent): Outcome | null {
             sentence: `a frame of ${event.bytes} bytes was dropped on the wire: ${event.code} (by wire), ${event.reason}`,
           };
     case "kms.event":
-      return {
-        kind: event.kind,
-        code: event.code,
-        by: event.by,
-        target: event.vaultId,
-        allowed: event.allowed,
-        reason: event.reason,
-        sentence: `the vault's ${event.op}${event.access ? ` (${event.access} grant)` : ""} of ${event.vaultId} was ${seen(event.allowed, "served", "refused")}: ${event.code} (by ${event.by}), ${event.reason}`,
-      };
+      return decided(
+        event,
+        event.vaultId,
+        `the vault's ${event.op}${event.access ? ` (${event.access} grant)` : ""} of ${event.vaultId} was ${seen(event.allowed, "served", "refused")}: ${event.code} (by ${event.by}), ${event.reason}`,
+      );
     case "resolver.step":
-      return {
-        kind: event.kind,
-        code: event.code,
-        by: event.by,
-        target: event.url ?? event.ref,
-        allowed: event.allowed,
-        reason: event.reason,
-        sentence: `the resolver ${seen(event.allowed, "accepted", "refused")} ${event.field} ${event.ref}: ${event.code} (by ${event.by}), ${event.reason}`,
-      };
+      return decided(
+        event,
+        event.url ?? event.ref,
+        `the resolver ${seen(event.allowed, "accepted", "refused")} ${event.field} ${event.ref}: ${event.code} (by ${event.by}), ${event.reason}`,
+      );
     case "skills.step":
-      return {
-        kind: event.kind,
-        code: event.code,
-        by: event.by,
-        target: event.url ?? event.id,
-        allowed: event.allowed,
-        reason: event.reason,
-        sentence: `the skills ${event.step} of ${event.id} was ${seen(event.allowed, "accepted", "refused")}: ${event.code} (by ${event.by}), ${event.reason}`,
-      };
+      return decided(
+        event,
+        event.url ?? event.id,
+        `the skills ${event.step} of ${event.id} was ${seen(event.allowed, "accepted", "refused")}: ${event.code} (by ${event.by}), ${event.reason}`,
+      );
     case "cache.event":
       return event.op === "corrupt"
         ? {

@@ -2,6 +2,7 @@ import "./lessons.css";
 import type { WatchedCommand } from "../../../console";
 import { watchCommands } from "../../../console";
 import type { Guest } from "../../emulator/boot";
+import { localTextStore } from "../../local-text-store";
 import { createEventPanel } from "../../panels";
 import { h } from "../../shell/dom";
 import type { FeatureContext } from "../context";
@@ -19,7 +20,7 @@ import {
   startRun,
 } from "./lesson-core";
 import { draftHref, type LessonRequest, readLessonLink } from "./link-params";
-import { browserTextStore, createProgressStore, LESSON_PROGRESS_KEY } from "./progress-store";
+import { createProgressStore, LESSON_PROGRESS_KEY } from "./progress-store";
 import { type LessonSource, lessonFromText, obtainPinnedLesson } from "./source";
 import { createPlayerView, type PlayerState } from "./view";
 
@@ -35,7 +36,7 @@ const MAX_HISTORY = 40;
 export function mount(ctx: FeatureContext): void {
   const { log } = ctx;
   const link = readLessonLink(ctx.params, location.hash);
-  const store = createProgressStore(browserTextStore(LESSON_PROGRESS_KEY));
+  const store = createProgressStore(localTextStore(LESSON_PROGRESS_KEY));
   const post = createLessonMessenger(
     link.embed ? embeddingParent(globalThis as unknown as { parent: unknown; self: unknown }) : null,
     link.embedder,

@@ -1,4 +1,7 @@
 import { z } from "zod";
+import type { TextStore } from "../../local-text-store";
+
+export type { TextStore };
 
 /** Where this browser keeps lesson progress: one localStorage entry, one record per lesson pin. */
 export const LESSON_PROGRESS_KEY = "tab.lessons.progress.v1";
@@ -15,32 +18,6 @@ const ProgressRecord = z.object({
 });
 export type ProgressRecord = z.infer<typeof ProgressRecord>;
 const ProgressFile = z.record(z.string().regex(/^[0-9a-f]{64}$/), ProgressRecord);
-
-/** The storage the record lives in (localStorage; throws in some sandboxes and private modes). */
-export interface TextStore {
-  read(): string | null;
-  write(text: string): boolean;
-}
-
-export function browserTextStore(key: string): TextStore {
-  return {
-    read: () => {
-      try {
-        return globalThis.localStorage?.getItem(key) ?? null;
-      } catch {
-        return null;
-      }
-    },
-    write: (text) => {
-      try {
-        globalThis.localStorage?.setItem(key, text);
-        return true;
-      } catch {
-        return false;
-      }
-    },
-  };
-}
 
 export interface LessonProgressStore {
   get(pin: string): ProgressRecord | null;

@@ -1,32 +1,12 @@
 import "./tour.css";
 import type { Guest } from "../../emulator/boot";
+import { localTextStore } from "../../local-text-store";
 import { createEventPanel, type Tone } from "../../panels";
 import type { ShellContext } from "../context";
 import { createTourCard, type TourView } from "./card";
 import { createTourMachine, type TourUpdate } from "./machine";
 import { loadProgress, saveProgress, TOUR_START, TOUR_STORAGE_KEY } from "./progress";
 import { TOUR_STEPS, type TourStep } from "./steps";
-
-/** localStorage behind a small interface: it throws in some sandboxes and private modes. */
-function browserStore(key: string): { read(): string | null; write(text: string): boolean } {
-  return {
-    read: () => {
-      try {
-        return globalThis.localStorage?.getItem(key) ?? null;
-      } catch {
-        return null;
-      }
-    },
-    write: (text) => {
-      try {
-        globalThis.localStorage?.setItem(key, text);
-        return true;
-      } catch {
-        return false;
-      }
-    },
-  };
-}
 
 const TONES: Record<TourUpdate["phase"], Tone> = {
   start: "info",
@@ -45,7 +25,7 @@ const TONES: Record<TourUpdate["phase"], Tone> = {
  */
 export function mount(ctx: ShellContext): void {
   const { log } = ctx;
-  const store = browserStore(TOUR_STORAGE_KEY);
+  const store = localTextStore(TOUR_STORAGE_KEY);
   const loaded = loadProgress(store.read(), TOUR_STEPS);
   const machine = createTourMachine(TOUR_STEPS, loaded.progress ?? TOUR_START);
   const wanted = ctx.params.get("tour") === "1";
