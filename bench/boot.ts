@@ -9,7 +9,7 @@ import { firstVisitRatio, measureVisits } from "./_visits";
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 
 async function main() {
-  const bench = await startBenchPage();
+  const bench = await startBenchPage(Number(process.env.BENCH_PORT ?? 4498));
   const first: number[] = [];
   const cold: number[] = [];
   const returning: number[] = [];

@@ -135,6 +135,7 @@ async function main(): Promise<void> {
   const guests: Guest[] = [];
   const results: { delayMs: number; tls: Timing[]; plain: Timing[] }[] = [];
   let visits: Visits | null = null;
+  let keepAlive: KeepAlive | null = null;
   try {
     const tls = await openGuest(bench, "HTTPS via the page", "");
     await snapshotSettled(tls.page);
@@ -162,6 +163,8 @@ async function main(): Promise<void> {
         console.log(`upstream delay ${delayMs} ms, run ${run}/${RUNS}: HTTPS ${last(result.tls)} s; HTTP ${last(result.plain)} s`);
       }
     }
+    delay.ms = 0;
+    keepAlive = await measureKeepAlive(tls, plain);
     const sessions = await tls.page.evaluate(() =>
       window.__tab?.log
         .ofKind("tls.session")
@@ -181,12 +184,67 @@ async function main(): Promise<void> {
     upstream.close();
   }
   for (const result of results) report(result);
+  if (keepAlive) reportKeepAlive(keepAlive);
   if (visits) {
     console.log(
       `\nvisits, one round: first visit (shipped state) to its first command ${visits.first} ms, cold boot to its first prompt ${visits.cold} ms, returning visit ${visits.returning} ms`,
     );
     console.log(firstVisitRatio(visits.first, visits.cold));
   }
+}
+
+/**
+ * An agent making many requests: BATCH GETs as BATCH curl processes (a process, a connection
+ * and a TLS handshake each) against one curl process given the BATCH URLs, which keeps one
+ * connection (through the page: one CONNECT tunnel, one TLS session) alive for all of them.
+ * Timed in the guest from /proc/uptime (10 ms steps; the guest's clock follows real time), the
+ * upstream answering at once. Also checks how many connections the one process opened.
+ */
+const BATCH = Number(process.env.BENCH_BATCH ?? 10);
+const BATCH_ROUNDS = Number(process.env.BENCH_BATCH_ROUNDS ?? 3);
+type KeepAlive = Record<"httpsEach" | "httpsOne" | "httpEach" | "httpOne", number[]> & { connects: { https: string; http: string } };
+
+async function measureKeepAlive(tls: Guest, plain: Guest): Promise<KeepAlive> {
+  const httpsUrl = `https://${HOST}/zen`;
+  const httpArgs = `--noproxy '*' -H 'Host: ${HOST}'`;
+  const httpUrl = "http://10.0.2.2/zen";
+  const each = (args: string, url: string) => `for i in $(seq ${BATCH}); do curl -sS ${args} -o /dev/null ${url} || exit 1; done`;
+  const one = (args: string, url: string) =>
+    `curl -sS ${args} -w '%{num_connects} ' ${Array.from({ length: BATCH }, () => `-o /dev/null ${url}`).join(" ")}`;
+  const timed = async (guest: Guest, command: string) => {
+    const out = await guestRun(guest.page, `a=$(cut -d' ' -f1 /proc/uptime); ${command}; echo; echo $a $(cut -d' ' -f1 /proc/uptime)`);
+    const [a, b] = (out.split("\n").at(-1) ?? "").split(" ").map(Number);
+    return { perSecond: BATCH / ((b as number) - (a as number)), printed: out.split("\n")[0] ?? "" };
+  };
+  const result: KeepAlive = { httpsEach: [], httpsOne: [], httpEach: [], httpOne: [], connects: { https: "", http: "" } };
+  for (let round = 1; round <= BATCH_ROUNDS; round++) {
+    result.httpsEach.push((await timed(tls, each("", httpsUrl))).perSecond);
+    const httpsOne = await timed(tls, one("", httpsUrl));
+    result.httpsOne.push(httpsOne.perSecond);
+    result.connects.https = httpsOne.printed.trim();
+    result.httpEach.push((await timed(plain, each(httpArgs, httpUrl))).perSecond);
+    const httpOne = await timed(plain, one(httpArgs, httpUrl));
+    result.httpOne.push(httpOne.perSecond);
+    result.connects.http = httpOne.printed.trim();
+    console.log(`keep-alive round ${round}/${BATCH_ROUNDS} done`);
+  }
+  return result;
+}
+
+function reportKeepAlive(k: KeepAlive): void {
+  const rate = (v: number[]) => `${median(v).toFixed(1)} (${Math.min(...v).toFixed(1)}–${Math.max(...v).toFixed(1)})`;
+  console.log(`\n${BATCH} GETs in a row, upstream at once; requests per second in the guest, median (spread) of ${BATCH_ROUNDS} rounds\n`);
+  console.log(
+    table([
+      ["client", "HTTPS via page", "HTTP via v86 fetch"],
+      [`${BATCH} curl processes`, rate(k.httpsEach), rate(k.httpEach)],
+      [`one curl process, ${BATCH} URLs`, rate(k.httpsOne), rate(k.httpOne)],
+    ]),
+  );
+  console.log(`connections the one process opened, per URL (curl's num_connects): HTTPS ${k.connects.https}; HTTP ${k.connects.http}`);
+  console.log(
+    `one process ÷ ${BATCH} processes: HTTPS ${(median(k.httpsOne) / median(k.httpsEach)).toFixed(2)}×, HTTP ${(median(k.httpOne) / median(k.httpEach)).toFixed(2)}×; HTTPS ÷ HTTP with one process: ${(median(k.httpsOne) / median(k.httpOne)).toFixed(2)}`,
+  );
 }
 
 function report({ delayMs, tls, plain }: { delayMs: number; tls: Timing[]; plain: Timing[] }): void {

@@ -247,7 +247,7 @@ WOLFSSL_CONFIG=(--enable-static --disable-shared --enable-curl --enable-tls13 --
                 --enable-alpn --enable-sni --enable-sp=yes --enable-sp-math-all
                 --disable-examples --disable-crypttests --disable-benchmark)
 WOLFSSL_DEFINES=(-DHAVE_SECRET_CALLBACK -DHAVE_EXT_CACHE -DHAVE_EX_DATA)
-CURL_CONFIG=(--disable-shared --enable-static --without-zlib --without-brotli --without-zstd
+CURL_CONFIG=(--disable-shared --enable-static --without-brotli --without-zstd
              --without-libpsl --without-libidn2 --without-nghttp2 --without-nghttp3 --without-ngtcp2
              --without-libssh2 --without-librtmp --without-gssapi --disable-ldap --disable-ldaps
              --disable-rtsp --disable-dict --disable-telnet --disable-tftp --disable-pop3
@@ -258,21 +258,23 @@ CURL_CONFIG=(--disable-shared --enable-static --without-zlib --without-brotli --
              --enable-threaded-resolver --enable-ssls-export)
 TLSW=$WORK/curl
 build_curl() {
-  local wver wdsc cver cdsc stamp
+  local wver wdsc cver cdsc zver zdsc stamp
   read -r wver wdsc < <(fetch_src wolfssl)
   read -r cver cdsc < <(fetch_src curl)
+  read -r zver zdsc < <(fetch_src zlib)
   echo "wolfssl $wver (source)" >> "$WORK/unpacked.pkgs"
   echo "curl $cver (source)" >> "$WORK/unpacked.pkgs"
-  stamp=$( { echo "$wver $cver"; gcc --version | head -n1; printf '%s\n' "${WOLFSSL_CONFIG[@]}" "${WOLFSSL_DEFINES[@]}" "${CURL_CONFIG[@]}"; sed -n '/^build_curl() {/,/^}/p' "$0"; cat "$HERE"/patches/*.patch; } | sha256sum | cut -c1-64)
+  echo "zlib $zver (source)" >> "$WORK/unpacked.pkgs"
+  stamp=$( { echo "$wver $cver $zver"; gcc --version | head -n1; printf '%s\n' "${WOLFSSL_CONFIG[@]}" "${WOLFSSL_DEFINES[@]}" "${CURL_CONFIG[@]}"; sed -n '/^build_curl() {/,/^}/p' "$0"; cat "$HERE"/patches/*.patch; } | sha256sum | cut -c1-64)
   if [ -x "$TLSW/curl.static" ] && [ "$(cat "$TLSW/stamp" 2>/dev/null)" = "$stamp" ]; then
     log "curl: up to date (curl $cver, wolfSSL $wver)"; return
   fi
   rm -rf "$TLSW"; mkdir -p "$TLSW"
-  log "curl: unpacking the sources of wolfSSL $wver and curl $cver (Debian's patches applied)"
+  log "curl: unpacking the sources of wolfSSL $wver, zlib $zver and curl $cver (Debian's patches applied)"
   # apt checked the files against the signed Sources index; dpkg-source checks them against the
   # .dsc again, and can only warn that the uploader's own signature is unknown (no debian-keyring).
-  (cd "$TLSW" && dpkg-source -x "$wdsc" wolfssl && dpkg-source -x "$cdsc" curl) >"$TLSW/unpack.log" 2>&1 ||
-    { tail -n 20 "$TLSW/unpack.log" >&2; die "could not unpack the wolfSSL or curl source"; }
+  (cd "$TLSW" && dpkg-source -x "$wdsc" wolfssl && dpkg-source -x "$zdsc" zlib && dpkg-source -x "$cdsc" curl) >"$TLSW/unpack.log" 2>&1 ||
+    { tail -n 20 "$TLSW/unpack.log" >&2; die "could not unpack the wolfSSL, zlib or curl source"; }
   # Our own changes on top of Debian's, one file each, named guest/patches/<source>-<what>.patch.
   local p
   for p in "$HERE"/patches/*.patch; do
@@ -286,21 +288,27 @@ build_curl() {
        --prefix="$TLSW/prefix" "${WOLFSSL_CONFIG[@]}" &&
      make -j"$JOBS" && make install) >"$TLSW/wolfssl.log" 2>&1 ||
     { tail -n 30 "$TLSW/wolfssl.log" >&2; die "wolfSSL build failed (log: $TLSW/wolfssl.log)"; }
+  # zlib: only for curl's --compressed (gzip and deflate content encodings); its own configure
+  # (not autoconf), static library only.
+  log "curl: building zlib $zver (static, i386)"
+  (cd "$TLSW/zlib" && CC="gcc -m32" CFLAGS="$cflags" ./configure --static --prefix="$TLSW/prefix" &&
+     make -j"$JOBS" libz.a && make install) >"$TLSW/zlib.log" 2>&1 ||
+    { tail -n 30 "$TLSW/zlib.log" >&2; die "zlib build failed (log: $TLSW/zlib.log)"; }
   # -lm: wolfSSL's static library calls pow() and log(); -all-static: libtool's word for a
   # fully static program (plain -static only links libcurl statically).
   log "curl: building curl $cver on wolfSSL (static, i386; ~2 min)"
   (cd "$TLSW/curl" && ./configure "${cross[@]}" CFLAGS="$cflags" LIBS=-lm PKG_CONFIG_LIBDIR="$TLSW/prefix/lib/pkgconfig" \
-       --prefix="$TLSW/prefix" --with-wolfssl="$TLSW/prefix" "${CURL_CONFIG[@]}" &&
+       --prefix="$TLSW/prefix" --with-wolfssl="$TLSW/prefix" --with-zlib="$TLSW/prefix" "${CURL_CONFIG[@]}" &&
      make -j"$JOBS" curl_LDFLAGS=-all-static) >"$TLSW/curl.log" 2>&1 ||
     { tail -n 30 "$TLSW/curl.log" >&2; die "curl build failed (log: $TLSW/curl.log)"; }
   install -m 0755 "$TLSW/curl/src/curl" "$TLSW/curl.bin"
   strip "$TLSW/curl.bin"
   readelf -d "$TLSW/curl.bin" 2>/dev/null | grep -q NEEDED && die "curl is not static: $(needed "$TLSW/curl.bin" | tr '\n' ' ')"
   mv "$TLSW/curl.bin" "$TLSW/curl.static"
-  { echo "curl $cver on wolfSSL $wver, static (gcc -m32 -Os against the build host's glibc)"
+  { echo "curl $cver on wolfSSL $wver and zlib $zver, static (gcc -m32 -Os against the build host's glibc)"
     echo "our patches: $(cd "$HERE/patches" && ls -- *.patch | tr '\n' ' ' | sed 's/ $//')"
     echo "wolfSSL ./configure ${WOLFSSL_CONFIG[*]} CFLAGS+=${WOLFSSL_DEFINES[*]}"
-    echo "curl ./configure ${CURL_CONFIG[*]}"
+    echo "curl ./configure --with-wolfssl --with-zlib ${CURL_CONFIG[*]}"
     sed -n '/Configured to build curl/,/Features:/p' "$TLSW/curl.log" | grep -E '^ *(curl version|SSL|resolver|Protocols|Features):' ; } > "$TLSW/record"
   echo "$stamp" > "$TLSW/stamp"
 }
@@ -404,7 +412,7 @@ publish() {
   log "done in $(( $(date +%s) - T0 )) s: $(cd "$OUT" && ls -l | awk 'NR>1{printf "%s=%s ", $9, $5}')"
 }
 # What a host needs to boot the image without reading BUILD-INFO. cmdline and memory_size are the
-# page's machine (src/page/emulator/machine.ts); the shipped state's state.json records it too.
+# page's machine (src/machine/machine.ts); the shipped state's state.json records it too.
 write_manifest() {
   local kver; kver=$(sed -n 's/^# Linux\/[^ ]* \([^ ]*\) Kernel Configuration/\1/p' "$KOBJ/.config")
   cat <<JSON
@@ -413,7 +421,7 @@ write_manifest() {
   "initrd": { "file": "initramfs.cpio.zst", "size": $(stat -c %s "$WORK/initramfs.cpio"), "sha256_uncompressed": "$(sha256sum < "$WORK/initramfs.cpio" | cut -c1-64)" },
   "bios": "seabios.bin",
   "vga_bios": "vgabios.bin",
-  "cmdline": "console=ttyS0 quiet tsc=reliable random.trust_cpu=on",
+  "cmdline": "console=ttyS0 quiet tsc=reliable random.trust_cpu=on init_on_alloc=1",
   "memory_size": 100663296,
   "ready": "the first OSC 133;B mark (the end of the first prompt; guest/README.md, shell integration)",
   "prompt": "guest:~# ",

@@ -14,7 +14,13 @@ import type { V86Options } from "v86";
  * free at the prompt: the demos and an agent (curl, llrun) use a fraction of it.
  */
 export const GUEST_MEMORY_MIB = 96;
-export const GUEST_CMDLINE = "console=ttyS0 quiet tsc=reliable random.trust_cpu=on";
+/**
+ * `init_on_alloc=1`: the kernel zeroes every page it hands out, so memory taken at boot and never
+ * written (the network card's receive buffers, 2-3 MB carved from pages the initramfs
+ * decompressor had just freed) holds zeros rather than stale copies of the initramfs, and the
+ * shipped state (which stores only non-zero pages) leaves it out (guest/README.md).
+ */
+export const GUEST_CMDLINE = "console=ttyS0 quiet tsc=reliable random.trust_cpu=on init_on_alloc=1";
 const VGA_MEMORY = 2 * 1024 * 1024;
 
 /** The guest files a cold boot needs (the bytes as verified against SHA256SUMS). */
