@@ -40,7 +40,7 @@ describe("the page names what a browser lacks before the guest starts", () => {
     const missing = await missingBrowserFeatures({ crypto: globalThis.crypto });
     expect(missing).toEqual(["WebAssembly (the emulator)", "IndexedDB (the cache and the saved guest state)"]);
     expect(unsupportedBrowserMessage(missing)).toBe(
-      "This browser lacks WebAssembly (the emulator); IndexedDB (the cache and the saved guest state). Chromium 150 and Firefox ESR 140 are tested.",
+      "This browser lacks WebAssembly (the emulator); IndexedDB (the cache and the saved guest state). Chromium 156, Firefox ESR 153 and WebKitGTK 2.50 (the engine of Safari) are tested.",
     );
   });
 });

@@ -1,7 +1,7 @@
 /**
  * What the page needs from the browser, checked once before the guest starts, so a browser
  * that lacks a piece fails with a sentence naming it instead of a TypeError deep in a TLS
- * handshake. Found by running the suite in a second engine (Firefox ESR).
+ * handshake. Found by running the suite in other engines (Firefox ESR, WebKitGTK).
  */
 export interface BrowserGlobals {
   crypto?: { subtle?: SubtleCrypto };
@@ -10,7 +10,7 @@ export interface BrowserGlobals {
 }
 
 /** The engines the test suite runs on every change (README, "Browsers"). */
-export const TESTED_BROWSERS = "Chromium 150 and Firefox ESR 140 are tested";
+export const TESTED_BROWSERS = "Chromium 156, Firefox ESR 153 and WebKitGTK 2.50 (the engine of Safari) are tested";
 
 async function works(attempt: () => Promise<unknown>): Promise<boolean> {
   try {
