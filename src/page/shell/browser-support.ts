@@ -7,6 +7,8 @@ export interface BrowserGlobals {
   crypto?: { subtle?: SubtleCrypto };
   indexedDB?: unknown;
   WebAssembly?: unknown;
+  CompressionStream?: new (format: CompressionFormat) => unknown;
+  DecompressionStream?: new (format: CompressionFormat) => unknown;
 }
 
 /** The engines the test suite runs on every change (README, "Browsers"). */
@@ -31,13 +33,48 @@ export async function missingBrowserFeatures(g: BrowserGlobals): Promise<string[
     missing.push("WebCrypto (only in a secure context: open the page over https or from localhost)");
     return missing;
   }
-  if (!(await works(() => subtle.generateKey({ name: "X25519" }, false, ["deriveBits"]))))
-    missing.push("WebCrypto X25519 (the TLS key exchange with the guest)");
+  if (!compresses(g)) missing.push("CompressionStream with gzip and deflate-raw (the saved guest state, share and lesson links)");
+  const { x25519, p256 } = await keyExchanges(subtle);
+  if (!x25519 && !p256) missing.push("WebCrypto X25519 or ECDH P-256 (the TLS key exchange with the guest)");
   if (!(await works(() => subtle.generateKey({ name: "ECDSA", namedCurve: "P-256" }, false, ["sign"]))))
     missing.push("WebCrypto ECDSA P-256 (the vault's manifest signatures)");
   if (!(await works(() => subtle.generateKey({ name: "AES-GCM", length: 128 }, false, ["encrypt"]))))
     missing.push("WebCrypto AES-GCM (TLS records)");
   return missing;
+}
+
+function compresses(g: BrowserGlobals): boolean {
+  try {
+    for (const format of ["gzip", "deflate-raw"] as const) {
+      if (!g.CompressionStream || !g.DecompressionStream) return false;
+      new g.CompressionStream(format);
+      new g.DecompressionStream(format);
+    }
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function keyExchanges(subtle: SubtleCrypto): Promise<{ x25519: boolean; p256: boolean }> {
+  const [x25519, p256] = await Promise.all([
+    works(() => subtle.generateKey({ name: "X25519" }, false, ["deriveBits"])),
+    works(() => subtle.generateKey({ name: "ECDH", namedCurve: "P-256" }, false, ["deriveBits"])),
+  ]);
+  return { x25519, p256 };
+}
+
+/**
+ * What the page does differently in this browser, each said in a sentence before the guest
+ * starts (on the log, as a warning): a missing piece that has a fallback.
+ */
+export async function browserFallbacks(g: BrowserGlobals): Promise<string[]> {
+  const subtle = g.crypto?.subtle;
+  if (subtle === undefined) return [];
+  const { x25519, p256 } = await keyExchanges(subtle);
+  return !x25519 && p256
+    ? ["This browser's WebCrypto lacks X25519: the guest's TLS with the page uses P-256 instead (one round trip more per connection)."]
+    : [];
 }
 
 /** The sentence the boot bar shows when something is missing. */
