@@ -22,14 +22,15 @@ export function mount(ctx: ShellContext): void {
         (window) => {
           const notices = commandNotices(window.events);
           if (notices.length === 0) return;
-          // Once what is queued has been drawn, the cursor is where the prompt left it.
+          // Once what is queued has been drawn (the sequence moves relative to the cursor when it is
+          // read, so output arriving in between cannot misplace it).
           xterm.write("", () => {
             const screen = xterm.buffer.active;
             if (screen.type !== "normal") return; // a full-screen program owns the screen
             let wrappedAbove = 0;
             while (wrappedAbove < screen.cursorY && screen.getLine(screen.baseY + screen.cursorY - wrappedAbove)?.isWrapped) wrappedAbove++;
             const rows = notices.flatMap((n) => noticeRows(n.text, xterm.cols));
-            xterm.write(noticeAbovePrompt(rows, { x: screen.cursorX, y: screen.cursorY, rows: xterm.rows, wrappedAbove }));
+            xterm.write(noticeAbovePrompt(rows, { rows: xterm.rows, wrappedAbove }));
             shown.push(...notices.map((n) => n.text));
           });
         },
