@@ -2,7 +2,20 @@ import { describe, expect, it } from "vitest";
 import { browserFallbacks, missingBrowserFeatures, unsupportedBrowserMessage } from "./browser-support";
 
 const streams = { CompressionStream: globalThis.CompressionStream, DecompressionStream: globalThis.DecompressionStream };
-const full = { crypto: globalThis.crypto, indexedDB: {}, WebAssembly: globalThis.WebAssembly, ...streams };
+/** An IndexedDB whose open() succeeds, or fails as a private window's or a storage-blocked embed's does. */
+function fakeIndexedDb(opens: boolean | "throws"): Pick<IDBFactory, "open" | "deleteDatabase"> {
+  return {
+    open() {
+      if (opens === "throws") throw new DOMException("The operation is insecure.", "SecurityError");
+      const request = { result: { close() {} }, onsuccess: null, onerror: null } as unknown as IDBOpenDBRequest;
+      queueMicrotask(() => (opens ? request.onsuccess?.(new Event("success")) : request.onerror?.(new Event("error"))));
+      return request;
+    },
+    deleteDatabase: () => ({}) as IDBOpenDBRequest,
+  };
+}
+
+const full = { crypto: globalThis.crypto, indexedDB: fakeIndexedDb(true), WebAssembly: globalThis.WebAssembly, ...streams };
 
 function subtleWithout(name: string): SubtleCrypto {
   const real = globalThis.crypto.subtle;
@@ -64,6 +77,15 @@ describe("the page names what a browser lacks before the guest starts", () => {
     }
     expect(await missingBrowserFeatures({ ...full, CompressionStream: GzipOnly, DecompressionStream: GzipOnly })).toEqual([
       "CompressionStream with gzip and deflate-raw (the saved guest state, share and lesson links)",
+    ]);
+  });
+
+  it.each([
+    ["refuses to open", false],
+    ["throws on open", "throws"],
+  ] as const)("an IndexedDB that %s (a private window, a storage-blocked embed) is named", async (_how, opens) => {
+    expect(await missingBrowserFeatures({ ...full, indexedDB: fakeIndexedDb(opens) })).toEqual([
+      "IndexedDB that opens here (this window refuses it: a private window, or an embed whose browser blocks its storage)",
     ]);
   });
 
