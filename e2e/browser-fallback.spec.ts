@@ -3,7 +3,7 @@ import { BOOT_TIMEOUT_MS, closePlayground, type Playground, terminalRows, waitFo
 import { refuseUnplanned, routeZen, runScenario } from "./support/upstreams";
 import { keepWarmState, seedWarmState } from "./support/warm-state";
 
-// A browser whose WebCrypto lacks X25519 (Safari before 17 among them) is told so before the
+// A browser whose WebCrypto lacks X25519 (older Safari releases among them) is told so before the
 // guest starts and still works: the page's TLS with the guest takes P-256, asking the guest's
 // curl for it with a HelloRetryRequest. Chromium stands in, its X25519 taken away before the
 // page's scripts run. One guest (restored from the suite's kept state) for the file.

@@ -149,7 +149,7 @@ export function preferredGroup(codes: readonly number[], groups: readonly KeyExc
 
 /**
  * The server's groups this engine's WebCrypto can compute. X25519 is missing from some
- * engines (Safari before 17 among them); P-256 ECDH is in every one. Without X25519 a client
+ * engines (older Safari releases among them); P-256 ECDH is in every one. Without X25519 a client
  * that sent an x25519 share is asked for a P-256 one (a HelloRetryRequest: one round trip more).
  */
 export async function probeServerGroups(subtle: Pick<SubtleCrypto, "generateKey">): Promise<readonly KeyExchangeGroup[]> {
