@@ -22,7 +22,7 @@ export default defineConfig({
   projects: [
     {
       name: "chromium",
-      testIgnore: /\.firefox\.spec\.ts$/,
+      testIgnore: /\.(firefox|webkit)\.spec\.ts$/,
       use: {
         ...devices["Desktop Chrome"],
         viewport: { width: 1280, height: 720 },
@@ -31,9 +31,16 @@ export default defineConfig({
     },
     {
       // Debian's Firefox ESR over WebDriver BiDi, launched by the spec itself with
-      // puppeteer-core (e2e/support/firefox.ts says why): the page's second engine.
+      // puppeteer-core (e2e/support/firefox.ts says why): the page's second engine. It runs
+      // the same engine set as WebKit (e2e/support/engine-set.ts).
       name: "firefox",
       testMatch: /\.firefox\.spec\.ts$/,
+    },
+    {
+      // Debian's WebKitGTK (MiniBrowser) over its classic WebDriver, launched by the spec
+      // (e2e/support/webkit.ts): the engine of every iOS browser and of Safari.
+      name: "webkit",
+      testMatch: /\.webkit\.spec\.ts$/,
     },
   ],
   webServer: {

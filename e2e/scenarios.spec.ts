@@ -1,5 +1,5 @@
 import { expect, type Page, test } from "@playwright/test";
-import { BOOT_TIMEOUT_MS, closePlayground, openPlayground, type Playground, runInGuest } from "./support/guest";
+import { BOOT_TIMEOUT_MS, closePlayground, openPlayground, type Playground, runInGuest, terminalRows } from "./support/guest";
 import { refuseUnplanned, routeZen, runScenario as runScenarioButton, upstream } from "./support/upstreams";
 
 // The verdict table (docs/decisions/0005-the-page-is-the-only-network-client.md), live from the guest (issues 5, 6 and 9): each row's commands are
@@ -70,6 +70,10 @@ test("row 2: a host not on the allowlist is refused by .net (host-not-allowed)",
     expect.objectContaining({ code: "host-not-allowed", by: "proxy", mode: "connect", status: 403 }),
   );
   await expect(page.locator("#panel-proxy tbody tr").filter({ hasText: "host-not-allowed" }).first()).toBeVisible();
+  // curl says only "CONNECT tunnel failed, response 403"; the terminal says why, under the command.
+  await expect
+    .poll(() => terminalRows(page))
+    .toContainEqual(expect.stringContaining("tab: proxy refused CONNECT pastebin.com:443: host-not-allowed"));
 });
 
 test("row 3: an upstream redirect to another host is not followed (redirect-other-host)", async () => {
@@ -126,6 +130,29 @@ test("row 7: a DNS query under a ports-only policy is visible on the wire; in an
   expect(text).toMatch(/REFUSED/);
   expect(text).toMatch(/unreachable|can't connect|Network is unreachable|connection refused|timed out/i);
   await expect(page.locator("#panel-wire tbody tr").filter({ hasText: "example.com" }).first()).toBeVisible();
+});
+
+test("a body the upstream cut short is served with its status already sent; the decision, the Proxy panel and the terminal say so", async () => {
+  const page = pg.page;
+  // The upstream declares 1000 bytes and sends 7: the guest has its 200 before the body ends.
+  await pg.context.route(
+    "https://raw.githubusercontent.com/octocat/cut/main/notes.txt",
+    upstream(200, { "content-type": "text/plain", "content-length": "1000" }, "partial"),
+  );
+  const from = await page.evaluate(() => window.__tab?.log.nextSeq ?? 0);
+  const { output } = await runInGuest(page, "curl -sS https://raw.githubusercontent.com/octocat/cut/main/notes.txt; echo");
+  expect(output).toContain("partial");
+  const cut = await page.evaluate(
+    (f) => window.__tab?.log.events().find((e) => e.seq >= f && e.kind === "proxy.decision" && e.mode === "tunnel"),
+    from,
+  );
+  expect(cut).toMatchObject({ code: "served", status: 200, bytes: 7, bodyCut: true });
+  expect(cut?.kind === "proxy.decision" && cut.reason).toContain("status 200 was already sent");
+  await page.locator('[data-tab="proxy"]').click();
+  await expect(page.locator("#panel-proxy tbody tr").filter({ hasText: "body cut short" }).first()).toBeVisible();
+  await expect
+    .poll(() => terminalRows(page))
+    .toContainEqual(expect.stringContaining("tab: proxy served GET https://raw.githubusercontent.com/octocat/cut"));
 });
 
 test("absolute-form http:// is upgraded to https and served; GET /v0/log returns the decisions as JSON lines", async () => {

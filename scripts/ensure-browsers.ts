@@ -1,6 +1,7 @@
 /**
- * `npm test` runs this before the end-to-end step: it finds the two browsers the suite drives
- * (Chromium, and Firefox ESR over WebDriver BiDi) or installs them, and prints which it chose.
+ * `npm test` runs this before the end-to-end step: it finds the three engines the suite drives
+ * (Chromium; Firefox ESR over WebDriver BiDi; WebKitGTK's MiniBrowser over its WebDriver, with
+ * Xvfb for a display) or installs them, and prints which it chose.
  *
  * Order for each engine: one already present (e2e/support/browsers.ts says where it looks);
  * else, as root with apt, Debian's package (after `apt-get update` when apt has no package
@@ -10,12 +11,13 @@
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync } from "node:fs";
-import { type FoundBrowser, findChromium, findFirefox } from "../e2e/support/browsers";
+import { type FoundBrowser, findChromium, findFirefox, findWebKit } from "../e2e/support/browsers";
 
 interface Engine {
   name: string;
   find(): FoundBrowser | undefined;
-  debianPackage: string;
+  /** Debian's packages that bring it (and what it needs to run here). */
+  debianPackages: string[];
   /** Playwright's own download, where one can stand in (not for Firefox: BiDi needs a stock build). */
   playwrightInstall?: string[];
   /** What a person must run when nothing here could install it. */
@@ -26,15 +28,22 @@ const ENGINES: Engine[] = [
   {
     name: "Chromium",
     find: findChromium,
-    debianPackage: "chromium",
+    debianPackages: ["chromium"],
     playwrightInstall: ["playwright", "install", "chromium"],
     manual: "sudo apt-get install -y chromium   (or: npx playwright install chromium)",
   },
   {
     name: "Firefox",
     find: findFirefox,
-    debianPackage: "firefox-esr",
+    debianPackages: ["firefox-esr"],
     manual: "sudo apt-get install -y firefox-esr",
+  },
+  {
+    // MiniBrowser has no headless mode: without a DISPLAY the tests start Xvfb.
+    name: "WebKit",
+    find: findWebKit,
+    debianPackages: process.env.DISPLAY ? ["webkit2gtk-driver"] : ["webkit2gtk-driver", "xvfb"],
+    manual: "sudo apt-get install -y webkit2gtk-driver xvfb",
   },
 ];
 
@@ -58,7 +67,7 @@ function aptListsEmpty(): boolean {
   }
 }
 
-/** One apt-get install for every missing package (two browsers cost one dependency resolution). */
+/** One apt-get install for every missing package (three engines cost one dependency resolution). */
 function aptInstall(packages: string[]): void {
   if (!isRoot || !hasApt || packages.length === 0) return;
   if (aptListsEmpty()) run("apt-get", ["update"]);
@@ -69,7 +78,7 @@ function aptInstall(packages: string[]): void {
 }
 
 const missing = ENGINES.filter((e) => e.find() === undefined);
-aptInstall(missing.map((e) => e.debianPackage));
+aptInstall(missing.flatMap((e) => e.debianPackages));
 for (const engine of missing) {
   if (engine.find() === undefined && engine.playwrightInstall) run("npx", engine.playwrightInstall);
 }

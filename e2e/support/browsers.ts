@@ -1,8 +1,8 @@
-import { existsSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import { chromium } from "@playwright/test";
 
 /**
- * Where the end-to-end tests find their two engines. One answer for the Playwright config,
+ * Where the end-to-end tests find their three engines. One answer for the Playwright config,
  * the benchmarks and `scripts/ensure-browsers.ts` (which installs what is missing), so the
  * browser a test runs in is the browser the install step chose.
  */
@@ -32,6 +32,54 @@ export function findChromium(): FoundBrowser | undefined {
 export function findFirefox(): FoundBrowser | undefined {
   const path = DEBIAN_FIREFOX.find((p) => existsSync(p));
   return path === undefined ? undefined : { executablePath: path, source: `Debian's ${path}` };
+}
+
+/** WebKitGTK's WebDriver, the MiniBrowser it drives, and the X server it needs (it has no headless mode). */
+export interface FoundWebKit extends FoundBrowser {
+  executablePath: string;
+  /** `WebKitWebDriver`. */
+  driver: string;
+  /** `Xvfb`, or undefined when a display is already set (`DISPLAY`). */
+  xvfb: string | undefined;
+}
+
+/** Debian's packages, the ones `apt-get install -y webkit2gtk-driver xvfb` brings. */
+export const DEBIAN_WEBKIT_DRIVER = "/usr/bin/WebKitWebDriver";
+export const DEBIAN_XVFB = "/usr/bin/Xvfb";
+
+/**
+ * WebKit: Debian's WebKitWebDriver (webkit2gtk-driver) with the MiniBrowser of the same
+ * WebKitGTK (libwebkit2gtk-4.1, or 4.0), and Xvfb unless a display is set. Playwright's own
+ * WebKit build is not used: its download is not reachable everywhere, and Debian's is the one
+ * its users run.
+ */
+export function findWebKit(): FoundWebKit | undefined {
+  if (!existsSync(DEBIAN_WEBKIT_DRIVER)) return undefined;
+  const browser = miniBrowser();
+  if (browser === undefined) return undefined;
+  const xvfb = process.env.DISPLAY ? undefined : DEBIAN_XVFB;
+  if (xvfb !== undefined && !existsSync(xvfb)) return undefined;
+  return {
+    executablePath: browser,
+    driver: DEBIAN_WEBKIT_DRIVER,
+    xvfb,
+    source: `Debian's ${DEBIAN_WEBKIT_DRIVER} with ${browser}${xvfb ? ` on ${xvfb}` : ""}`,
+  };
+}
+
+function miniBrowser(): string | undefined {
+  let libs: string[];
+  try {
+    libs = readdirSync("/usr/lib").filter((d) => d.endsWith("-linux-gnu"));
+  } catch {
+    return undefined;
+  }
+  for (const abi of ["4.1", "4.0"])
+    for (const lib of libs) {
+      const path = `/usr/lib/${lib}/webkit2gtk-${abi}/MiniBrowser`;
+      if (existsSync(path)) return path;
+    }
+  return undefined;
 }
 
 function playwrightChromium(): string | undefined {

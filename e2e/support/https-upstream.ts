@@ -8,7 +8,8 @@ import type { TestCa } from "./test-ca";
  * its certificate by SNI: each name in `certificates` gets the certificate issued for the
  * names listed (a name mapped to another name's certificate is how a test serves a
  * certificate for the wrong host). Routes: /ok 200, /moved 302 to /ok, /away 302 to
- * https://elsewhere.test/x; anything else 404. Every request is remembered.
+ * https://elsewhere.test/x; `answers` by path first, when given; anything else 404. Every
+ * request is remembered.
  */
 export interface HttpsUpstream {
   server: Server;
@@ -17,10 +18,18 @@ export interface HttpsUpstream {
   close(): Promise<void>;
 }
 
+/** A fixed answer for one path. */
+export interface UpstreamAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
 export async function startHttpsUpstream(
   ca: TestCa,
   certificates: Record<string, string[]>,
   listen: { host: string; port: number },
+  answers: Record<string, UpstreamAnswer> = {},
 ): Promise<HttpsUpstream> {
   const contexts = new Map(
     Object.entries(certificates).map(([sni, names]) => {
@@ -33,7 +42,11 @@ export async function startHttpsUpstream(
   const server = createServer({ SNICallback: (name, done) => done(null, contexts.get(name) ?? fallback) }, (request, response) => {
     const path = request.url ?? "/";
     requests.push({ host: request.headers.host ?? "", method: request.method ?? "", path });
-    if (path === "/ok") {
+    const answer = answers[path];
+    if (answer) {
+      response.writeHead(answer.status, answer.headers);
+      response.end(answer.body);
+    } else if (path === "/ok") {
       response.writeHead(200, { "content-type": "text/plain" });
       response.end(`ok from ${request.headers.host} over the relay\n`);
     } else if (path === "/moved") {

@@ -33,3 +33,4 @@ export type { GuestPort } from "./guest-port";
 export { GuestConsole } from "./serial-console";
 export { createShellMarkSplitter, parseOsc133, type ShellMark, type ShellMarkSplitter, type ShellPiece } from "./shell-marks";
 export { type CommandRecord, type ShellPhase, ShellTracker } from "./shell-state";
+export { commandNotices, MAX_NOTICES_PER_COMMAND, noticeOf, noticeRows, type VerdictNotice } from "./verdict-notice";

@@ -126,6 +126,7 @@ export async function startPlayground(container: HTMLElement): Promise<Playgroun
     selectPanel: (id) => tabs.select(id),
     scenarios,
     turns,
+    terminal: term,
     expose: (name, value) => {
       handle.features[name] = value;
     },

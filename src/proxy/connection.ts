@@ -20,6 +20,8 @@ export interface DecisionRecord {
   tlsSession?: string;
   upstream?: string;
   upstreamPath?: UpstreamPath;
+  /** The upstream's body ended early after the status was sent (the decision's `bodyCut`). */
+  bodyCut?: boolean;
 }
 
 export class Connection {
@@ -119,6 +121,7 @@ export function decisionEvent(id: string, record: DecisionRecord, durationMs: nu
     ...(record.tlsSession === undefined ? {} : { tlsSession: record.tlsSession }),
     ...(record.upstream === undefined || record.upstream === record.target ? {} : { upstream: redactUrl(record.upstream) }),
     ...(record.upstreamPath === undefined ? {} : { upstreamPath: record.upstreamPath }),
+    ...(record.bodyCut ? { bodyCut: true as const } : {}),
     ...record.verdict,
     reason: redactText(record.verdict.reason),
     ...(record.verdict.wouldRefuseReason === undefined ? {} : { wouldRefuseReason: redactText(record.verdict.wouldRefuseReason) }),

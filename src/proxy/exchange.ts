@@ -294,7 +294,11 @@ export class Exchange {
         ...(outcome.path === undefined ? {} : { upstreamPath: outcome.path }),
       });
     const relay = await relayResponse(this.conn, outcome.response, head.method, head.version, head.keepAlive, this.ctx.upstreamClock);
-    const notes = [target.upgraded ? "http:// upgraded to https:// by policy" : "", relay.error ?? ""].filter(Boolean);
+    const notes = [
+      target.upgraded ? "http:// upgraded to https:// by policy" : "",
+      relay.error ?? "",
+      relay.cut ? `status ${outcome.response.status} was already sent, so the guest got a body cut short after ${relay.bytes} bytes` : "",
+    ].filter(Boolean);
     const reason = notes.length > 0 ? `${outcome.verdict.reason} (${notes.join("; ")})` : outcome.verdict.reason;
     this.record({
       mode: this.mode(),
@@ -305,6 +309,7 @@ export class Exchange {
       headers: head.headers,
       upstream: outcome.via,
       upstreamPath: outcome.path,
+      ...(relay.cut ? { bodyCut: true } : {}),
       verdict: { ...allowed, ...outcome.verdict, reason },
     });
     return relay.close ? "close" : "continue";

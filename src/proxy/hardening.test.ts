@@ -396,7 +396,27 @@ describe("item 3: every exchange ends with a reply and exactly one decision, wha
     await timers.advance(30_000);
     expect(await answer).toMatch(/^HTTP\/1\.1 200 /);
     await done;
-    expect(decisions()).toMatchObject([{ code: "served", bytes: 7, reason: expect.stringContaining("stalled") }]);
+    expect(decisions()).toMatchObject([{ code: "served", bytes: 7, bodyCut: true, reason: expect.stringContaining("stalled") }]);
+    expect(decisions()[0]?.reason).toContain("status 200 was already sent, so the guest got a body cut short after 7 bytes");
+  });
+
+  it("a relayed body the upstream cuts short is served with its status already sent, and the decision says the body was cut", async () => {
+    const { proxy, decisions } = setup({}, failing(new TypeError("terminated")));
+    const response = await roundTrip(proxy, "GET https://api.github.com/zen HTTP/1.1\r\nHost: api.github.com\r\n\r\n");
+    expect(response.status).toBe(200);
+    expect(decisions()).toMatchObject([{ code: "served", status: 200, bodyCut: true }]);
+    expect(decisions()[0]?.reason).toContain("the upstream body failed: terminated");
+    expect(decisions()[0]?.reason).toContain("status 200 was already sent");
+  });
+
+  it("a relayed body shorter than its Content-Length is marked cut; a whole one is not", async () => {
+    const short = setup({}, () => new Response("hel", { headers: { "content-length": "5" } }));
+    // fetch() itself would fail a short body; a Response built here keeps the header as given.
+    await roundTrip(short.proxy, "GET https://api.github.com/zen HTTP/1.1\r\nHost: api.github.com\r\n\r\n");
+    expect(short.decisions()).toMatchObject([{ code: "served", bytes: 3, bodyCut: true }]);
+    const whole = setup();
+    await roundTrip(whole.proxy, "GET https://api.github.com/zen HTTP/1.1\r\nHost: api.github.com\r\n\r\n");
+    expect(whole.decisions()[0]?.bodyCut).toBeUndefined();
   });
 
   it("a guest that goes away mid-relay still gets its exchange recorded once", async () => {

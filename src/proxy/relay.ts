@@ -15,6 +15,11 @@ export interface RelayResult {
   close: boolean;
   /** Set when the upstream body failed midway (the response is cut, the connection closed). */
   error?: string;
+  /**
+   * The upstream's body ended early (failed, stalled, shorter than its length) after the
+   * status line was sent: the guest has a success status and fewer bytes than the upstream meant.
+   */
+  cut?: true;
 }
 
 /** The guest's side failed while relaying (it went away): nothing more can be sent to it. */
@@ -84,7 +89,7 @@ async function relay(
   if (framing === "none" || !reader) {
     await reader?.cancel().catch(() => undefined);
     if (framing === "chunked") await write(LAST_CHUNK);
-    if (framing === "length" && knownLength !== 0) return { bytes: 0, close: true, error: "the upstream response had no body" };
+    if (framing === "length" && knownLength !== 0) return { bytes: 0, close: true, cut: true, error: "the upstream response had no body" };
     return { bytes: 0, close };
   }
 
@@ -96,11 +101,16 @@ async function relay(
         next = await within(clock, reader.read());
       } catch (error) {
         // The guest already has a status line: the only honest signal left is closing.
-        return { bytes, close: true, error: `the upstream body failed: ${error instanceof Error ? error.message : String(error)}` };
+        return {
+          bytes,
+          close: true,
+          cut: true,
+          error: `the upstream body failed: ${error instanceof Error ? error.message : String(error)}`,
+        };
       }
       if (next.kind === "timeout") {
         await reader.cancel().catch(() => undefined);
-        return { bytes, close: true, error: upstreamTimeoutReason(clock?.ms ?? 0, "the upstream body stalled: no data") };
+        return { bytes, close: true, cut: true, error: upstreamTimeoutReason(clock?.ms ?? 0, "the upstream body stalled: no data") };
       }
       const { value, done } = next.value;
       if (done) break;
@@ -124,7 +134,7 @@ async function relay(
     throw error;
   }
   if (framing === "length" && bytes !== knownLength)
-    return { bytes, close: true, error: "the upstream body was shorter than its Content-Length" };
+    return { bytes, close: true, cut: true, error: "the upstream body was shorter than its Content-Length" };
   if (framing === "chunked") await write(LAST_CHUNK);
   return { bytes, close };
 }

@@ -4,6 +4,7 @@ import type { EventOf } from "../log";
 import { parseClientHello } from "./client-hello";
 import { selectGroup } from "./handshake";
 import { createSessionCa } from "./index";
+import { probeServerGroups } from "./key-exchange";
 import { buildClientHello, type ClientHelloSpec, clientHelloRecord } from "./testing/client-hello-builder";
 import { p256ClientKey, x25519ClientKey } from "./testing/client-keys";
 import { clientSends } from "./testing/harness";
@@ -157,5 +158,31 @@ describe("a client the server cannot agree a group with is refused with a coded 
       reason: "the secp256r1 key share is not a point on the curve",
     });
     expect(serverHellosIn(await output)).toEqual([]);
+  });
+});
+
+describe("in an engine whose WebCrypto lacks X25519, the server takes P-256 only", () => {
+  const withoutX25519 = probeServerGroups({
+    generateKey: (algorithm: AlgorithmIdentifier) =>
+      (typeof algorithm === "object" && algorithm.name === "X25519"
+        ? Promise.reject(new DOMException("Unrecognized algorithm name", "NotSupportedError"))
+        : crypto.subtle.generateKey(algorithm as EcKeyGenParams, false, ["deriveBits"])) as never,
+  });
+
+  it("the probe leaves x25519 out when generating its key fails, and keeps both when it works", async () => {
+    expect((await withoutX25519).map((g) => g.name)).toEqual(["secp256r1"]);
+    expect((await probeServerGroups(crypto.subtle)).map((g) => g.name)).toEqual(["x25519", "secp256r1"]);
+  });
+
+  it("a client that sent an x25519 share and lists P-256 is asked for P-256 (a HelloRetryRequest)", async () => {
+    const hello = parseClientHello(buildClientHello({ groups: [X25519, SECP256R1], keyShares: [x25519Share] }).subarray(4));
+    const { group, share } = selectGroup(hello, await withoutX25519);
+    expect({ group: group.name, share }).toEqual({ group: "secp256r1", share: null });
+  });
+
+  it("a client that offers x25519 alone is refused with a reason naming the one group left", async () => {
+    const hello = parseClientHello(buildClientHello({ groups: [X25519], keyShares: [x25519Share] }).subarray(4));
+    const groups = await withoutX25519;
+    expect(() => selectGroup(hello, groups)).toThrow("the client offers only x25519; this server takes secp256r1");
   });
 });

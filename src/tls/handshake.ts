@@ -17,7 +17,7 @@ import {
 } from "./handshake-messages";
 import { sha256 } from "./hkdf";
 import { normalizeHost } from "./host";
-import { type GroupName, groupList, type KeyExchangeGroup, preferredGroup, SERVER_GROUP_NAMES, SERVER_GROUPS } from "./key-exchange";
+import { type GroupName, groupList, type KeyExchangeGroup, preferredGroup, SERVER_GROUPS, usableServerGroups } from "./key-exchange";
 import { deriveApplicationSecrets, deriveHandshakeSecrets, deriveTrafficKeys, finishedVerifyData } from "./key-schedule";
 import { RecordCipher } from "./record";
 import type { RecordLayer } from "./record-layer";
@@ -78,7 +78,12 @@ export function peerAlertFailure(content: Uint8Array, when: string): TlsFailure 
  * (verdict table, row 5: inside CONNECT A, a ClientHello for B is impossible by design), whatever
  * TLS version the client speaks, then what this server can negotiate.
  */
-export function checkClientHello(hello: ClientHello, connectHost: string, leafScheme: number): string {
+export function checkClientHello(
+  hello: ClientHello,
+  connectHost: string,
+  leafScheme: number,
+  serverGroups: readonly KeyExchangeGroup[] = SERVER_GROUPS,
+): string {
   if (hello.serverName === null)
     throw new TlsFailure(
       "missing_extension",
@@ -103,7 +108,7 @@ export function checkClientHello(hello: ClientHello, connectHost: string, leafSc
     throw protocolError("handshake_failure", `the client does not accept ${SCHEME_NAMES[leafScheme] ?? `signature scheme ${leafScheme}`}`);
   if (hello.supportedGroups === null || hello.keyShares === null)
     throw protocolError("missing_extension", "the ClientHello lacks supported_groups or key_share");
-  if (preferredGroup(hello.supportedGroups) === null) throw noGroupInCommon(hello.supportedGroups);
+  if (preferredGroup(hello.supportedGroups, serverGroups) === null) throw noGroupInCommon(hello.supportedGroups, serverGroups);
   const groups = new Set(hello.supportedGroups); // a Set: shares × groups could be 10^8 comparisons
   if (hello.keyShares.some((share) => !groups.has(share.group)))
     throw protocolError("illegal_parameter", "a key share for a group not in supported_groups");
@@ -114,9 +119,9 @@ export function checkClientHello(hello: ClientHello, connectHost: string, leafSc
 }
 
 /** The refusal of a client whose supported_groups holds none the server takes: what it offered, what would do. */
-function noGroupInCommon(offered: readonly number[]): TlsFailure {
+function noGroupInCommon(offered: readonly number[], groups: readonly KeyExchangeGroup[]): TlsFailure {
   const what = offered.length === 0 ? "no key exchange group" : `only ${groupList(offered)}`;
-  return protocolError("handshake_failure", `the client offers ${what}; this server takes ${SERVER_GROUP_NAMES}`);
+  return protocolError("handshake_failure", `the client offers ${what}; this server takes ${groups.map((g) => g.name).join(" or ")}`);
 }
 
 /** The group to use: with the client's share of it, or with null when a HelloRetryRequest must ask for one. */
@@ -130,16 +135,16 @@ export interface GroupSelection {
  * §4.1.1, §4.2.8): the server's most preferred group the client sent a share for; else the
  * server's most preferred group in supported_groups, to be asked for with a HelloRetryRequest.
  */
-export function selectGroup(hello: ClientHello): GroupSelection {
+export function selectGroup(hello: ClientHello, groups: readonly KeyExchangeGroup[] = SERVER_GROUPS): GroupSelection {
   // A share already sent is used even when it is not the server's first choice (a P-256 share
   // from a client that also lists x25519): both give ~128-bit security, and asking for x25519
   // instead would cost the client a round trip and a second key for nothing.
-  for (const group of SERVER_GROUPS) {
+  for (const group of groups) {
     const share = hello.keyShares?.find((s) => s.group === group.code);
     if (share) return { group, share: share.keyExchange };
   }
-  const group = preferredGroup(hello.supportedGroups ?? []);
-  if (group === null) throw noGroupInCommon(hello.supportedGroups ?? []);
+  const group = preferredGroup(hello.supportedGroups ?? [], groups);
+  if (group === null) throw noGroupInCommon(hello.supportedGroups ?? [], groups);
   return { group, share: null };
 }
 
@@ -224,13 +229,15 @@ export async function serverHandshake(params: HandshakeParams): Promise<Establis
 
   const first = await readClientHello("first");
   let hello = first.hello;
-  let sni = checkClientHello(hello, connectHost, leafScheme);
+  // The groups this engine can compute (X25519 is missing from some): asked once per page.
+  const groups = await usableServerGroups();
+  let sni = checkClientHello(hello, connectHost, leafScheme, groups);
   // Looked at only once the SNI rule passed; no resumption needs a HelloRetryRequest.
   const resumption: Resumption | null = tickets ? await selectResumption(hello, first.message.raw, tickets, connectHost) : null;
   const leafPromise = resumption ? null : leafFor(connectHost);
   leafPromise?.catch(() => undefined); // awaited below; a failure must not surface as unhandled first
   let transcript: Uint8Array[] = [first.message.raw];
-  const { group, share: firstShare } = selectGroup(hello);
+  const { group, share: firstShare } = selectGroup(hello, groups);
   progress.group = group.name;
   let share = firstShare;
 
@@ -244,7 +251,7 @@ export async function serverHandshake(params: HandshakeParams): Promise<Establis
     const second = await readClientHello("second");
     if (!constantTimeEqual(second.hello.legacySessionId, hello.legacySessionId))
       throw protocolError("illegal_parameter", "the second ClientHello changed legacy_session_id");
-    sni = checkClientHello(second.hello, connectHost, leafScheme);
+    sni = checkClientHello(second.hello, connectHost, leafScheme, groups);
     hello = second.hello;
     transcript.push(second.message.raw);
     share = retriedShare(hello, group);

@@ -141,8 +141,30 @@ export function groupList(codes: readonly number[]): string {
 /** The server's groups, as the reason of a refusal names them: "x25519 or secp256r1". */
 export const SERVER_GROUP_NAMES = SERVER_GROUPS.map((g) => g.name).join(" or ");
 
-/** The server's most preferred group whose code `codes` holds, or null. */
-export function preferredGroup(codes: readonly number[]): KeyExchangeGroup | null {
+/** The server's most preferred group (of `groups`) whose code `codes` holds, or null. */
+export function preferredGroup(codes: readonly number[], groups: readonly KeyExchangeGroup[] = SERVER_GROUPS): KeyExchangeGroup | null {
   const offered = new Set(codes); // a Set: the list may be long
-  return SERVER_GROUPS.find((g) => offered.has(g.code)) ?? null;
+  return groups.find((g) => offered.has(g.code)) ?? null;
+}
+
+/**
+ * The server's groups this engine's WebCrypto can compute. X25519 is missing from some
+ * engines (older Safari releases among them); P-256 ECDH is in every one. Without X25519 a client
+ * that sent an x25519 share is asked for a P-256 one (a HelloRetryRequest: one round trip more).
+ */
+export async function probeServerGroups(subtle: Pick<SubtleCrypto, "generateKey">): Promise<readonly KeyExchangeGroup[]> {
+  try {
+    await subtle.generateKey({ name: "X25519" }, false, ["deriveBits"]);
+    return SERVER_GROUPS;
+  } catch {
+    return SERVER_GROUPS.filter((g) => g !== X25519);
+  }
+}
+
+let usable: Promise<readonly KeyExchangeGroup[]> | null = null;
+
+/** `probeServerGroups` for this host's WebCrypto, asked once. */
+export function usableServerGroups(): Promise<readonly KeyExchangeGroup[]> {
+  usable ??= probeServerGroups(globalThis.crypto.subtle);
+  return usable;
 }

@@ -31,6 +31,12 @@ export const ProxyDecision = z.object({
    */
   upstreamPath: z.enum(["browser-fetch", "wisp-relay", "cors-relay", "direct"]).optional(),
   ...VerdictFields,
+  /**
+   * Served, but the upstream's body ended early (it failed, stalled, or was shorter than its
+   * Content-Length) after the status line had already gone to the guest: the guest got a
+   * success status and a body cut short, signalled only by the connection closing.
+   */
+  bodyCut: z.literal(true).optional(),
   /** Served under a policy in report mode: the code the allowlist would have refused with, and why. */
   wouldRefuse: VerdictCode.optional(),
   wouldRefuseReason: z.string().optional(),

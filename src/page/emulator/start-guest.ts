@@ -5,7 +5,7 @@ import { freshnessApplied, offerFreshness } from "../../machine";
 import type { PolicyHolder } from "../../policy";
 import type { OwnHandlers } from "../../proxy";
 import type { PageRelay } from "../relay";
-import { missingBrowserFeatures, UnsupportedBrowserError, unsupportedBrowserMessage } from "../shell/browser-support";
+import { browserFallbacks, missingBrowserFeatures, UnsupportedBrowserError, unsupportedBrowserMessage } from "../shell/browser-support";
 import type { GuestTerminal } from "../shell/terminal";
 import { bootGuest, type Guest, loadEmulatorWasm, spawnGuestMachine } from "./boot";
 import { GuestImageError, type GuestImages, imageHashes, loadGuestImages, loadGuestSums } from "./images";
@@ -48,6 +48,11 @@ export async function startGuest(options: StartGuestOptions): Promise<StartedGue
   const { log, params, terminal } = options;
   const missing = await missingBrowserFeatures(globalThis);
   if (missing.length > 0) throw new UnsupportedBrowserError(unsupportedBrowserMessage(missing));
+  // A fallback is said before the guest starts: on the log, and at the top of the terminal.
+  for (const message of await browserFallbacks(globalThis)) {
+    log.append({ kind: "note", level: "warning", source: "page", message });
+    terminal.write(`\x1b[33mtab: ${message}\x1b[0m\r\n`);
+  }
   const coldBoot = params.get("boot") === "fresh";
   // Asked for once: a reload after this cold boot restores the state it saves.
   if (coldBoot) forgetBootParam();

@@ -7,6 +7,7 @@ import type { EventPanel } from "../panels";
 import type { PageServices } from "../services";
 import type { Layout } from "../shell/layout";
 import type { ScenarioBar } from "../shell/scenario-bar";
+import type { GuestTerminal } from "../shell/terminal";
 
 /**
  * What a page feature (resolver, skills, vault, runner, share…) gets to plug itself in. Each
@@ -33,6 +34,8 @@ export interface ShellContext {
   scenarios: ScenarioBar;
   /** Typing into the guest console: one conversation at a time (scenarios, runs, tours). */
   turns: ConsoleTurns;
+  /** The terminal on the guest's console (what a feature writes there is never sent to the guest). */
+  terminal: GuestTerminal;
   /** Exposes something on `window.__tab.features[name]` (for e2e tests and curious users); features never read it. */
   expose(name: string, value: unknown): void;
 }

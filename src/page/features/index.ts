@@ -24,6 +24,7 @@ const FEATURES: readonly Feature[] = [
   { name: "timeline", services: false, load: () => import("./timeline/mount") },
   { name: "tour", services: false, load: () => import("./tour/mount") },
   { name: "lessons", services: true, load: () => import("./lessons/mount") },
+  { name: "verdict-notice", services: false, load: () => import("./verdict-notice/mount") },
 ];
 
 /** Whether the link asks for embed mode (`?embed=…`): then the embed feature shapes the first screen. */

@@ -4,8 +4,8 @@ import { type Row, toneOf } from "./event-panel";
 
 const verdictCell = (e: { allowed: boolean; code: string }) => (e.allowed ? `✓ ${e.code}` : `✗ ${e.code}`);
 /** A decision served under report mode shows what the allowlist would have refused, as its own mark. */
-const decisionCell = (e: { allowed: boolean; code: string; wouldRefuse?: string | undefined }) =>
-  e.wouldRefuse ? `⚠ would refuse ${e.wouldRefuse}` : verdictCell(e);
+const decisionCell = (e: { allowed: boolean; code: string; wouldRefuse?: string | undefined; bodyCut?: true | undefined }) =>
+  e.wouldRefuse ? `⚠ would refuse ${e.wouldRefuse}` : e.bodyCut ? `⚠ ${e.code}, body cut short` : verdictCell(e);
 
 export function wireRow(e: LogEvent): Row | null {
   switch (e.kind) {
@@ -44,7 +44,7 @@ export function proxyRow(e: LogEvent): Row | null {
   switch (e.kind) {
     case "proxy.decision":
       return {
-        tone: e.wouldRefuse ? "warn" : toneOf(e.allowed),
+        tone: e.wouldRefuse || e.bodyCut ? "warn" : toneOf(e.allowed),
         cells: [
           decisionCell(e),
           `${e.method} ${e.target}${e.upstreamPath === "wisp-relay" ? " · via relay" : ""}`,
@@ -59,6 +59,12 @@ export function proxyRow(e: LogEvent): Row | null {
           ...(e.upstreamPath ? ([["upstream path", UPSTREAM_PATHS[e.upstreamPath]]] as [string, string][]) : []),
           ...(e.upstream ? ([["upstream", e.upstream]] as [string, string][]) : []),
           ["reason", e.reason],
+          ...(e.bodyCut
+            ? ([["body", `cut short by the upstream after ${formatBytes(e.bytes)}; status ${e.status} was already sent`]] as [
+                string,
+                string,
+              ][])
+            : []),
           ...(e.wouldRefuse ? ([["would refuse", `${e.wouldRefuse}: ${e.wouldRefuseReason ?? ""}`]] as [string, string][]) : []),
           ...(e.tlsSession ? ([["TLS session", e.tlsSession]] as [string, string][]) : []),
           ...Object.entries(e.headers ?? {}).map(([k, v]) => [`header ${k}`, v] as [string, string]),

@@ -1,7 +1,21 @@
 import { describe, expect, it } from "vitest";
-import { missingBrowserFeatures, unsupportedBrowserMessage } from "./browser-support";
+import { browserFallbacks, missingBrowserFeatures, unsupportedBrowserMessage } from "./browser-support";
 
-const full = { crypto: globalThis.crypto, indexedDB: {}, WebAssembly: globalThis.WebAssembly };
+const streams = { CompressionStream: globalThis.CompressionStream, DecompressionStream: globalThis.DecompressionStream };
+/** An IndexedDB whose open() succeeds, or fails as a private window's or a storage-blocked embed's does. */
+function fakeIndexedDb(opens: boolean | "throws"): Pick<IDBFactory, "open" | "deleteDatabase"> {
+  return {
+    open() {
+      if (opens === "throws") throw new DOMException("The operation is insecure.", "SecurityError");
+      const request = { result: { close() {} }, onsuccess: null, onerror: null } as unknown as IDBOpenDBRequest;
+      queueMicrotask(() => (opens ? request.onsuccess?.(new Event("success")) : request.onerror?.(new Event("error"))));
+      return request;
+    },
+    deleteDatabase: () => ({}) as IDBOpenDBRequest,
+  };
+}
+
+const full = { crypto: globalThis.crypto, indexedDB: fakeIndexedDb(true), WebAssembly: globalThis.WebAssembly, ...streams };
 
 function subtleWithout(name: string): SubtleCrypto {
   const real = globalThis.crypto.subtle;
@@ -24,11 +38,55 @@ describe("the page names what a browser lacks before the guest starts", () => {
   });
 
   it.each([
-    ["X25519", "WebCrypto X25519 (the TLS key exchange with the guest)"],
     ["ECDSA", "WebCrypto ECDSA P-256 (the vault's manifest signatures)"],
     ["AES-GCM", "WebCrypto AES-GCM (TLS records)"],
   ])("a WebCrypto without %s is named with what it is for", async (algorithm, named) => {
     expect(await missingBrowserFeatures({ ...full, crypto: { subtle: subtleWithout(algorithm) } })).toEqual([named]);
+  });
+
+  it("a WebCrypto without X25519 lacks nothing: the guest's TLS falls back to P-256, and the page says so", async () => {
+    const crypto = { subtle: subtleWithout("X25519") };
+    expect(await missingBrowserFeatures({ ...full, crypto })).toEqual([]);
+    expect(await browserFallbacks({ ...full, crypto })).toEqual([
+      "This browser's WebCrypto lacks X25519: the guest's TLS with the page uses P-256 instead (one round trip more per connection).",
+    ]);
+    expect(await browserFallbacks(full)).toEqual([]);
+  });
+
+  it("a WebCrypto without X25519 and without ECDH P-256 has no key exchange for TLS left", async () => {
+    const real = subtleWithout("X25519");
+    const neither = new Proxy(real, {
+      get: (target, prop) =>
+        prop === "generateKey"
+          ? (algorithm: { name: string }, ...rest: [boolean, KeyUsage[]]) =>
+              algorithm.name === "ECDH"
+                ? Promise.reject(new DOMException("no", "NotSupportedError"))
+                : target.generateKey(algorithm, ...rest)
+          : Reflect.get(target, prop),
+    });
+    expect(await missingBrowserFeatures({ ...full, crypto: { subtle: neither } })).toEqual([
+      "WebCrypto X25519 or ECDH P-256 (the TLS key exchange with the guest)",
+    ]);
+  });
+
+  it("a browser without CompressionStream for gzip or deflate-raw is told what it is for", async () => {
+    class GzipOnly {
+      constructor(format: string) {
+        if (format !== "gzip") throw new TypeError(`unsupported format ${format}`);
+      }
+    }
+    expect(await missingBrowserFeatures({ ...full, CompressionStream: GzipOnly, DecompressionStream: GzipOnly })).toEqual([
+      "CompressionStream with gzip and deflate-raw (the saved guest state, share and lesson links)",
+    ]);
+  });
+
+  it.each([
+    ["refuses to open", false],
+    ["throws on open", "throws"],
+  ] as const)("an IndexedDB that %s (a private window, a storage-blocked embed) is named", async (_how, opens) => {
+    expect(await missingBrowserFeatures({ ...full, indexedDB: fakeIndexedDb(opens) })).toEqual([
+      "IndexedDB that opens here (this window refuses it: a private window, or an embed whose browser blocks its storage)",
+    ]);
   });
 
   it("an insecure context (no crypto.subtle) says how to open the page instead", async () => {
@@ -37,10 +95,10 @@ describe("the page names what a browser lacks before the guest starts", () => {
   });
 
   it("no IndexedDB and no WebAssembly are both named, and the message says what is tested", async () => {
-    const missing = await missingBrowserFeatures({ crypto: globalThis.crypto });
+    const missing = await missingBrowserFeatures({ crypto: globalThis.crypto, ...streams });
     expect(missing).toEqual(["WebAssembly (the emulator)", "IndexedDB (the cache and the saved guest state)"]);
     expect(unsupportedBrowserMessage(missing)).toBe(
-      "This browser lacks WebAssembly (the emulator); IndexedDB (the cache and the saved guest state). Chromium 150 and Firefox ESR 140 are tested.",
+      "This browser lacks WebAssembly (the emulator); IndexedDB (the cache and the saved guest state). Chromium 156, Firefox ESR 153 and WebKitGTK 2.50 (the engine of Safari) are tested.",
     );
   });
 });

@@ -45,7 +45,7 @@ export function mount(ctx: ShellContext): void {
   if (request.mode === "invalid") {
     replaceChildren(
       bar,
-      h("div", { class: "embed-head" }, h("strong", { class: "embed-title" }, "Linux in a tab"), open),
+      h("div", { class: "embed-head" }, h("h1", { class: "embed-title" }, "Linux in a tab"), open),
       h("p", { class: "embed-explanation embed-error", role: "alert", attrs: { "data-testid": "embed-error" } }, request.message),
     );
     ctx.log.append({ kind: "note", level: "warning", source: "embed", message: request.message });
@@ -67,7 +67,7 @@ export function mount(ctx: ShellContext): void {
   );
   replaceChildren(
     bar,
-    h("div", { class: "embed-head" }, h("strong", { class: "embed-title" }, `${scenario.row}. ${scenario.title}`), runButton, status, open),
+    h("div", { class: "embed-head" }, h("h1", { class: "embed-title" }, `${scenario.row}. ${scenario.title}`), runButton, status, open),
     h("p", { class: "embed-explanation" }, embedExplanation(scenario)),
   );
 

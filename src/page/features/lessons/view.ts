@@ -73,7 +73,7 @@ export function createPlayerView(actions: PlayerActions): { element: HTMLElement
     h(
       "div",
       { class: "lesson-index", attrs: { "data-testid": "lesson-index" } },
-      h("h3", {}, "Lessons shipped with the playground"),
+      h("h2", {}, "Lessons shipped with the playground"),
       state.index.length === 0
         ? h("p", {}, state.indexReady ? "No lessons are shipped with this build." : "Loading the list…")
         : h(
@@ -188,7 +188,7 @@ export function createPlayerView(actions: PlayerActions): { element: HTMLElement
         ? h(
             "div",
             { class: "lesson-step", attrs: { "data-testid": "lesson-step" } },
-            h("h3", {}, `${state.step + 1}. ${step.title}`),
+            h("h2", {}, `${state.step + 1}. ${step.title}`),
             ...renderMarkdown(document, step.text),
             step.type === "demo" && step.run ? h("pre", { class: "lesson-command" }, step.run) : null,
             h(

@@ -265,7 +265,7 @@ export function createSkillsView(deps: SkillsViewDeps): HTMLElement {
     hits,
     acquireForm,
     progress,
-    h("h3", { attrs: { style: "font-size: 13px; margin: 6px 0 2px" } }, "Acquired skills (handle and provenance)"),
+    h("h2", { attrs: { style: "font-size: 13px; margin: 6px 0 2px" } }, "Acquired skills (handle and provenance)"),
     inspectNote,
     h("div", { attrs: { style: "max-height: 30vh; overflow: auto" } }, handleList),
   );

@@ -80,7 +80,7 @@ export function createTourCard(actions: TourActions): { element: HTMLElement; re
     return h(
       "section",
       { class: "tour-task", attrs: { "data-testid": "tour-step", "data-step": step.id, "aria-label": `Step ${index + 1}` } },
-      h("h3", {}, `Step ${index + 1} of ${view.steps.length}: ${step.title}`),
+      h("h2", {}, `Step ${index + 1} of ${view.steps.length}: ${step.title}`),
       h("p", {}, step.task),
       h("div", { class: "tour-command" }, h("code", { attrs: { "data-testid": "tour-command" } }, step.command), typeButton(view, step)),
       h("p", { class: "tour-hint" }, step.hint),
@@ -105,7 +105,7 @@ export function createTourCard(actions: TourActions): { element: HTMLElement; re
     h(
       "section",
       { class: "tour-task", attrs: { "data-testid": "tour-finished" } },
-      h("h3", {}, "Tour finished"),
+      h("h2", {}, "Tour finished"),
       h("p", {}, "Every way out was refused, each by the component whose rule it is:"),
       h(
         "ul",
