@@ -245,11 +245,6 @@ let failed = false;
 try {
   // Warm both up (JIT, buffers) before anything counts.
   for (const server of servers) await download(server, upstream.port, 8 * MiB);
-  const idleFigures = new Map<Server, { held: number; kibPerStream: number }>();
-  for (const server of servers) {
-    progress(`${server.name}: idle streams`);
-    idleFigures.set(server, await idle(server, upstream.port));
-  }
   // Rounds alternate between the two, so a busy machine hurts both alike.
   for (let round = 0; round < ROUNDS; round++) {
     for (const server of round % 2 === 0 ? servers : [...servers].reverse()) {
@@ -261,6 +256,12 @@ try {
     }
   }
 
+  // Idle streams last, on servers whose heaps the rounds have grown: what one more stream costs.
+  const idleFigures = new Map<Server, { held: number; kibPerStream: number }>();
+  for (const server of servers) {
+    progress(`${server.name}: idle streams`);
+    idleFigures.set(server, await idle(server, upstream.port));
+  }
   const row = (label: string, ...cells: string[]) => console.log(`${label.padEnd(58)}${cells.map((c) => c.padStart(11)).join("")}`);
   row(`loopback, median of ${ROUNDS} rounds`, ours.name, theirs.name, "ratio", "CPU ours", "CPU theirs", "ratio");
   const rows: [string, Measure, string, string][] = [
