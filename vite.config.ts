@@ -82,11 +82,38 @@ function preloadGuestStart(): Plugin {
   };
 }
 
+/**
+ * A first visit's early download (src/page/early-state-download.ts) is written into
+ * index.html itself, in dev and in the build: as a script file it would wait for its own
+ * response, which shares the link with the page's larger scripts (and Vite would bundle it into
+ * the entry chunk, the largest). Inline it runs as soon as the page is parsed. It imports only
+ * types, so stripping them is all it needs.
+ */
+function inlineEarlyStart(): Plugin {
+  const file = "src/page/early-state-download.ts";
+  return {
+    name: "tab-inline-early-start",
+    transformIndexHtml: {
+      order: "post",
+      async handler(html) {
+        const ts = (await import("typescript")).default;
+        const { outputText } = ts.transpileModule(readFileSync(file, "utf8"), {
+          compilerOptions: { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ESNext, removeComments: true },
+        });
+        // Before the page's first module script: module scripts run in document order.
+        const first = html.indexOf('<script type="module"');
+        if (first < 0) throw new Error("index.html has no module script to run the early download before");
+        return `${html.slice(0, first)}<script type="module">${outputText.trim()}</script>\n    ${html.slice(first)}`;
+      },
+    },
+  };
+}
+
 // `base: "./"` makes the static build work from any host and under any sub-path.
 export default defineConfig({
   base: "./",
   publicDir: "public",
-  plugins: [guestImage(), preloadGuestStart()],
+  plugins: [guestImage(), preloadGuestStart(), inlineEarlyStart()],
   build: {
     target: "es2022",
     outDir: "dist",

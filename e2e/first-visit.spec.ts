@@ -15,8 +15,14 @@ interface Visit extends Playground {
 
 const visits: Visit[] = [];
 
-/** A browser with empty storage opening the playground: a first visit. */
-async function firstVisit(browser: Browser): Promise<Visit> {
+/**
+ * A browser with empty storage opening the playground: a first visit. `loading` runs before
+ * the navigation (`before`) and after it, until the guest is ready (`during`).
+ */
+async function firstVisit(
+  browser: Browser,
+  loading?: { before(page: Page): Promise<void>; during(page: Page): Promise<void> },
+): Promise<Visit> {
   const context = await browser.newContext({ viewport: { width: 1280, height: 720 } });
   await refuseUnplanned(context);
   await routeZen(context, "Fresh machines only.");
@@ -27,7 +33,9 @@ async function firstVisit(browser: Browser): Promise<Visit> {
     const m = /\/guest\/([^/?#]+)$/.exec(request.url());
     if (m?.[1]) fetched.push(m[1]);
   });
+  await loading?.before(page);
   await page.goto("./");
+  await loading?.during(page);
   await waitForGuest(page);
   const visit = { context, page, fetched };
   visits.push(visit);
@@ -67,9 +75,51 @@ test.afterAll(async () => {
   for (const v of visits) await closePlayground(v);
 });
 
-test("a first visit with empty storage restores the shipped state: no kernel or initramfs download, no boot", async ({ browser }) => {
+/** Chromium's network emulation (CDP): a slower link, so the download lasts long enough to watch. */
+async function throttle(page: Page, mbit: number | null): Promise<void> {
+  const cdp = await page.context().newCDPSession(page);
+  const throughput = mbit === null ? -1 : (mbit * 1e6) / 8;
+  await cdp.send("Network.enable");
+  await cdp.send("Network.emulateNetworkConditions", {
+    offline: false,
+    latency: 0,
+    downloadThroughput: throughput,
+    uploadThroughput: throughput,
+  });
+}
+
+test("a first visit with empty storage restores the shipped state: no kernel or initramfs download, no boot", async ({
+  browser,
+  browserName,
+}) => {
   test.setTimeout(BOOT_TIMEOUT_MS);
-  const { page, fetched } = await firstVisit(browser);
+  // On a 20 Mbit/s link (Chromium's emulation) the state's download takes seconds: the boot bar
+  // says how far it is and how fast it goes while it lasts.
+  const { page, fetched } = await firstVisit(
+    browser,
+    browserName === "chromium"
+      ? {
+          before: (loading) => throttle(loading, 20),
+          async during(loading) {
+            const bar = loading.locator(".boot-text");
+            await expect
+              .poll(() => bar.textContent(), { intervals: [100] })
+              .toMatch(/^downloading the shipped guest state: \d+\.\d of \d+\.\d MB, \d+\.\d MB\/s$/);
+            await throttle(loading, null);
+          },
+        }
+      : undefined,
+  );
+  if (browserName === "chromium") {
+    // Its download started before the page's script asked for SHA256SUMS (the first visit's early
+    // start, src/page/early-state-download.ts), and only once: the page took that response.
+    expect(fetched.indexOf("state.bin.zst")).toBeLessThan(fetched.indexOf("SHA256SUMS"));
+    expect(fetched.filter((f) => f === "state.bin.zst")).toHaveLength(1);
+    const speeds = await page.evaluate(() =>
+      (window.__tab?.log.ofKind("boot.progress") ?? []).filter((e) => e.phase === "download").map((e) => e.bytesPerSecond ?? 0),
+    );
+    expect(speeds.some((s) => s > 0)).toBe(true);
+  }
   const seen = await phases(page);
   expect(seen).toContain("snapshot-restore");
   expect(seen).toContain("fresh");

@@ -2,6 +2,7 @@ import { createConsoleTurns } from "../console";
 import { createEventLog, type EventLog } from "../log";
 import { createPolicyHolder, DEFAULT_POLICY, type PolicyHolder } from "../policy";
 import type { Guest } from "./emulator/boot";
+import { guestFilesIn } from "./emulator/guest-files-in";
 import type { PageNetwork } from "./emulator/network";
 import { mountEmbed, mountFeatures, type ShellContext, wantsEmbed } from "./features";
 import { createPanels, createPanelTabs } from "./panels";
@@ -177,9 +178,12 @@ export async function startPlayground(container: HTMLElement): Promise<Playgroun
     await mountEmbed(shell).finally(() => {
       layout.root.style.visibility = "";
     });
-  // Everything else a visitor may never open loads after the first screen, beside the guest's download.
-  mountFeatures(shell, services.load).catch((error: unknown) => {
-    log.append({ kind: "note", level: "error", source: "page", message: `a page feature did not load: ${(error as Error).message}` });
-  });
+  // Everything else a visitor may never open loads once the guest's files are in, so that
+  // the link carries them first (docs/performance.md).
+  guestFilesIn(log)
+    .then(() => mountFeatures(shell, services.load))
+    .catch((error: unknown) => {
+      log.append({ kind: "note", level: "error", source: "page", message: `a page feature did not load: ${(error as Error).message}` });
+    });
   return handle;
 }

@@ -31,15 +31,20 @@ export interface RelayContext {
 }
 
 const { close_reasons, stream_types } = packet;
-/** How often a full WebSocket is looked at again (one timer per connection, only while full). */
-const ROOM_POLL_MS = 10;
 
 export class RelayConnection extends server.ServerConnection implements StreamHost {
   readonly limits: RelayLimits;
   readonly inbound = { websocket: 0 };
   readonly relayInbound: { total: number };
   private roomWaiters: (() => void)[] = [];
-  private roomTimer: NodeJS.Timeout | null = null;
+  /**
+   * Every send's completion looks for room while a stream waits for it: a full WebSocket wakes
+   * its streams as soon as half is sent, not at a timer's next tick (which left a loopback
+   * link idle most of the time).
+   */
+  private readonly afterSend = (): void => {
+    if (this.roomWaiters.length > 0) this.checkRoom();
+  };
 
   constructor(
     readonly socket: WebSocket,
@@ -123,16 +128,13 @@ export class RelayConnection extends server.ServerConnection implements StreamHo
       this.socket.terminate();
       return;
     }
-    this.socket.send(frame);
+    this.socket.send(frame, this.afterSend);
   }
 
   async sendFrame(frame: Uint8Array): Promise<void> {
     this.sendNow(frame);
     if (this.socket.bufferedAmount <= this.limits.websocketSendHighWater) return;
-    await new Promise<void>((resolve) => {
-      this.roomWaiters.push(resolve);
-      this.roomTimer ??= setInterval(() => this.checkRoom(), ROOM_POLL_MS);
-    });
+    await new Promise<void>((resolve) => this.roomWaiters.push(resolve));
   }
 
   /** Every stream closed with CLOSE (Voluntary), then the WebSocket with 1001 (going away). */
@@ -152,8 +154,6 @@ export class RelayConnection extends server.ServerConnection implements StreamHo
   }
 
   private wakeAll(): void {
-    if (this.roomTimer) clearInterval(this.roomTimer);
-    this.roomTimer = null;
     for (const wake of this.roomWaiters.splice(0)) wake();
   }
 }

@@ -44,6 +44,13 @@ export const FRAMES_GRANTED = 128;
 export const FRAMES_QUEUED_LIMIT = 2 * FRAMES_GRANTED;
 
 const MiB = 1024 * 1024;
+/**
+ * The largest DATA payload a well-behaved client sends: one TLS record (16 KiB of plaintext
+ * plus its header, padding and tag). The byte budgets below hold two grants of these (a grant,
+ * and the last one's frames still on their way), so a client that keeps to CONTINUE is not
+ * throttled for sending full records fast to a destination that reads slowly.
+ */
+export const LARGEST_EXPECTED_FRAME_BYTES = 16 * 1024 + 512;
 
 export const DEFAULT_RELAY_LIMITS: RelayLimits = {
   websocketsPerClient: 32,
@@ -53,8 +60,10 @@ export const DEFAULT_RELAY_LIMITS: RelayLimits = {
   streamsPerSecond: 50,
   streamBurst: 100,
   idleTimeoutMs: 120_000,
-  inboundBytesPerStream: 4 * MiB,
-  inboundBytesPerWebsocket: 8 * MiB,
+  // Two grants of full TLS records (256 × 16.75 KiB with overhead, 4.2 MiB), rounded up…
+  inboundBytesPerStream: 5 * MiB,
+  // …and two such streams on one WebSocket.
+  inboundBytesPerWebsocket: 10 * MiB,
   inboundBytesTotal: 64 * MiB,
   outboundBytesPerStream: 128 * 1024,
   websocketSendHighWater: 512 * 1024,

@@ -141,12 +141,11 @@ export class RelayStream extends server.ServerStream {
   }
 }
 
-/** A Wisp frame: type, stream id (LE), payload. */
+/** A Wisp frame: type, stream id (LE), payload. Not zero-filled first: every byte is written here. */
 export function frame(type: number, streamId: number, payload: Uint8Array): Uint8Array {
-  const bytes = new Uint8Array(5 + payload.byteLength);
-  const view = new DataView(bytes.buffer);
-  view.setUint8(0, type);
-  view.setUint32(1, streamId, true);
+  const bytes = Buffer.allocUnsafe(5 + payload.byteLength);
+  bytes[0] = type;
+  bytes.writeUInt32LE(streamId, 1);
   bytes.set(payload, 5);
   return bytes;
 }

@@ -7,6 +7,8 @@ export const BootProgress = z.object({
   message: z.string(),
   loaded: z.number().nonnegative().optional(),
   total: z.number().nonnegative().optional(),
+  /** A download's speed over its last seconds. */
+  bytesPerSecond: z.number().nonnegative().optional(),
 });
 
 /** The Landlock ruleset `llrun` reports it applied (one parseable stderr line). */

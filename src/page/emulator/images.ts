@@ -1,6 +1,7 @@
 import { readCapped, sha256Hex } from "../../bytes";
 import type { EventLog } from "../../log";
-import { BOOT_FILE_NAMES, type BootFiles, parseSha256Sums } from "../../machine";
+import { BOOT_FILE_NAMES, type BootFiles, createDownloadMeter, describeDownload, parseSha256Sums } from "../../machine";
+import { takeEarlyDownload } from "./early-downloads";
 
 /** The guest files a cold boot needs, verified, with the sha256 of each (for snapshot keys). */
 export interface GuestImages extends BootFiles {
@@ -18,7 +19,11 @@ async function fetchWithProgress(
 ): Promise<Uint8Array> {
   let response: Response;
   try {
-    response = await fetch(url, { signal });
+    // A first visit's state may be under way already (early-downloads.ts); if that request
+    // failed, it is asked for again here.
+    const early = takeEarlyDownload(url);
+    if (early) signal.addEventListener("abort", () => early.abort(), { once: true });
+    response = await (early?.response.catch(() => fetch(url, { signal })) ?? fetch(url, { signal }));
   } catch (error) {
     throw new GuestImageError(`could not fetch ${url}: ${(error as Error).message}`);
   }
@@ -52,9 +57,11 @@ export function imageHashes(sums: Map<string, string>): Record<string, string> {
 }
 
 /**
- * Downloads `names` from `base` (the page's `guest/` folder) with progress on the log, and checks
- * each against SHA256SUMS: a missing file or a wrong hash is a clear error naming the file, never
- * a guest that starts from bad bytes. The first failure stops the other downloads.
+ * Downloads `names` from `base` (the page's `guest/` folder) with progress on the log (bytes,
+ * total and speed: the boot bar's text), and checks each against SHA256SUMS: a missing file or
+ * a wrong hash is a clear error naming the file, never a guest that starts from bad bytes. The
+ * first failure stops the other downloads. WebCrypto has no incremental SHA-256, so each file
+ * is hashed once it is whole (tens of ms for the state; docs/performance.md).
  */
 export async function downloadVerified(
   base: string,
@@ -69,13 +76,15 @@ export async function downloadVerified(
   const loaded: Record<string, number> = {};
   const totals: Record<string, number> = {};
   let lastReport = 0;
+  const meter = createDownloadMeter();
   const sum = (r: Record<string, number>) => Object.values(r).reduce((a, b) => a + b, 0);
   const report = (force = false) => {
     if (abort.signal.aborted) return;
-    const now = Date.now();
+    const now = performance.now();
+    const reading = meter.update(sum(loaded), sum(totals), now);
     if (!force && now - lastReport < 150) return;
     lastReport = now;
-    log.append({ kind: "boot.progress", phase: "download", message, loaded: sum(loaded), total: sum(totals) });
+    log.append({ kind: "boot.progress", phase: "download", message: `${message}: ${describeDownload(reading)}`, ...reading });
   };
   const entries = await Promise.all(
     names.map(async (name) => {

@@ -40,11 +40,13 @@ export async function loadShippedState(base: string, sums: Map<string, string>, 
     log.append({ kind: "boot.progress", phase: "verify", message: `not restoring the shipped state: ${mismatch}; booting instead` });
     return null;
   }
+  const started = performance.now();
   const state = (await downloadVerified(base, [STATE], sums, log, "downloading the shipped guest state")).get(STATE) as ArrayBuffer;
+  const seconds = (performance.now() - started) / 1000;
   log.append({
     kind: "boot.progress",
     phase: "verify",
-    message: `the shipped state matches SHA256SUMS (${(state.byteLength / 1e6).toFixed(1)} MB)`,
+    message: `the shipped state matches SHA256SUMS (${(state.byteLength / 1e6).toFixed(1)} MB in ${seconds.toFixed(1)} s, ${(state.byteLength / 1e6 / seconds).toFixed(1)} MB/s)`,
   });
   return { state, bytes: state.byteLength, rawBytes: record.raw_bytes };
 }

@@ -8,6 +8,7 @@ import type { PageRelay } from "../relay";
 import { browserFallbacks, missingBrowserFeatures, UnsupportedBrowserError, unsupportedBrowserMessage } from "../shell/browser-support";
 import type { GuestTerminal } from "../shell/terminal";
 import { bootGuest, type Guest, loadEmulatorWasm, spawnGuestMachine } from "./boot";
+import { abandonEarlyDownloads } from "./early-downloads";
 import { GuestImageError, type GuestImages, imageHashes, loadGuestImages, loadGuestSums } from "./images";
 import { connectPageNetwork, type PageNetwork } from "./network";
 import { obtainSessionCa } from "./session-ca";
@@ -69,7 +70,10 @@ export async function startGuest(options: StartGuestOptions): Promise<StartedGue
   const prepared = (async () => {
     const sums = await loadGuestSums(BASE);
     const key = snapshotKey(imageHashes(sums));
-    const [start, ca] = await Promise.all([chooseStart({ sums, key, log, cold: coldBoot || v86Fetch }), session]);
+    const [start, ca] = await Promise.all([
+      chooseStart({ sums, key, log, cold: coldBoot || v86Fetch }).finally(abandonEarlyDownloads),
+      session,
+    ]);
     return { key, start, ca, wasm: await wasmLoad };
   })();
   // A guest that cannot start (a bad image, no wasm) leaves no idle emulator worker behind.

@@ -1,0 +1,37 @@
+/**
+ * Downloads started before the page's script ran (src/page/early-state-download.ts, written
+ * into index.html), handed to the code that would otherwise start them: the page asks
+ * for a file by its absolute URL and gets the response already under way, or null.
+ */
+
+export interface EarlyDownload {
+  response: Promise<Response>;
+  abort(): void;
+}
+
+declare global {
+  interface Window {
+    /** By absolute URL: what the early script started and nobody has taken yet. */
+    __tabEarlyDownloads?: Record<string, EarlyDownload>;
+  }
+}
+
+/** The response already under way for `url` (taken: asked again, null), or null. */
+export function takeEarlyDownload(url: string): EarlyDownload | null {
+  const early = globalThis.window?.__tabEarlyDownloads;
+  const absolute = new URL(url, globalThis.location?.href).href;
+  const download = early?.[absolute];
+  if (!early || !download) return null;
+  delete early[absolute];
+  return download;
+}
+
+/** Stops what nobody took (a returning visitor's state was in IndexedDB after all, or a cold boot). */
+export function abandonEarlyDownloads(): void {
+  const early = globalThis.window?.__tabEarlyDownloads;
+  if (!early) return;
+  for (const [url, download] of Object.entries(early)) {
+    download.abort();
+    delete early[url];
+  }
+}
