@@ -4,6 +4,7 @@ import { createPolicyHolder, DEFAULT_POLICY, type PolicyHolder } from "../policy
 import type { Guest } from "./emulator/boot";
 import type { PageNetwork } from "./emulator/network";
 import { mountEmbed, mountFeatures, type ShellContext, wantsEmbed } from "./features";
+import { readPageLink } from "./link";
 import { createPanels, createPanelTabs } from "./panels";
 import { createPageRelay, createRelayField, type PageRelay } from "./relay";
 import { createPageServices } from "./services";
@@ -39,13 +40,13 @@ declare global {
   }
 }
 
-const params = new URLSearchParams(location.search);
-
 export async function startPlayground(container: HTMLElement): Promise<PlaygroundHandle> {
+  // The page's link, read once: every feature and service gets this, none reads `location`.
+  const link = readPageLink(location.href);
   // The emulator (v86, the network, the proxy, TLS) is not part of the first screen's script:
   // index.html preloads it (vite.config.ts), and it is imported before the shell is built.
   const emulator = import("./emulator/start-guest");
-  const embedding = wantsEmbed(params);
+  const embedding = wantsEmbed(link);
   const log = createEventLog();
   const layout = createLayout();
   // In embed mode the page stays unseen until the embed feature has shaped it (one small import).
@@ -56,7 +57,7 @@ export async function startPlayground(container: HTMLElement): Promise<Playgroun
   void policy.replace(DEFAULT_POLICY, "default policy");
   const policyEditor = createPolicyEditor(policy, log);
   const relay = createPageRelay({
-    params,
+    linked: link.relay,
     storage: typeof localStorage === "undefined" ? null : localStorage,
     scope: globalThis,
   });
@@ -86,7 +87,7 @@ export async function startPlayground(container: HTMLElement): Promise<Playgroun
   guestReady.catch(() => undefined); // reported on the log and in the boot bar
   const services = createPageServices({
     log,
-    href: location.href,
+    link,
     fetch: (url, init) => globalThis.fetch(url, init),
     guest: guestReady,
     turns,
@@ -111,7 +112,7 @@ export async function startPlayground(container: HTMLElement): Promise<Playgroun
     log,
     layout,
     policy,
-    params,
+    link,
     guest: guestReady,
     network: () => network,
     panel: (id) => {
@@ -136,7 +137,7 @@ export async function startPlayground(container: HTMLElement): Promise<Playgroun
     startGuest({
       log,
       policy,
-      params,
+      link,
       terminal: term,
       proxyHandlers: services.proxyHandlers,
       relay,
@@ -155,14 +156,10 @@ export async function startPlayground(container: HTMLElement): Promise<Playgroun
         () =>
           void import("./emulator/snapshots")
             .then((s) => s.dropSnapshot(snapshotKey))
-            .then(() => {
-              const url = new URL(location.href);
-              url.searchParams.set("boot", "fresh");
-              location.assign(url);
-            }),
+            .then(() => location.assign(link.with({ boot: "fresh" }))),
       );
       // Embedded in someone's docs, the page must not take the reader's focus (or scroll to it).
-      if (params.get("embed") !== "1") term.focus();
+      if (link.embed !== "1") term.focus();
       resolveReady(guest);
     },
     async (error: unknown) => {

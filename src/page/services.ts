@@ -10,6 +10,7 @@ import type { ResolverSession } from "./features/resolve/session";
 import type { PageRunner } from "./features/runner/page-runner";
 import type { PageSkills } from "./features/skills/stores";
 import type { PageVault } from "./features/vault/service";
+import { type PageLink, proposedPrefixes } from "./link";
 
 /** Where the page keeps the content-addressed cache: one IndexedDB database, one object store. */
 export const CAS_DATABASE = { name: "linux-in-a-tab", store: "cas" } as const;
@@ -58,6 +59,8 @@ export interface PageServices {
   proxyHandlers: OwnHandlers;
   /** The real network, for what the page itself fetches (registries, pinned policies). */
   fetch: FetchLike;
+  /** The page's link, read once (src/page/link.ts). */
+  link: PageLink;
 }
 
 /**
@@ -75,8 +78,8 @@ export interface LazyPageServices {
 
 export interface PageServicesOptions {
   log: EventLog;
-  /** The page's own URL: the sample bundle sits beside it, and its query says `?fixtures=`. */
-  href: string;
+  /** The page's link, read once: the sample bundle sits beside it, and it says `?fixtures=`, `?allow-prefix=`, `?embed=`. */
+  link: PageLink;
   fetch: FetchLike;
   guest: Promise<Guest>;
   turns: ConsoleTurns;
@@ -115,32 +118,28 @@ export function lazyHandlers(routes: Readonly<Record<string, OwnRouteDeclaration
 }
 
 async function buildPageServices(options: PageServicesOptions): Promise<PageServices> {
-  const { log, href, fetch } = options;
+  const { log, link, fetch } = options;
   const [
     { toHex },
     { createCas, createIdbStore },
     { createPageDigest },
     model,
-    link,
     session,
     runnerModule,
     skillsModule,
     vaultModule,
     orgModule,
-    shareLink,
     resolverModule,
   ] = await Promise.all([
     import("../bytes"),
     import("../cas"),
     import("./cache/digest"),
     import("./features/model/endpoint"),
-    import("./features/resolve/link"),
     import("./features/resolve/session"),
     import("./features/runner/page-runner"),
     import("./features/skills/stores"),
     import("./features/vault/service"),
     import("./features/resolve/org-allowlist"),
-    import("./features/share/link"),
     import("../resolver"),
   ]);
   const digest = createPageDigest();
@@ -148,14 +147,13 @@ async function buildPageServices(options: PageServicesOptions): Promise<PageServ
   const skills = skillsModule.createPageSkills(cas, options.storage);
   const vault = vaultModule.createPageVault({ cas, log });
   const modelEndpoint = model.createPageModelEndpoint();
-  const harnessLink = link.harnessFromHref(href);
-  const bundleRoot = new URL("samples/", href).href;
+  const bundleRoot = new URL("samples/", link.href).href;
   const orgAllowlist = orgModule.createPageOrgAllowlist({ log, storage: options.storage, bundleRoot });
   // Proposed here, before any feature mounts, so a link's resolve always sees it pending.
   // An embedded view has no Resolver panel to ask in: its proposals are dropped, said on the log,
   // rather than leaving the link's resolve waiting for an answer nobody can give.
-  const proposed = shareLink.proposedPrefixes(harnessLink.params);
-  if (proposed.length > 0 && harnessLink.params.get("embed") === "1")
+  const proposed = proposedPrefixes(link.allowPrefixes);
+  if (proposed.length > 0 && link.embed === "1")
     log.append({
       kind: "note",
       level: "warning",
@@ -168,7 +166,7 @@ async function buildPageServices(options: PageServicesOptions): Promise<PageServ
     cas,
     log,
     bundleRoot,
-    recordings: harnessLink.params.get("fixtures") === "samples",
+    recordings: link.fixtures === "samples",
     fetch,
     orgAllowlist,
   });
@@ -186,7 +184,7 @@ async function buildPageServices(options: PageServicesOptions): Promise<PageServ
       attached: () => skills.choices.attached(),
       scriptPins: () => skills.choices.scriptPins(),
     },
-    defaultHarness: () => options.harnessField() || harnessLink.harness || "demo",
+    defaultHarness: () => options.harnessField() || link.harness || "demo",
   });
   return {
     digest,
@@ -201,5 +199,6 @@ async function buildPageServices(options: PageServicesOptions): Promise<PageServ
     runner,
     proxyHandlers: { ...vault.service.handlers, ...modelEndpoint.handlers, ...runtimeFetch.handlers },
     fetch,
+    link,
   };
 }

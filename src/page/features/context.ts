@@ -3,6 +3,7 @@ import type { EventLog } from "../../log";
 import type { PolicyHolder } from "../../policy";
 import type { Guest } from "../emulator/boot";
 import type { PageNetwork } from "../emulator/network";
+import type { PageLink } from "../link";
 import type { EventPanel } from "../panels";
 import type { PageServices } from "../services";
 import type { Layout } from "../shell/layout";
@@ -19,7 +20,8 @@ export interface ShellContext {
   log: EventLog;
   layout: Layout;
   policy: PolicyHolder;
-  params: URLSearchParams;
+  /** The page's link, read once (src/page/link.ts): features never read `location` for parameters. */
+  link: PageLink;
   /** The guest once it is ready (boots or restores). */
   guest: Promise<Guest>;
   /** The network once the guest exists (null before). */

@@ -1,3 +1,4 @@
+import type { PageLink } from "../link";
 import type { PageServices } from "../services";
 import type { FeatureContext, ShellContext } from "./context";
 
@@ -27,7 +28,7 @@ const FEATURES: readonly Feature[] = [
 ];
 
 /** Whether the link asks for embed mode (`?embed=…`): then the embed feature shapes the first screen. */
-export const wantsEmbed = (params: URLSearchParams): boolean => params.has("embed");
+export const wantsEmbed = (link: PageLink): boolean => link.embed !== null;
 
 /**
  * Embed mode (`?embed=1&scenario=N`), loaded only when the link asks for it and mounted before

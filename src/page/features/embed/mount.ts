@@ -15,10 +15,10 @@ import { type EmbedRequest, embedExplanation, fullPlaygroundHref, readEmbedReque
  * hidden by embed.css, scoped under `.embed`.
  */
 export function mount(ctx: ShellContext): void {
-  const request = readEmbedRequest(ctx.params, SCENARIOS);
+  const request = readEmbedRequest(ctx.link, SCENARIOS);
   if (request.mode === "off") return;
   // `?embed=1&lesson=…`: the lesson player (features/lessons) fills the embed; here only its shape.
-  if (ctx.params.has("lesson") || location.hash.includes("lesson-draft=")) {
+  if (ctx.link.lesson !== null || ctx.link.hash.includes("lesson-draft=")) {
     document.documentElement.classList.add("embed");
     ctx.layout.root.classList.add("embed");
     ctx.layout.root.dataset.embedPanel = "lessons";
@@ -35,7 +35,7 @@ export function mount(ctx: ShellContext): void {
     {
       class: "embed-open",
       title: "The whole playground (all scenarios and panels) in a new tab",
-      attrs: { href: fullPlaygroundHref(location.href), target: "_blank", rel: "noopener" },
+      attrs: { href: fullPlaygroundHref(ctx.link.href), target: "_blank", rel: "noopener" },
     },
     "Open in the full playground ↗",
   );

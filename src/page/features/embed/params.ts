@@ -1,4 +1,5 @@
 import type { Decider } from "../../../log";
+import type { PageLink } from "../../link";
 import type { Scenario } from "../../shell/scenarios";
 
 /**
@@ -12,9 +13,9 @@ export type EmbedRequest = { mode: "off" } | { mode: "scenario"; scenario: Scena
 const EMBED_ON = new Set(["1", "true"]);
 const MAX_ECHO = 40;
 
-export function readEmbedRequest(params: URLSearchParams, scenarios: readonly Scenario[]): EmbedRequest {
-  if (!EMBED_ON.has(params.get("embed") ?? "")) return { mode: "off" };
-  const raw = params.get("scenario");
+export function readEmbedRequest(link: Pick<PageLink, "embed" | "scenario">, scenarios: readonly Scenario[]): EmbedRequest {
+  if (!EMBED_ON.has(link.embed ?? "")) return { mode: "off" };
+  const raw = link.scenario;
   const value = (raw ?? "").trim();
   if (value === "") return { mode: "invalid", message: `No scenario given: add &scenario= with ${validValues(scenarios)}.` };
   const scenario = /^\d+$/.test(value)

@@ -35,7 +35,7 @@ const MAX_HISTORY = 40;
  */
 export function mount(ctx: FeatureContext): void {
   const { log } = ctx;
-  const link = readLessonLink(ctx.params, location.hash);
+  const link = readLessonLink(ctx.link);
   const store = createProgressStore(localTextStore(LESSON_PROGRESS_KEY));
   const post = createLessonMessenger(
     link.embed ? embeddingParent(globalThis as unknown as { parent: unknown; self: unknown }) : null,
@@ -316,7 +316,7 @@ export function mount(ctx: FeatureContext): void {
     state.draft = { yaml, link: null, problem: null };
     render();
     const encoded = await encodeDraft(yaml);
-    if (encoded.ok) state.draft = { yaml, link: draftHref(location.href, encoded.fragment), problem: null };
+    if (encoded.ok) state.draft = { yaml, link: draftHref(ctx.link.href, encoded.fragment), problem: null };
     else state.draft = { yaml, link: null, problem: encoded.reason };
     render();
   }

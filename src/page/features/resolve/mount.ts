@@ -3,7 +3,6 @@ import { h } from "../../shell/dom";
 import type { FeatureContext } from "../context";
 import { createAllowlistView } from "./allowlist-view";
 import { createCacheView } from "./cache-view";
-import { harnessFromHref } from "./link";
 import { type ResolveMode, SAMPLE } from "./session";
 import { createResolverTree } from "./tree";
 
@@ -15,9 +14,8 @@ import { createResolverTree } from "./tree";
  * and the run as a tree; the Cache panel shows the CAS on IndexedDB.
  */
 export function mount(ctx: FeatureContext): void {
-  const link = harnessFromHref(location.href);
   const { cas, resolver: session, orgAllowlist } = ctx.services;
-  let current = link.harness ?? SAMPLE;
+  let current = ctx.link.harness ?? SAMPLE;
 
   const note = h("span", { class: "counters", attrs: { "aria-live": "polite", "data-testid": "resolve-note" } });
   const button = (label: string, title: string, onClick: () => void) =>
@@ -94,8 +92,8 @@ export function mount(ctx: FeatureContext): void {
     runCasContract: async () => (await import("../../cache/contract")).runCasContractInBrowser(),
   });
 
-  if (link.harness !== null) {
-    const harness = link.harness;
+  if (ctx.link.harness !== null) {
+    const harness = ctx.link.harness;
     if (harness !== SAMPLE) ctx.layout.harnessInput.value = harness;
     // A link that proposes allowlist entries is resolved once the operator has answered, so
     // its harness meets the allowlist the operator chose (rejected: refused as before).

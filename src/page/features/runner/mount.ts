@@ -2,7 +2,6 @@ import type { LogEvent } from "../../../log";
 import { createEventPanel, type Row } from "../../panels";
 import { h, replaceChildren } from "../../shell/dom";
 import type { FeatureContext } from "../context";
-import { harnessFromHref } from "../resolve/link";
 import type { RunOptions } from "./run-agent";
 
 function runnerRow(e: LogEvent): Row | null {
@@ -94,8 +93,8 @@ export function mount(ctx: FeatureContext): void {
   );
   ctx.expose("runner", { run: (options?: RunOptions) => runner.run(options) });
 
-  // The link's own parameters, the pinned harness URL's fragment included (resolve/link.ts).
-  if (harnessFromHref(location.href).params.get("run") === "1") {
+  // The link's own parameters, the pinned harness URL's fragment included (src/page/link.ts).
+  if (ctx.link.run) {
     // After the operator has answered the link's org allowlist proposal, if it made one.
     void Promise.all([ctx.guest, ctx.services.orgAllowlist.settled()])
       .then(() => runner.run())

@@ -57,7 +57,7 @@ export function mount(ctx: FeatureContext): void {
       const policyJson = canonicalJson(ctx.policy.current());
       const policy = policyJson === canonicalJson(DEFAULT_POLICY) ? null : policyJson;
       const state = {
-        harness: layout.harnessInput.value.trim() || new URLSearchParams(location.search).get("harness"),
+        harness: layout.harnessInput.value.trim() || ctx.link.harness,
         policy,
         policyRef: null,
         scenarios: ran,
@@ -67,12 +67,12 @@ export function mount(ctx: FeatureContext): void {
       };
       layout.root.querySelector(".share-policy-ref")?.remove();
       const packedLength = policy === null ? 0 : (await packPolicy(policy)).length;
-      if (policy === null || packedLength <= MAX_INLINE_POLICY) return showLink(await buildShareUrl(location.href, state));
+      if (policy === null || packedLength <= MAX_INLINE_POLICY) return showLink(await buildShareUrl(ctx.link.href, state));
       // Too large for the link: by reference, once the sender says where it is published.
       const form = createPolicyRefForm({
         policyText: policy,
         packedLength,
-        onReference: (policyRef) => void buildShareUrl(location.href, { ...state, policyRef }).then(showLink),
+        onReference: (policyRef) => void buildShareUrl(ctx.link.href, { ...state, policyRef }).then(showLink),
       });
       layout.shareButton.parentElement?.after(form);
     })();
@@ -103,7 +103,7 @@ export function mount(ctx: FeatureContext): void {
   ctx.addPanel(panel);
 
   const replay = async () => {
-    const { state, problems } = await readShareState(ctx.params);
+    const { state, problems } = await readShareState(ctx.link);
     for (const message of problems) log.append({ kind: "note", level: "warning", source: "share link", message });
     if (state.policyRef) {
       const fetched = await fetchPinnedPolicy(state.policyRef, ctx.services.fetch);

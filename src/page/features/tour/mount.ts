@@ -28,7 +28,7 @@ export function mount(ctx: ShellContext): void {
   const store = localTextStore(TOUR_STORAGE_KEY);
   const loaded = loadProgress(store.read(), TOUR_STEPS);
   const machine = createTourMachine(TOUR_STEPS, loaded.progress ?? TOUR_START);
-  const wanted = ctx.params.get("tour") === "1";
+  const wanted = ctx.link.tour;
   let active = loaded.progress !== null || wanted;
   let guest: Guest | null = null;
   const view: Omit<TourView, "progress" | "active" | "guestReady"> = {
