@@ -1,5 +1,5 @@
 import type { Page } from "@playwright/test";
-import type { RunResult } from "../../src/page/features/runner/run-agent";
+import type { RunResult } from "../../src/page/services/types";
 
 /** What `window.__tab.features.runner.run()` answers (src/page/features/runner/run-agent.ts). */
 export type { RunResult };

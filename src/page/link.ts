@@ -41,6 +41,9 @@ export interface PageLink {
   with(changes: Readonly<Record<string, string | null>>): string;
 }
 
+/** `?harness=sample` and the "Resolve the sample" button: the sample bundle's default harness. */
+export const SAMPLE = "sample";
+
 /** The link parameter carrying one proposed org allowlist prefix (repeated for several). */
 export const ALLOW_PREFIX_PARAM = "allow-prefix";
 /** A link proposes a handful of prefixes at most; more are dropped with a reason. */

@@ -7,7 +7,7 @@ import { mountEmbed, mountFeatures, type ShellContext, wantsEmbed } from "./feat
 import { readPageLink } from "./link";
 import { createPanels, createPanelTabs } from "./panels";
 import { createPageRelay, createRelayField, type PageRelay } from "./relay";
-import { createPageServices } from "./services";
+import { createPageServices } from "./services/index";
 import { offerFreshBoot, showBootProgress } from "./shell/boot-status";
 import { createLayout, type Layout } from "./shell/layout";
 import { createPolicyEditor } from "./shell/policy-editor";

@@ -1,11 +1,10 @@
-import type { ConsoleTurns } from "../../console";
+import type { ConsoleTurns, WatchedGuest } from "../../console";
 import type { EventLog } from "../../log";
 import type { PolicyHolder } from "../../policy";
-import type { Guest } from "../emulator/boot";
 import type { PageNetwork } from "../emulator/network";
 import type { PageLink } from "../link";
 import type { EventPanel } from "../panels";
-import type { PageServices } from "../services";
+import type { PageServices } from "../services/types";
 import type { Layout } from "../shell/layout";
 import type { ScenarioBar } from "../shell/scenario-bar";
 
@@ -23,7 +22,7 @@ export interface ShellContext {
   /** The page's link, read once (src/page/link.ts): features never read `location` for parameters. */
   link: PageLink;
   /** The guest once it is ready (boots or restores). */
-  guest: Promise<Guest>;
+  guest: Promise<WatchedGuest>;
   /** The network once the guest exists (null before). */
   network(): PageNetwork | null;
   /** A built-in panel by id ("wire", "proxy", "resolver", "cache", "policy", "kernel"). */

@@ -1,5 +1,5 @@
 import type { PageLink } from "../link";
-import type { PageServices } from "../services";
+import type { PageServices } from "../services/types";
 import type { FeatureContext, ShellContext } from "./context";
 
 export type { FeatureContext, ShellContext } from "./context";

@@ -1,5 +1,4 @@
-import type { CommandRecord, CommandResult } from "../../../console";
-import type { Guest } from "../../emulator/boot";
+import type { CommandRecord, CommandResult, GuestPort } from "../../../console";
 import type { ShellContext } from "../context";
 
 /**
@@ -10,7 +9,7 @@ import type { ShellContext } from "../context";
  */
 export function runOnConsole(
   ctx: Pick<ShellContext, "turns">,
-  guest: Guest,
+  guest: GuestPort,
   command: string,
   _act: "lesson-show-me" | "lesson-demo" | "lesson-setup",
   onStarted?: (record: CommandRecord) => void,

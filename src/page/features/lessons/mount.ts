@@ -1,7 +1,6 @@
 import "./lessons.css";
-import type { WatchedCommand } from "../../../console";
+import type { WatchedCommand, WatchedGuest } from "../../../console";
 import { watchCommands } from "../../../console";
-import type { Guest } from "../../emulator/boot";
 import { localTextStore } from "../../local-text-store";
 import { createEventPanel } from "../../panels";
 import { h } from "../../shell/dom";
@@ -42,7 +41,7 @@ export function mount(ctx: FeatureContext): void {
     link.embedder,
   );
   const history: WatchedCommand[] = [];
-  let guest: Guest | null = null;
+  let guest: WatchedGuest | null = null;
   let loaded: LoadedLesson | null = null;
   let run: PlayerRun | null = null;
   /** Records of the setup commands (not judged, not drafted). */

@@ -8,10 +8,9 @@ import {
   type PageStep,
 } from "../../../model";
 import { createModelSkillTools } from "../../../skills";
+import type { ActiveRun, RunOptions, RunResult } from "../../services/types";
 import { h, replaceChildren } from "../../shell/dom";
 import type { FeatureContext } from "../context";
-import type { RunOptions, RunResult } from "../runner/run-agent";
-import type { ActiveRun } from "../runner/run-time";
 import { modelCallVerdict, policyAllowingModel } from "./policy";
 
 /**

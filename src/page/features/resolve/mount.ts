@@ -1,9 +1,10 @@
 import type { Resolution } from "../../../resolver";
+import { SAMPLE } from "../../link";
+import type { ResolveMode } from "../../services/types";
 import { h } from "../../shell/dom";
 import type { FeatureContext } from "../context";
 import { createAllowlistView } from "./allowlist-view";
 import { createCacheView } from "./cache-view";
-import { type ResolveMode, SAMPLE } from "./session";
 import { createResolverTree } from "./tree";
 
 /**

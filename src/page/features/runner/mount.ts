@@ -1,8 +1,8 @@
 import type { LogEvent } from "../../../log";
 import { createEventPanel, type Row } from "../../panels";
+import type { RunOptions } from "../../services/types";
 import { h, replaceChildren } from "../../shell/dom";
 import type { FeatureContext } from "../context";
-import type { RunOptions } from "./run-agent";
 
 function runnerRow(e: LogEvent): Row | null {
   if (e.kind === "runner.step")

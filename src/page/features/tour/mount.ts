@@ -1,5 +1,5 @@
 import "./tour.css";
-import type { Guest } from "../../emulator/boot";
+import type { GuestPort } from "../../../console";
 import { localTextStore } from "../../local-text-store";
 import { createEventPanel, type Tone } from "../../panels";
 import type { ShellContext } from "../context";
@@ -30,7 +30,7 @@ export function mount(ctx: ShellContext): void {
   const machine = createTourMachine(TOUR_STEPS, loaded.progress ?? TOUR_START);
   const wanted = ctx.link.tour;
   let active = loaded.progress !== null || wanted;
-  let guest: Guest | null = null;
+  let guest: GuestPort | null = null;
   const view: Omit<TourView, "progress" | "active" | "guestReady"> = {
     steps: TOUR_STEPS,
     explained: null,

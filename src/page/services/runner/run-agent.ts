@@ -1,6 +1,6 @@
 import { utf8 } from "../../../bytes";
 import type { Cas } from "../../../cas";
-import type { ConsoleTurns } from "../../../console";
+import type { ConsoleTurns, GuestPort } from "../../../console";
 import { runConsoleTask } from "../../../console";
 import type { EventLog, NewEvent } from "../../../log";
 import {
@@ -26,8 +26,7 @@ import {
   runOutcome,
 } from "../../../runner";
 import { type AttachedSkill, attachSkill, type SkillBlobStore, type SkillHandleStore, scriptsGiven } from "../../../skills";
-import type { Guest } from "../../emulator/boot";
-import type { ResolverSession } from "../resolve/session";
+import type { PageResolver } from "../resolver";
 import { type ActiveRun, repositoryNotes, runtimeDeliverer, skillDeliverer } from "./run-time";
 import { RUNNER_SCRIPTS } from "./scripts";
 
@@ -77,10 +76,10 @@ export interface RunnerDeps {
   log: EventLog;
   cas: Cas;
   /** The page's resolver session: the sample bundle, its recordings, pinned URLs. */
-  resolver: Pick<ResolverSession, "resolveForRun">;
+  resolver: Pick<PageResolver, "resolveForRun">;
   /** `POST /v0/resolve`: armed for exactly the run's duration with the run's resolver session. */
   runtimeFetch: Pick<RuntimeFetchEndpoint, "arm">;
-  guest: Promise<Guest>;
+  guest: Promise<GuestPort>;
   /** Random run ids; injected so nothing reaches for a global. */
   randomId(): string;
   /** The page's skills: handles, their bytes, and the operator's attach / script choices. */
@@ -179,7 +178,7 @@ async function attachSkills(deps: RunnerDeps, handles: readonly string[], run: R
 }
 
 /** Delivery: the runner scripts, then the run's files; every one logged with its hash. */
-async function deliver(guest: Guest, plan: RunPlan, skillCount: number, run: RunLog): Promise<void> {
+async function deliver(guest: GuestPort, plan: RunPlan, skillCount: number, run: RunLog): Promise<void> {
   for (const [path, text] of Object.entries(RUNNER_SCRIPTS)) await guest.writeFile(path, utf8(text));
   for (const file of plan.files) await guest.writeFile(`${plan.dir}/${file.path}`, file.bytes);
   for (const file of plan.files.filter((f) => f.field !== null || f.path === "harness.json" || f.path === "manifest.sha256"))
@@ -197,7 +196,7 @@ async function deliver(guest: Guest, plan: RunPlan, skillCount: number, run: Run
 }
 
 /** What the guest's console said about one run: its step lines and the last outcome line. */
-function watchStepLines(guest: Guest, log: EventLog, run: RunLog): { lines: RunnerLine[]; last(): RunnerLine | null; stop(): void } {
+function watchStepLines(guest: GuestPort, log: EventLog, run: RunLog): { lines: RunnerLine[]; last(): RunnerLine | null; stop(): void } {
   const lines: RunnerLine[] = [];
   let last: RunnerLine | null = null;
   let started = false;

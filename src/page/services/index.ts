@@ -1,19 +1,11 @@
-import type { Cas } from "../cas";
-import type { ConsoleTurns } from "../console";
-import type { EventLog } from "../log";
-import type { ModelEndpoint } from "../model";
-import type { OwnEndpointSpec, OwnHandlers, OwnRequest, OwnResponse } from "../proxy";
-import type { FetchLike, OrgAllowlist, RuntimeFetchEndpoint } from "../resolver";
-import type { PageDigest } from "./cache/digest";
-import type { Guest } from "./emulator/boot";
-import type { ResolverSession } from "./features/resolve/session";
-import type { PageRunner } from "./features/runner/page-runner";
-import type { PageSkills } from "./features/skills/stores";
-import type { PageVault } from "./features/vault/service";
-import { type PageLink, proposedPrefixes } from "./link";
+import type { OwnEndpointSpec, OwnHandlers, OwnRequest, OwnResponse } from "../../proxy";
+import { proposedPrefixes } from "../link";
+import type { CasDatabase, LazyPageServices, OwnRouteDeclaration, PageServices, PageServicesOptions } from "./types";
+
+export type { LazyPageServices, OwnRouteDeclaration, PageServices, PageServicesOptions } from "./types";
 
 /** Where the page keeps the content-addressed cache: one IndexedDB database, one object store. */
-export const CAS_DATABASE = { name: "linux-in-a-tab", store: "cas" } as const;
+export const CAS_DATABASE: CasDatabase = { name: "linux-in-a-tab", store: "cas" };
 
 /**
  * The routes the page serves on its proxy, known before their code is loaded: the vault's
@@ -29,65 +21,6 @@ export const PAGE_ROUTES: Readonly<Record<string, OwnRouteDeclaration>> = {
   // tab-fetch in the guest (the resolver's run-time fetch endpoint).
   "POST /v0/resolve": { json: true },
 };
-
-/** What the proxy must know of a route before its code loads: the decision's mode and the body type it requires. */
-export type OwnRouteDeclaration = Omit<OwnEndpointSpec, "handle">;
-
-/**
- * The page's services, built once here and handed to every feature as `ctx.services`: one
- * instance of each, so the proxy serves the same vault and model endpoint the features
- * drive, and the resolver, skills and vault share one verified cache (content-addressed, re-hashed on every read).
- */
-export interface PageServices {
-  /** The CAS's digest (its counts show where large inputs were hashed). */
-  digest: PageDigest;
-  /** The one content-addressed cache on IndexedDB: harness resources, skills, vault blobs. */
-  cas: Cas;
-  casDatabase: typeof CAS_DATABASE;
-  skills: PageSkills;
-  vault: PageVault;
-  /** `POST /v0/model`: the Model section arms it, the proxy serves it. */
-  modelEndpoint: ModelEndpoint;
-  /** `POST /v0/resolve` (tab-fetch): the runner arms it for a run's duration, the proxy serves it. */
-  runtimeFetch: RuntimeFetchEndpoint;
-  /** The sample bundle, its recordings, pinned URLs: the Resolver panel's and the runner's. */
-  resolver: ResolverSession;
-  /** The org allowlist every resolve uses: edited in the Resolver panel, proposed (never applied) by a share link. */
-  orgAllowlist: OrgAllowlist;
-  runner: PageRunner;
-  /** The page's own endpoints on the proxy (`/v0/vault/*`, `/v0/model`, `/v0/resolve`). */
-  proxyHandlers: OwnHandlers;
-  /** The real network, for what the page itself fetches (registries, pinned policies). */
-  fetch: FetchLike;
-  /** The page's link, read once (src/page/link.ts). */
-  link: PageLink;
-}
-
-/**
- * The services before their code is loaded. Their code (the cache, the resolver and its YAML
- * parser, the KMS, the runner, the model endpoint) is not part of the first screen: `load()`
- * imports and builds them, once, on first use. The proxy's handlers exist from the start and
- * load the services when the guest first calls one.
- */
-export interface LazyPageServices {
-  /** Builds the services on the first call (later calls get the same instances). */
-  load(): Promise<PageServices>;
-  /** The page's own endpoints on the proxy, for the guest's boot: each loads the services on its first request. */
-  proxyHandlers: OwnHandlers;
-}
-
-export interface PageServicesOptions {
-  log: EventLog;
-  /** The page's link, read once: the sample bundle sits beside it, and it says `?fixtures=`, `?allow-prefix=`, `?embed=`. */
-  link: PageLink;
-  fetch: FetchLike;
-  guest: Promise<Guest>;
-  turns: ConsoleTurns;
-  /** Where the operator keeps small choices (the skills to attach); null when there is none. */
-  storage: Storage | null;
-  /** What "Run agent" runs when nobody says: the harness field, else the link's, else the demo. */
-  harnessField(): string;
-}
 
 export function createPageServices(options: PageServicesOptions): LazyPageServices {
   let built: Promise<PageServices> | null = null;
@@ -131,16 +64,16 @@ async function buildPageServices(options: PageServicesOptions): Promise<PageServ
     orgModule,
     resolverModule,
   ] = await Promise.all([
-    import("../bytes"),
-    import("../cas"),
-    import("./cache/digest"),
-    import("./features/model/endpoint"),
-    import("./features/resolve/session"),
-    import("./features/runner/page-runner"),
-    import("./features/skills/stores"),
-    import("./features/vault/service"),
-    import("./features/resolve/org-allowlist"),
-    import("../resolver"),
+    import("../../bytes"),
+    import("../../cas"),
+    import("../cache/digest"),
+    import("./model-endpoint"),
+    import("./resolver"),
+    import("./runner/page-runner"),
+    import("./skills"),
+    import("./vault"),
+    import("./org-allowlist"),
+    import("../../resolver"),
   ]);
   const digest = createPageDigest();
   const cas = createCas({ store: createIdbStore(CAS_DATABASE.name, CAS_DATABASE.store), log, digest });
@@ -162,7 +95,7 @@ async function buildPageServices(options: PageServicesOptions): Promise<PageServ
     });
   else if (proposed.length > 0) void orgAllowlist.propose(proposed, "share link");
   const runtimeFetch = resolverModule.createRuntimeFetchEndpoint();
-  const resolver = session.createResolverSession({
+  const resolver = session.createPageResolver({
     cas,
     log,
     bundleRoot,

@@ -1,5 +1,5 @@
-import type { Cas } from "../../../cas";
-import type { EventLog } from "../../../log";
+import type { Cas } from "../../cas";
+import type { EventLog } from "../../log";
 import {
   buildLockFile,
   createFixtureFetch,
@@ -13,17 +13,16 @@ import {
   readOrgConfig,
   renderLockFile,
   resolveHarnessSession,
-} from "../../../resolver";
+} from "../../resolver";
+import { SAMPLE } from "../link";
 
-/** `?harness=sample` and the "Resolve the sample" button: the bundle's default harness. */
-export const SAMPLE = "sample";
 export const SAMPLE_HARNESS_PATH = "/.fullsend/harness/demo.yaml";
 export const ORG_CONFIG_PATH = "/.fullsend/config.yaml";
 const FIXTURES_ROOT = "/fixtures";
 
 export type ResolveMode = "resolve" | "warm" | "offline";
 
-export interface ResolverSessionOptions {
+export interface PageResolverOptions {
   cas: Cas;
   log: EventLog;
   /** The sample bundle's root URL (public/samples, served at `samples/`). */
@@ -42,7 +41,7 @@ export interface ResolveRecord {
   resolution: Resolution;
 }
 
-export interface ResolverSession {
+export interface PageResolver {
   readonly cas: Cas;
   readonly bundle: LocalFiles;
   /** Resolves `sample`, a bundle path, or an `https://…#sha256=…` URL. Runs one at a time. */
@@ -66,7 +65,7 @@ export interface ResolverSession {
  * `allowed_remote_resources`, recordings or the real fetch, and the shared CAS. Runs are
  * serialized so the Resolver panel's tree always belongs to one run.
  */
-export function createResolverSession(options: ResolverSessionOptions): ResolverSession {
+export function createPageResolver(options: PageResolverOptions): PageResolver {
   const { cas, log } = options;
   const bundle = createHttpLocalFiles({ root: options.bundleRoot, fetch: (url, init) => fetch(url, init) });
   const recorded = createFixtureFetch(bundle, FIXTURES_ROOT);
