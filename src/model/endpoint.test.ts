@@ -92,7 +92,7 @@ describe("POST /v0/model answers one step, fetched by value under the policy (is
   it("never retries a model call through the CORS relay, which would see the key (upstream-unreadable)", async () => {
     const side = guestSide({
       policy: allowed,
-      corsRelay: "https://relay.example/?u={url}",
+      corsProxy: "https://relay.example/?u={url}",
       answer: (url) =>
         url.startsWith("https://relay.example/") ? anthropicText("list .") : Promise.reject(new TypeError("Failed to fetch")),
     });

@@ -160,8 +160,8 @@ export function createModelEndpoint(options: ModelEndpointOptions): ModelEndpoin
         user: userMessage(mergeTranscript(transcript, run.pageSteps)),
       });
       const outcome = await withTimeout(
-        // Never through a CORS relay: the relay would see the key.
-        fetchByValue({ method: call.method, url: call.url, headers: call.headers, body: utf8(call.body), relay: false }),
+        // Never through a CORS proxy: it would see the key.
+        fetchByValue({ method: call.method, url: call.url, headers: call.headers, body: utf8(call.body), corsProxy: false }),
       );
       if (outcome === "timeout")
         return refused(

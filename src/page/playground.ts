@@ -1,20 +1,20 @@
 import { createConsoleTurns } from "../console";
 import { createEventLog, type EventLog } from "../log";
 import { createPolicyHolder, DEFAULT_POLICY, type PolicyHolder } from "../policy";
+import { offerFreshBoot, showBootProgress } from "./chrome/boot-status";
+import { createLayout, type Layout } from "./chrome/layout";
+import { createPolicyEditor } from "./chrome/policy-editor";
+import { mountScenarioBar, type ScenarioBar } from "./chrome/scenario-bar";
+import { SCENARIOS } from "./chrome/scenarios";
+import { createTerminal } from "./chrome/terminal";
+import { createWireCounters } from "./chrome/wire-counters";
 import type { Guest } from "./emulator/boot";
 import type { PageNetwork } from "./emulator/network";
-import { mountEmbed, mountFeatures, type ShellContext, wantsEmbed } from "./features";
+import { mountEmbed, mountFeatures, type PageContext, wantsEmbed } from "./features";
 import { readPageLink } from "./link";
 import { createPanels, createPanelTabs } from "./panels";
 import { createPageRelay, createRelayField, type PageRelay } from "./relay";
 import { createPageServices } from "./services/index";
-import { offerFreshBoot, showBootProgress } from "./shell/boot-status";
-import { createLayout, type Layout } from "./shell/layout";
-import { createPolicyEditor } from "./shell/policy-editor";
-import { mountScenarioBar, type ScenarioBar } from "./shell/scenario-bar";
-import { SCENARIOS } from "./shell/scenarios";
-import { createTerminal } from "./shell/terminal";
-import { createWireCounters } from "./shell/wire-counters";
 
 /** What the page exposes on `window.__tab` for the e2e suite and for curious users. */
 export interface PlaygroundHandle {
@@ -44,7 +44,7 @@ export async function startPlayground(container: HTMLElement): Promise<Playgroun
   // The page's link, read once: every feature and service gets this, none reads `location`.
   const link = readPageLink(location.href);
   // The emulator (v86, the network, the proxy, TLS) is not part of the first screen's script:
-  // index.html preloads it (vite.config.ts), and it is imported before the shell is built.
+  // index.html preloads it (vite.config.ts), and it is imported before the page's chrome is built.
   const emulator = import("./emulator/start-guest");
   const embedding = wantsEmbed(link);
   const log = createEventLog();
@@ -108,7 +108,7 @@ export async function startPlayground(container: HTMLElement): Promise<Playgroun
   };
   window.__tab = handle;
 
-  const shell: ShellContext = {
+  const page: PageContext = {
     log,
     layout,
     policy,
@@ -170,11 +170,11 @@ export async function startPlayground(container: HTMLElement): Promise<Playgroun
   );
 
   if (embedding)
-    await mountEmbed(shell).finally(() => {
+    await mountEmbed(page).finally(() => {
       layout.root.style.visibility = "";
     });
   // Everything else a visitor may never open loads after the first screen, beside the guest's download.
-  mountFeatures(shell, services.load).catch((error: unknown) => {
+  mountFeatures(page, services.load).catch((error: unknown) => {
     log.append({ kind: "note", level: "error", source: "page", message: `a page feature did not load: ${(error as Error).message}` });
   });
   return handle;

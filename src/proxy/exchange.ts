@@ -10,7 +10,7 @@ import { forwardRequestHeaders } from "./headers";
 import { type BodyLimits, BudgetLease, type ByteBudget } from "./limits";
 import { type OwnAnswer, type OwnEndpoint, sendOwnReply } from "./own-endpoints";
 import { contentTypeRefusal, crossSiteRefusal } from "./own-guard";
-import { relayResponse } from "./relay";
+import { streamReply } from "./reply-stream";
 import { CONNECTION_ESTABLISHED, CONTINUE, refusalResponse } from "./respond";
 import { bodyTimeoutVerdict, type ConnectionTimeouts, type UpstreamClock } from "./timeouts";
 import type { ProxyOptions, TunnelContext } from "./types";
@@ -293,21 +293,21 @@ export class Exchange {
         ...(outcome.status === undefined ? {} : { status: outcome.status }),
         ...(outcome.path === undefined ? {} : { upstreamPath: outcome.path }),
       });
-    const relay = await relayResponse(this.conn, outcome.response, head.method, head.version, head.keepAlive, this.ctx.upstreamClock);
-    const notes = [target.upgraded ? "http:// upgraded to https:// by policy" : "", relay.error ?? ""].filter(Boolean);
+    const reply = await streamReply(this.conn, outcome.response, head.method, head.version, head.keepAlive, this.ctx.upstreamClock);
+    const notes = [target.upgraded ? "http:// upgraded to https:// by policy" : "", reply.error ?? ""].filter(Boolean);
     const reason = notes.length > 0 ? `${outcome.verdict.reason} (${notes.join("; ")})` : outcome.verdict.reason;
     this.record({
       mode: this.mode(),
       method: head.method,
       target: shownTarget,
       status: outcome.response.status,
-      bytes: relay.bytes,
+      bytes: reply.bytes,
       headers: head.headers,
       upstream: outcome.via,
       upstreamPath: outcome.path,
       verdict: { ...allowed, ...outcome.verdict, reason },
     });
-    return relay.close ? "close" : "continue";
+    return reply.close ? "close" : "continue";
   }
 
   /** Origin-form requests to the proxy itself: the route table of built-ins and handlers. */

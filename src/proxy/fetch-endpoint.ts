@@ -148,8 +148,8 @@ export async function fetchByValue(
 
   const decision = evaluate(policy, { method: request.method, url: request.url });
   if (!decision.verdict.allowed || !decision.target) return { kind: "refused", verdict: decision.verdict, target: request.url };
-  const { corsRelay: _relay, ...direct } = deps;
-  const outcome = await fetchUpstream(request.relay === false ? direct : deps, {
+  const { corsProxy: _corsProxy, ...direct } = deps;
+  const outcome = await fetchUpstream(request.corsProxy === false ? direct : deps, {
     target: decision.target,
     method: request.method,
     headers: forwardRequestHeaders(request.headers),

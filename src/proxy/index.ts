@@ -33,4 +33,4 @@ export type {
   UpstreamInit,
   UpstreamPath,
 } from "./types";
-export { relayUrl } from "./upstream";
+export { corsProxyUrl } from "./upstream";

@@ -27,8 +27,9 @@ export type UpstreamFetch = (url: string, init: UpstreamInit) => Promise<Respons
 /**
  * Which way an upstream request leaves the host (recorded in its decision event): the
  * browser's fetch() (CORS applies; a redirect's target is hidden), a Wisp relay with the page
- * as the TLS client (docs/relay.md), a CORS relay (which sees the request), or the Node
- * host's own TCP and TLS.
+ * as the TLS client (docs/relay.md), a CORS proxy (which sees the request), or the Node
+ * host's own TCP and TLS. The CORS proxy's path keeps its first name, `cors-relay`, on the
+ * log and in verdict reasons, so logs and tools written before read the same.
  */
 export type UpstreamPath = "browser-fetch" | "wisp-relay" | "cors-relay" | "direct";
 
@@ -73,10 +74,10 @@ export interface ByValueRequest {
   headers: [string, string][];
   body: Uint8Array | null;
   /**
-   * false: never retry through the CORS relay (a request carrying a secret the relay must not
+   * false: never retry through the CORS proxy (a request carrying a secret the CORS proxy must not
    * see, like a model key); an unreadable answer is then `upstream-unreadable`. Default: as configured.
    */
-  relay?: boolean;
+  corsProxy?: boolean;
 }
 
 /**
@@ -111,7 +112,7 @@ export interface OwnRequest {
 export interface OwnDecision {
   /** "fetch" for a handler that fetched upstream by value (default: the endpoint's declared mode). */
   mode?: "own" | "fetch";
-  /** The URL actually fetched, when it differs from `target` (a CORS relay). */
+  /** The URL actually fetched, when it differs from `target` (a CORS proxy). */
   upstream?: string;
   /** For a refusal: the HTTP status to answer with instead of the code's default (e.g. 502). */
   status?: number;
@@ -152,10 +153,10 @@ export interface ProxyOptions {
   ownHost: string | readonly string[];
   tunnel?: TunnelHook;
   /**
-   * A CORS relay tried when the browser cannot read an upstream: `{url}` in it is replaced by
+   * A CORS proxy tried when the browser cannot read an upstream: `{url}` in it is replaced by
    * the encoded target URL, or the encoded URL is appended. The relay then sees the request.
    */
-  corsRelay?: string;
+  corsProxy?: string;
   resolveHost?: ResolveHost;
   /**
    * How `fetch` reaches upstreams at this moment, read just before each call (the page

@@ -51,6 +51,7 @@ export {
 } from "./preflight";
 export { type PinnedUrl, parsePinnedUrl, type RefForm, refForm } from "./reference";
 export { remoteBaseOf, resolveHarness, resolveHarnessSession } from "./resolve";
+export type { RunScope } from "./run-scope";
 export {
   createRuntimeFetchEndpoint,
   RESOLVE_PATH,
@@ -69,6 +70,5 @@ export {
   runtimeFetchStatus,
 } from "./runtime-fetch";
 export { Harness, OrgConfig, parseHarness, parseOrgConfig } from "./schema";
-export type { ResolveSession } from "./session";
 export { parseTreeManifest, type TreeFile, treeHash, treeManifest } from "./tree-hash";
 export { DEFAULT_LIMITS, type Resolution, type ResolvedResource, type ResolveLimits, type ResolveOptions } from "./types";

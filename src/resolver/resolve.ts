@@ -10,8 +10,8 @@ import { basename } from "./paths";
 import { lintPreflight } from "./preflight";
 import { type Allowlists, type Outcome, ResourceResolver } from "./resolve-resource";
 import { now, RunRecord, type Step } from "./run-record";
+import type { RunScope } from "./run-scope";
 import type { Harness } from "./schema";
-import type { ResolveSession } from "./session";
 import { DEFAULT_LIMITS, type Resolution, type ResolveOptions } from "./types";
 import { WalkLimits } from "./walk-limits";
 
@@ -31,7 +31,7 @@ export async function resolveHarness(options: ResolveOptions): Promise<Resolutio
  * same allowlists, walk limits (one pin per URL, the remote total), lock pins, cache and node
  * tree, for what the run may still resolve while it lasts (run-time fetches, runtime-fetch.ts).
  */
-export async function resolveHarnessSession(options: ResolveOptions): Promise<{ resolution: Resolution; session: ResolveSession | null }> {
+export async function resolveHarnessSession(options: ResolveOptions): Promise<{ resolution: Resolution; session: RunScope | null }> {
   const none = (resolution: Resolution) => ({ resolution, session: null });
   const limits = { ...DEFAULT_LIMITS, ...options.limits };
   const record = new RunRecord(options.runId ?? crypto.randomUUID(), options.harness, options.log);
@@ -133,7 +133,7 @@ export async function resolveHarnessSession(options: ResolveOptions): Promise<{ 
   }
   const resolution = record.result(warm ? null : output, warm);
   if (!resolution.ok || warm) return none(resolution);
-  const session: ResolveSession = {
+  const session: RunScope = {
     run: record.run,
     harness,
     rootId,

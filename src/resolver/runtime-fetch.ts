@@ -4,7 +4,7 @@ import { type FieldSpec, specForDependency } from "./fields";
 import { HARNESS_SPEC } from "./harness-layers";
 import { refForm } from "./reference";
 import { now, type Step } from "./run-record";
-import type { ResolveSession } from "./session";
+import type { RunScope } from "./run-scope";
 
 /**
  * Run-time fetch (the last phase of docs/decisions/0001-harness-resources-by-url-and-path.md): while a run lasts, its agent
@@ -133,7 +133,7 @@ const SKILL_SPEC: FieldSpec = { executable: false, shape: "directory", content: 
  * whether and how often. Every call naming a URL counts towards the limit, refused or not,
  * so refusals cannot be used to probe without bound.
  */
-export function createRuntimeFetch(session: ResolveSession): RuntimeFetch {
+export function createRuntimeFetch(session: RunScope): RuntimeFetch {
   const allowed = session.harness.allow_runtime_fetch === true;
   const max = session.harness.max_runtime_fetches ?? DEFAULT_MAX_RUNTIME_FETCHES;
   let calls = 0;

@@ -1,12 +1,12 @@
 import type { ConsoleTurns, WatchedGuest } from "../../console";
 import type { EventLog } from "../../log";
 import type { PolicyHolder } from "../../policy";
+import type { Layout } from "../chrome/layout";
+import type { ScenarioBar } from "../chrome/scenario-bar";
 import type { PageNetwork } from "../emulator/network";
 import type { PageLink } from "../link";
 import type { EventPanel } from "../panels";
 import type { PageServices } from "../services/types";
-import type { Layout } from "../shell/layout";
-import type { ScenarioBar } from "../shell/scenario-bar";
 
 /**
  * What a page feature (resolver, skills, vault, runner, share…) gets to plug itself in. Each
@@ -15,7 +15,7 @@ import type { ScenarioBar } from "../shell/scenario-bar";
  * A feature that needs no services takes this context alone. What features share is in `services`, never in each
  * other's exposed objects.
  */
-export interface ShellContext {
+export interface PageContext {
   log: EventLog;
   layout: Layout;
   policy: PolicyHolder;
@@ -38,8 +38,8 @@ export interface ShellContext {
   expose(name: string, value: unknown): void;
 }
 
-/** What a feature that uses the page's services gets: the shell's context and the services, loaded. */
-export interface FeatureContext extends ShellContext {
+/** What a feature that uses the page's services gets: the page's context and the services, loaded. */
+export interface FeatureContext extends PageContext {
   /** The page's services, built once (src/page/services.ts): cache, skills, vault, model endpoint, resolver, runner. */
   services: PageServices;
 }

@@ -9,7 +9,7 @@ import {
   type OrgAllowlist,
   type OrgConfig,
   type Resolution,
-  type ResolveSession,
+  type RunScope,
   readOrgConfig,
   renderLockFile,
   resolveHarnessSession,
@@ -51,7 +51,7 @@ export interface PageResolver {
    * Resolver tree), keeping the run's session: what the run may still resolve while it lasts
    * (run-time fetches) meets the same allowlists, pins and cache. Null session: it did not resolve.
    */
-  resolveForRun(harness: string, runId: string): Promise<{ resolution: Resolution; session: ResolveSession | null }>;
+  resolveForRun(harness: string, runId: string): Promise<{ resolution: Resolution; session: RunScope | null }>;
   /** The last run of any mode, and the last full successful one (what a lock file is made of). */
   last(): ResolveRecord | null;
   lastLockable(): ResolveRecord | null;
@@ -82,11 +82,7 @@ export function createPageResolver(options: PageResolverOptions): PageResolver {
     return orgConfig;
   };
 
-  async function run(
-    harness: string,
-    mode: ResolveMode,
-    runId?: string,
-  ): Promise<{ resolution: Resolution; session: ResolveSession | null }> {
+  async function run(harness: string, mode: ResolveMode, runId?: string): Promise<{ resolution: Resolution; session: RunScope | null }> {
     const isBundle = harness === SAMPLE || harness.startsWith("/");
     const ref = harness === SAMPLE ? SAMPLE_HARNESS_PATH : harness;
     await options.orgAllowlist.ready;

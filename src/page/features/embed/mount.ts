@@ -1,9 +1,9 @@
 import "./embed.css";
 import type { ConsoleTaskResult } from "../../../console";
 import { eventsInWindows, verdictSequence } from "../../../log";
-import { h, replaceChildren } from "../../shell/dom";
-import { SCENARIOS, type Scenario } from "../../shell/scenarios";
-import type { ShellContext } from "../context";
+import { h, replaceChildren } from "../../chrome/dom";
+import { SCENARIOS, type Scenario } from "../../chrome/scenarios";
+import type { PageContext } from "../context";
 import { type EmbedRequest, embedExplanation, fullPlaygroundHref, readEmbedRequest } from "./params";
 
 /**
@@ -14,7 +14,7 @@ import { type EmbedRequest, embedExplanation, fullPlaygroundHref, readEmbedReque
  * is one); the scenario runs only when the reader clicks Run. Everything else on the page is
  * hidden by embed.css, scoped under `.embed`.
  */
-export function mount(ctx: ShellContext): void {
+export function mount(ctx: PageContext): void {
   const request = readEmbedRequest(ctx.link, SCENARIOS);
   if (request.mode === "off") return;
   // `?embed=1&lesson=…`: the lesson player (features/lessons) fills the embed; here only its shape.

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { SCENARIOS } from "../../chrome/scenarios";
 import { readPageLink } from "../../link";
-import { SCENARIOS } from "../../shell/scenarios";
 import { embedExplanation, fullPlaygroundHref, readEmbedRequest, validValues } from "./params";
 
 // Issue 11, embed mode for docs: `?embed=1&scenario=N` picks one row of the verdict table

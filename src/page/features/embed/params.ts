@@ -1,6 +1,6 @@
 import type { Decider } from "../../../log";
+import type { Scenario } from "../../chrome/scenarios";
 import type { PageLink } from "../../link";
-import type { Scenario } from "../../shell/scenarios";
 
 /**
  * What `?embed=1&scenario=…` asks for (issue 11, embed mode for docs): off, one row of seed

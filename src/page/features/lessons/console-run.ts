@@ -1,5 +1,5 @@
 import type { CommandRecord, CommandResult, GuestPort } from "../../../console";
-import type { ShellContext } from "../context";
+import type { PageContext } from "../context";
 
 /**
  * Types one command into the guest console for the lesson ("Show me", a demo step's Run, its
@@ -8,7 +8,7 @@ import type { ShellContext } from "../context";
  * the page typed it (kept for the console task the page will route this through).
  */
 export function runOnConsole(
-  ctx: Pick<ShellContext, "turns">,
+  ctx: Pick<PageContext, "turns">,
   guest: GuestPort,
   command: string,
   _act: "lesson-show-me" | "lesson-demo" | "lesson-setup",

@@ -1,9 +1,9 @@
 import "./lessons.css";
 import type { WatchedCommand, WatchedGuest } from "../../../console";
 import { watchCommands } from "../../../console";
+import { h } from "../../chrome/dom";
 import { localTextStore } from "../../local-text-store";
 import { createEventPanel } from "../../panels";
-import { h } from "../../shell/dom";
 import type { FeatureContext } from "../context";
 import { bundledLessonNames, bundledLessonText } from "./bundled";
 import { runOnConsole } from "./console-run";

@@ -8,8 +8,8 @@ import {
   type PageStep,
 } from "../../../model";
 import { createModelSkillTools } from "../../../skills";
+import { h, replaceChildren } from "../../chrome/dom";
 import type { ActiveRun, RunOptions, RunResult } from "../../services/types";
-import { h, replaceChildren } from "../../shell/dom";
 import type { FeatureContext } from "../context";
 import { modelCallVerdict, policyAllowingModel } from "./policy";
 

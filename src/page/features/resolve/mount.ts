@@ -1,7 +1,7 @@
 import type { Resolution } from "../../../resolver";
+import { h } from "../../chrome/dom";
 import { SAMPLE } from "../../link";
 import type { ResolveMode } from "../../services/types";
-import { h } from "../../shell/dom";
 import type { FeatureContext } from "../context";
 import { createAllowlistView } from "./allowlist-view";
 import { createCacheView } from "./cache-view";

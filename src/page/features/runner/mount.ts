@@ -1,7 +1,7 @@
 import type { LogEvent } from "../../../log";
+import { h, replaceChildren } from "../../chrome/dom";
 import { createEventPanel, type Row } from "../../panels";
 import type { RunOptions } from "../../services/types";
-import { h, replaceChildren } from "../../shell/dom";
 import type { FeatureContext } from "../context";
 
 function runnerRow(e: LogEvent): Row | null {

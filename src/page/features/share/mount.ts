@@ -9,8 +9,8 @@ import {
   verdictSequence,
 } from "../../../log";
 import { canonicalJson, DEFAULT_POLICY } from "../../../policy";
+import { h, replaceChildren } from "../../chrome/dom";
 import { createEventPanel } from "../../panels";
-import { h, replaceChildren } from "../../shell/dom";
 import type { FeatureContext } from "../context";
 import { buildShareUrl, fetchPinnedPolicy, MAX_INLINE_POLICY, packPolicy, readShareState } from "./link";
 import { createPolicyRefForm } from "./policy-ref";

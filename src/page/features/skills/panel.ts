@@ -10,8 +10,8 @@ import {
   type SkillsFetch,
   searchSkills,
 } from "../../../skills";
+import { formatBytes, h, replaceChildren } from "../../chrome/dom";
 import type { PageSkills, SkillChoices } from "../../services/types";
-import { formatBytes, h, replaceChildren } from "../../shell/dom";
 import { openInspection } from "./inspect";
 
 export interface SkillsViewDeps {

@@ -1,4 +1,4 @@
-import type { ShellContext } from "../context";
+import type { PageContext } from "../context";
 import { createTimelineStore, type TimelineMark, timelineMark } from "./model";
 import { createTimelineView } from "./view";
 import "./timeline.css";
@@ -9,7 +9,7 @@ import "./timeline.css";
  * `verdictSequence` selects), one lane per deciding component; it follows the log live and
  * draws at most the newest few hundred marks, bucketed per pixel column.
  */
-export function mount(ctx: ShellContext): void {
+export function mount(ctx: PageContext): void {
   const store = createTimelineStore();
   for (const event of ctx.log.events()) {
     const mark = timelineMark(event);

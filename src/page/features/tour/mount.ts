@@ -2,7 +2,7 @@ import "./tour.css";
 import type { GuestPort } from "../../../console";
 import { localTextStore } from "../../local-text-store";
 import { createEventPanel, type Tone } from "../../panels";
-import type { ShellContext } from "../context";
+import type { PageContext } from "../context";
 import { createTourCard, type TourView } from "./card";
 import { createTourMachine, type TourUpdate } from "./machine";
 import { loadProgress, saveProgress, TOUR_START, TOUR_STORAGE_KEY } from "./progress";
@@ -23,7 +23,7 @@ const TONES: Record<TourUpdate["phase"], Tone> = {
  * which component refused and why (its row of the verdict table), and moves on. Progress is kept in
  * localStorage; `?tour=1` opens the Tour tab and starts it.
  */
-export function mount(ctx: ShellContext): void {
+export function mount(ctx: PageContext): void {
   const { log } = ctx;
   const store = localTextStore(TOUR_STORAGE_KEY);
   const loaded = loadProgress(store.read(), TOUR_STEPS);

@@ -7,7 +7,7 @@ import {
   createMemoryLocalFiles,
   createRuntimeFetch,
   type Resolution,
-  type ResolveSession,
+  type RunScope,
   type RuntimeFetchEndpoint,
   redact,
   resolveHarnessSession,
@@ -137,7 +137,7 @@ function runLog(log: EventLog, id: string, harness: string, env: Readonly<Record
  * The runner demo resolves from memory; everything else is the resolver session's. Either
  * way under the run's id, keeping the session the run's run-time fetches go through.
  */
-function resolveFor(deps: RunnerDeps, harness: string, runId: string): Promise<{ resolution: Resolution; session: ResolveSession | null }> {
+function resolveFor(deps: RunnerDeps, harness: string, runId: string): Promise<{ resolution: Resolution; session: RunScope | null }> {
   if (harness !== "demo") return deps.resolver.resolveForRun(harness, runId);
   return resolveHarnessSession({
     cas: deps.cas,
