@@ -7,7 +7,7 @@ import { unforwardableMethod } from "./head";
 import { forwardRequestHeaders, forwardResponseHeaders, headerEntries } from "./headers";
 import { BodyBuffer, type BudgetLease, DEFAULT_MAX_BODY_BYTES } from "./limits";
 import { upstreamClock, upstreamTimeoutReason, within } from "./timeouts";
-import type { ByValueRequest, ProxyOptions, UpstreamPath } from "./types";
+import type { ByValueRequest, FetchAnswer, FetchOutcome, ProxyOptions } from "./types";
 import { type UpstreamDeps as FetchDeps, fetchUpstream } from "./upstream";
 
 type UpstreamDeps = FetchDeps & Pick<ProxyOptions, "maxBodyBytes">;
@@ -29,26 +29,6 @@ export const FetchRequest = z.strictObject({
   base64: z.boolean().default(false),
 });
 export type FetchRequest = z.infer<typeof FetchRequest>;
-
-export interface FetchAnswer {
-  status: number;
-  headers: Record<string, string>;
-  body: string;
-  base64: boolean;
-}
-
-export type FetchOutcome =
-  | { kind: "refused"; verdict: Verdict; target: string; upstream?: string; status?: number; upstreamPath?: UpstreamPath }
-  | {
-      kind: "answer";
-      verdict: Verdict;
-      target: string;
-      upstream: string;
-      upstreamPath: UpstreamPath;
-      answer: FetchAnswer;
-      bytes: number;
-      method: string;
-    };
 
 export async function serveFetchEndpoint(
   deps: ProxyOptions,

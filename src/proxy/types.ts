@@ -2,7 +2,6 @@ import type { ByteStream } from "../bytes";
 import type { EventLog, Verdict } from "../log";
 import type { Clock, Timers } from "../platform";
 import type { Policy } from "../policy";
-import type { FetchOutcome } from "./fetch-endpoint";
 import type { HeaderList } from "./head";
 
 /** What the proxy hands to the injected fetch: a subset of RequestInit every host supports. */
@@ -191,3 +190,25 @@ export interface EgressProxy {
   /** Serves the plaintext HTTP requests inside a CONNECT tunnel. Never rejects. */
   serveTunnel(plain: ByteStream, tunnel: TunnelContext): Promise<void>;
 }
+
+/** What `POST /v0/fetch` answers for a request by value: the upstream's status, headers and body (base64 when binary). */
+export interface FetchAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+  base64: boolean;
+}
+
+/** How a request by value ended: refused with a verdict, or answered. */
+export type FetchOutcome =
+  | { kind: "refused"; verdict: Verdict; target: string; upstream?: string; status?: number; upstreamPath?: UpstreamPath }
+  | {
+      kind: "answer";
+      verdict: Verdict;
+      target: string;
+      upstream: string;
+      upstreamPath: UpstreamPath;
+      answer: FetchAnswer;
+      bytes: number;
+      method: string;
+    };

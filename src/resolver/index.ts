@@ -12,7 +12,7 @@ export {
   type LocalEntry,
   type LocalFiles,
 } from "./local-files";
-export { buildLockFile, type LockDependency, LockFile, lockedPins, parseLockFile, renderLockFile } from "./lock";
+export { buildLockFile, lockedPins, lockNameOf, parseLockFile, renderLockFile } from "./lock";
 export { pinOfLocal } from "./obtain";
 export {
   checkOrgAllowlist,
@@ -71,4 +71,12 @@ export {
 } from "./runtime-fetch";
 export { Harness, OrgConfig, parseHarness, parseOrgConfig } from "./schema";
 export { parseTreeManifest, type TreeFile, treeHash, treeManifest } from "./tree-hash";
-export { DEFAULT_LIMITS, type Resolution, type ResolvedResource, type ResolveLimits, type ResolveOptions } from "./types";
+export {
+  DEFAULT_LIMITS,
+  type LockDependency,
+  LockFile,
+  type Resolution,
+  type ResolvedResource,
+  type ResolveLimits,
+  type ResolveOptions,
+} from "./types";

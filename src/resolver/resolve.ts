@@ -4,9 +4,8 @@ import type { AllowlistEntry } from "./allowlist";
 import { parseAllowlistEntry } from "./allowlist";
 import { type FieldRef, fieldRefs, mergeLayers, setAt, specForDependency } from "./fields";
 import { HARNESS_SPEC, HarnessLayers } from "./harness-layers";
-import { lockedPins } from "./lock";
+import { lockedPins, lockNameOf } from "./lock";
 import type { ObtainContext } from "./obtain";
-import { basename } from "./paths";
 import { lintPreflight } from "./preflight";
 import { type Allowlists, type Outcome, ResourceResolver } from "./resolve-resource";
 import { now, RunRecord, type Step } from "./run-record";
@@ -35,7 +34,7 @@ export async function resolveHarnessSession(options: ResolveOptions): Promise<{ 
   const none = (resolution: Resolution) => ({ resolution, session: null });
   const limits = { ...DEFAULT_LIMITS, ...options.limits };
   const record = new RunRecord(options.runId ?? crypto.randomUUID(), options.harness, options.log);
-  const lockName = options.lockName ?? basename(options.harness.split("#")[0]!).replace(/\.ya?ml$/i, "");
+  const lockName = options.lockName ?? lockNameOf(options.harness);
   const obtain: ObtainContext = {
     cas: options.cas,
     fetch: options.fetch ?? null,

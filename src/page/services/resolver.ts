@@ -6,6 +6,7 @@ import {
   createHttpLocalFiles,
   type FetchLike,
   type LocalFiles,
+  lockNameOf,
   type OrgAllowlist,
   type OrgConfig,
   type Resolution,
@@ -121,7 +122,7 @@ export function createPageResolver(options: PageResolverOptions): PageResolver {
       if (!lastLockable) return null;
       const { harness, resolution } = lastLockable;
       const ref = harness === SAMPLE ? SAMPLE_HARNESS_PATH : harness;
-      const name = (ref.split("#")[0] ?? ref).replace(/^.*\//, "").replace(/\.ya?ml$/i, "");
+      const name = lockNameOf(ref);
       // A local harness is named by its path relative to the .fullsend base.
       const source = ref.startsWith("/.fullsend/") ? ref.slice("/.fullsend/".length) : resolution.source;
       return renderLockFile(buildLockFile(resolution, name, now, { source }));
