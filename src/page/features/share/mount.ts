@@ -36,6 +36,8 @@ export function mount(ctx: FeatureContext): void {
     // A row a person stopped with Ctrl+C (or cancelled) is not what the row produces: the link
     // leaves it out, so a replay never types it and the sequence is only the rows that ran.
     if (!window || window.phase === "interrupted" || window.phase === "cancelled") return;
+    // A lesson's commands belong to the lesson, not to the verdict table a link replays.
+    if (window.act === "lesson-step") return;
     // An agent run replays as the act "agent": the receiver runs the same harness's agent in its own guest.
     ran.push(window.act === "agent-run" ? AGENT_ACT : window.id);
     windows.push(window);
@@ -89,8 +91,9 @@ export function mount(ctx: FeatureContext): void {
       title: "Replay",
       kinds: ["scenario"],
       columns: ["phase", "scenario", "message"],
+      // The verdict table's rows and agent runs: what a link replays (a lesson's commands are the lesson's).
       row: (e) =>
-        e.kind === "scenario"
+        e.kind === "scenario" && e.act !== "lesson-step"
           ? {
               tone: e.phase === "failed" || e.phase === "interrupted" ? "refused" : e.phase === "cancelled" ? "warn" : "info",
               cells: [e.phase, e.id, e.message],
