@@ -21,7 +21,7 @@ import {
 import { extractStep } from "./step";
 
 /**
- * `POST /v0/model` on the page's proxy (issue 9, optional part): the guest's model-driven agent
+ * `POST /v0/model` on the page's proxy (optional part): the guest's model-driven agent
  * posts its transcript as plain text and gets back exactly one next step line. The page holds
  * the key; the guest never sees it. Each call is the proxy's by-value fetch of the model API
  * (the same policy decision as `POST /v0/fetch`) and exactly one `proxy.decision` event, whose

@@ -5,7 +5,7 @@ import { createProxy, type OwnHandler, type ProxyOptions } from "./index";
 import { memoryConnection, parseResponse, recordedFetch } from "./testing/memory";
 
 // The proxy is the only network client: a request the page makes
-// on the guest's behalf from an own endpoint (issue 9's model endpoint) takes the by-value
+// on the guest's behalf from an own endpoint (the model endpoint) takes the by-value
 // path of POST /v0/fetch and is still exactly one decision event, about the upstream URL.
 
 const policy: Policy = PolicySchema.parse({

@@ -328,7 +328,7 @@ export class Exchange {
     const route = `${head.method} ${path}`;
     const endpoint = this.ctx.endpoints.get(route);
     if (endpoint) this.ownMode = endpoint.mode;
-    // A web page the user visits must not drive the proxy's own endpoints (issue 16).
+    // A web page the user visits must not drive the proxy's own endpoints.
     const crossSite = crossSiteRefusal(head.headers, this.ctx.ownHosts);
     if (crossSite) return this.refuse(head.method, path, crossSite);
     if (!endpoint) {

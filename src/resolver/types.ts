@@ -9,7 +9,7 @@ import type { LintDiagnostic } from "./preflight";
 import type { OrgConfig } from "./schema";
 import type { TreeFile } from "./tree-hash";
 
-/** The caps on the closure (depths, breadth) and of issue 7 (sizes). */
+/** The caps on the closure (depths, breadth) and on what it fetches (sizes). */
 export interface ResolveLimits {
   maxDepth: number;
   maxBaseDepth: number;

@@ -24,8 +24,8 @@ import { createNodeUpstream } from "../proxy-upstream";
 
 /**
  * `npx tab proxy`: the page's proxy core on a real socket, so a verdict can be reproduced
- * with curl and in CI. Like the page, it terminates TLS inside CONNECT with a per-session CA
- * (issue 6), so SNI and Host are checked and the CLI is the TLS client upstream. One JSON
+ * with curl and in CI. Like the page, it terminates TLS inside CONNECT with a per-session CA,
+ * so SNI and Host are checked and the CLI is the TLS client upstream. One JSON
  * line per decision (proxy.decision, tls.session, tls.verdict) and per proxy note (an idle
  * connection closed) on stdout; the startup lines on stderr.
  */

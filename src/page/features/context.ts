@@ -40,6 +40,6 @@ export interface PageContext {
 
 /** What a feature that uses the page's services gets: the page's context and the services, loaded. */
 export interface FeatureContext extends PageContext {
-  /** The page's services, built once (src/page/services.ts): cache, skills, vault, model endpoint, resolver, runner. */
+  /** The page's services, built once (src/page/services/index.ts): cache, skills, vault, model endpoint, resolver, runner. */
   services: PageServices;
 }

@@ -7,7 +7,7 @@ import type { PageContext } from "../context";
 import { type EmbedRequest, embedExplanation, fullPlaygroundHref, readEmbedRequest } from "./params";
 
 /**
- * Embed mode for docs (issue 11): `?embed=1&scenario=N` (a row of the verdict table,
+ * Embed mode for docs: `?embed=1&scenario=N` (a row of the verdict table,
  * by number or id) shows the terminal and the one panel that row's verdict lands in, under
  * a small bar with the row's title, a Run button and who decided and why — sized for an
  * 800×500 iframe. The guest starts as in the playground (from the saved snapshot when there

@@ -3,7 +3,7 @@ import { SCENARIOS } from "../../chrome/scenarios";
 import { readPageLink } from "../../link";
 import { embedExplanation, fullPlaygroundHref, readEmbedRequest, validValues } from "./params";
 
-// Issue 11, embed mode for docs: `?embed=1&scenario=N` picks one row of the verdict table
+// Embed mode for docs: `?embed=1&scenario=N` picks one row of the verdict table
 // (docs/decisions/0005-the-page-is-the-only-network-client.md) by row number or id; anything else is explained.
 const read = (query: string) => readEmbedRequest(readPageLink(`https://tab.example/?${query}`), SCENARIOS);
 

@@ -3,7 +3,7 @@ import type { Scenario } from "../../chrome/scenarios";
 import type { PageLink } from "../../link";
 
 /**
- * What `?embed=1&scenario=…` asks for (issue 11, embed mode for docs): off, one row of seed
+ * What `?embed=1&scenario=…` asks for (embed mode for docs): off, one row of seed
  * 004's verdict table (by row number or id), or a value that names no row, with a message
  * saying which values are valid. The URL is outside input: it is matched against the known
  * rows and echoed only as plain, shortened text.

@@ -8,7 +8,7 @@ import { createCacheView } from "./cache-view";
 import { createResolverTree } from "./tree";
 
 /**
- * The resolver's page side (issue 7): `?harness=URL#sha256=…` (or the top bar's field)
+ * The resolver's page side: `?harness=URL#sha256=…` (or the top bar's field)
  * resolves a shared harness; the bundled sample is offered, resolved on demand (or at load
  * with `?harness=sample`); `?fixtures=samples` answers remote fetches from the recordings.
  * The Resolver panel shows the org allowlist (editable; a link's proposal waits for Accept)

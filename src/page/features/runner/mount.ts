@@ -30,7 +30,7 @@ function runnerRow(e: LogEvent): Row | null {
 }
 
 /**
- * "Run agent" (issue 9): resolves the harness (the runner demo, or `?harness=`), delivers it
+ * "Run agent": resolves the harness (the runner demo, or `?harness=`), delivers it
  * to the guest over the 9p share, and types `sh /mnt/tab/bin/tab-run /mnt/tab/run/<id>` into
  * the terminal. `?run=1` runs it once the guest is up, so a shared link runs its agent.
  */

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { proposedPrefixes, readPageLink } from "../../link";
 import { buildShareUrl, fetchPinnedPolicy, packPolicy, policyReference, readShareState, type ShareState } from "./link";
 
-// Issue 11: a share link carries the harness, the policy (inline when small, else by hash +
+// A share link carries the harness, the policy (inline when small, else by hash +
 // URL), the scenarios and the sender's verdict sequence; bad parts are dropped with a reason.
 const base: ShareState = { harness: null, policy: null, policyRef: null, scenarios: [], expect: null, allowPrefixes: [] };
 const params = (url: string) => new URL(url).searchParams;

@@ -3,7 +3,7 @@ import { refuse, type Verdict } from "../../../log";
 import { type FetchLike, fetchGuarded, parsePinnedUrl } from "../../../resolver";
 import { ALLOW_PREFIX_PARAM, MAX_PROPOSED_PREFIXES, type PageLink, proposedPrefixes } from "../../link";
 
-/** What a share link carries (issue 11): enough inputs to replay the same verdicts. */
+/** What a share link carries: enough inputs to replay the same verdicts. */
 export interface ShareState {
   harness: string | null;
   /** Canonical policy JSON, only when it differs from the default. */

@@ -19,7 +19,7 @@ import { createPolicyRefForm } from "./policy-ref";
 export const AGENT_ACT = "agent";
 
 /**
- * Share links that replay (issue 11). The share button encodes the harness URL, the policy
+ * Share links that replay. The share button encodes the harness URL, the policy
  * (inline, deflated, when it differs from the default) and the scenarios run so far, plus the
  * verdict sequence they produced. Opening the link applies the same inputs, runs the same
  * scenarios, and the Replay panel compares the sender's sequence with the replay's.
@@ -130,7 +130,7 @@ export function mount(ctx: FeatureContext): void {
         });
     }
     if (state.scenarios.length === 0) return;
-    // The link's allowlist proposal (src/page/services.ts opens it) is answered before its acts run.
+    // The link's allowlist proposal (src/page/services/index.ts opens it) is answered before its acts run.
     await ctx.services.orgAllowlist.settled();
     await ctx.guest;
     for (const id of state.scenarios) {

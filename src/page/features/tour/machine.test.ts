@@ -3,7 +3,7 @@ import type { LogEvent, NewEvent } from "../../../log";
 import { createTourMachine } from "./machine";
 import { TOUR_STEPS } from "./steps";
 
-// Issue 11: "the tour advances on the right outcome and not on a wrong one"; verdict table rows 2, 4, 6, 7.
+// "The tour advances on the right outcome and not on a wrong one"; verdict table rows 2, 4, 6, 7.
 const refusal = (target: string, code: "host-not-allowed" | "ip-literal"): NewEvent => ({
   kind: "proxy.decision",
   id: "r",

@@ -18,7 +18,7 @@ const TONES: Record<TourUpdate["phase"], Tone> = {
 };
 
 /**
- * The guided training tour (issue 11). The trainee types each step's command in the guest
+ * The guided training tour. The trainee types each step's command in the guest
  * terminal; the tour judges the outcome events on the log (./judge.ts), explains
  * which component refused and why (its row of the verdict table), and moves on. Progress is kept in
  * localStorage; `?tour=1` opens the Tour tab and starts it.

@@ -75,9 +75,9 @@ export interface RunResult {
 export interface RunnerDeps {
   log: EventLog;
   cas: Cas;
-  /** The page's resolver session: the sample bundle, its recordings, pinned URLs. */
+  /** The page's resolver: the sample bundle, its recordings, pinned URLs. */
   resolver: Pick<PageResolver, "resolveForRun">;
-  /** `POST /v0/resolve`: armed for exactly the run's duration with the run's resolver session. */
+  /** `POST /v0/resolve`: armed for exactly the run's duration with the run's scope (RunScope). */
   runtimeFetch: Pick<RuntimeFetchEndpoint, "arm">;
   guest: Promise<GuestPort>;
   /** Random run ids; injected so nothing reaches for a global. */
@@ -134,7 +134,7 @@ function runLog(log: EventLog, id: string, harness: string, env: Readonly<Record
 }
 
 /**
- * The runner demo resolves from memory; everything else is the resolver session's. Either
+ * The runner demo resolves from memory; everything else is the page resolver's. Either
  * way under the run's id, keeping the session the run's run-time fetches go through.
  */
 function resolveFor(deps: RunnerDeps, harness: string, runId: string): Promise<{ resolution: Resolution; session: RunScope | null }> {
