@@ -11,12 +11,11 @@ import type { PageRunner } from "./runner/page-runner";
 import type { PageSkills } from "./skills";
 import type { PageVault } from "./vault";
 
+export type { ActiveRun, RunOptions, RunResult } from "../../runner";
 // The one file of the services that features import (types only): the services' code loads
 // with them, built once by the composition root (./index.ts), and reaches a feature as `ctx.services`.
 export type { ResolveMode, ResolveRecord } from "./resolver";
 export type { RunnerState } from "./runner/page-runner";
-export type { RunOptions, RunResult } from "./runner/run-agent";
-export type { ActiveRun } from "./runner/run-time";
 export type { SkillChoices } from "./skill-choices";
 export type { ApprovalQueue, PendingApproval } from "./vault-approvals";
 export type { PageDigest, PageRunner, PageSkills, PageVault };

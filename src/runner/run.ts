@@ -1,8 +1,8 @@
-import { utf8 } from "../../../bytes";
-import type { Cas } from "../../../cas";
-import type { ConsoleTurns, GuestPort } from "../../../console";
-import { runConsoleTask } from "../../../console";
-import type { EventLog, NewEvent } from "../../../log";
+import { utf8 } from "../bytes";
+import type { Cas } from "../cas";
+import type { ConsoleTurns, GuestPort } from "../console";
+import { runConsoleTask } from "../console";
+import type { EventLog, NewEvent } from "../log";
 import {
   createMemoryLocalFiles,
   createRuntimeFetch,
@@ -11,24 +11,12 @@ import {
   type RuntimeFetchEndpoint,
   redact,
   resolveHarnessSession,
-} from "../../../resolver";
-import {
-  buildRunPlan,
-  GUEST_HOST_ENV,
-  type PreflightPlan,
-  parseRunnerLine,
-  RUNNER_DEMO_FILES,
-  RUNNER_DEMO_HARNESS,
-  RUNNER_DEMO_REPO,
-  type RunnerLine,
-  type RunPlan,
-  runnerLineEvent,
-  runOutcome,
-} from "../../../runner";
-import { type AttachedSkill, attachSkill, type SkillBlobStore, type SkillHandleStore, scriptsGiven } from "../../../skills";
-import type { PageResolver } from "../resolver";
+} from "../resolver";
+import { type AttachedSkill, attachSkill, type SkillBlobStore, type SkillHandleStore, scriptsGiven } from "../skills";
+import { RUNNER_DEMO_FILES, RUNNER_DEMO_HARNESS, RUNNER_DEMO_REPO } from "./demo";
+import { buildRunPlan, GUEST_HOST_ENV, type PreflightPlan, type RunPlan } from "./plan";
 import { type ActiveRun, repositoryNotes, runtimeDeliverer, skillDeliverer } from "./run-time";
-import { RUNNER_SCRIPTS } from "./scripts";
+import { parseRunnerLine, type RunnerLine, runnerLineEvent, runOutcome } from "./step-lines";
 
 /** What `run()` accepts (the button passes nothing: the demo, or `?harness=`). */
 export interface RunOptions {
@@ -75,8 +63,11 @@ export interface RunResult {
 export interface RunnerDeps {
   log: EventLog;
   cas: Cas;
-  /** The page's resolver: the sample bundle, its recordings, pinned URLs. */
-  resolver: Pick<PageResolver, "resolveForRun">;
+  /**
+   * Resolves a harness for a run, under the run's id, keeping the run's scope for its run-time
+   * fetches (the page's resolver: the sample bundle, its recordings, pinned URLs).
+   */
+  resolver: { resolveForRun(harness: string, runId: string): Promise<{ resolution: Resolution; session: RunScope | null }> };
   /** `POST /v0/resolve`: armed for exactly the run's duration with the run's scope (RunScope). */
   runtimeFetch: Pick<RuntimeFetchEndpoint, "arm">;
   guest: Promise<GuestPort>;
@@ -91,6 +82,8 @@ export interface RunnerDeps {
   };
   /** The guest console is typed into one conversation at a time. */
   turns: ConsoleTurns;
+  /** The guest runner's scripts (`bin/tab-run`…), written to the share before each run: the host bundles them. */
+  scripts: Readonly<Record<string, string>>;
 }
 
 const SOURCE = "runner";
@@ -178,8 +171,14 @@ async function attachSkills(deps: RunnerDeps, handles: readonly string[], run: R
 }
 
 /** Delivery: the runner scripts, then the run's files; every one logged with its hash. */
-async function deliver(guest: GuestPort, plan: RunPlan, skillCount: number, run: RunLog): Promise<void> {
-  for (const [path, text] of Object.entries(RUNNER_SCRIPTS)) await guest.writeFile(path, utf8(text));
+async function deliver(
+  guest: GuestPort,
+  scripts: Readonly<Record<string, string>>,
+  plan: RunPlan,
+  skillCount: number,
+  run: RunLog,
+): Promise<void> {
+  for (const [path, text] of Object.entries(scripts)) await guest.writeFile(path, utf8(text));
   for (const file of plan.files) await guest.writeFile(`${plan.dir}/${file.path}`, file.bytes);
   for (const file of plan.files.filter((f) => f.field !== null || f.path === "harness.json" || f.path === "manifest.sha256"))
     run.note(
@@ -257,7 +256,7 @@ export async function runAgent(deps: RunnerDeps, options: RunOptions = {}): Prom
     const v = plan.preflight.verdict;
     run.note("preflight", "error", `preflight_check refused (${v.code}, by ${v.by}): ${v.reason}`, "refused");
   }
-  await deliver(guest, plan, skills.length, run);
+  await deliver(guest, deps.scripts, plan, skills.length, run);
   const repo = options.workspace ? null : (options.repo ?? RUNNER_DEMO_REPO);
 
   // One conversation with the console at a time: a scenario clicked meanwhile waits its turn,

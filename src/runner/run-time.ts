@@ -1,8 +1,8 @@
-import type { GuestPort } from "../../../console";
-import { captureRepositoryNotes, type RepositoryNote } from "../../../model";
-import type { RuntimeArm, RuntimeDelivery } from "../../../resolver";
-import { isPlainRelativePath, skillDirName } from "../../../runner";
-import { type AttachedSkill, scriptsGiven } from "../../../skills";
+import type { GuestPort } from "../console";
+import { captureRepositoryNotes, type RepositoryNote } from "../model";
+import type { RuntimeArm, RuntimeDelivery } from "../resolver";
+import { type AttachedSkill, scriptsGiven } from "../skills";
+import { isPlainRelativePath, skillDirName } from "./plan";
 
 /**
  * What a run offers while it lasts (from the moment its command is typed until its outcome):

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { utf8 } from "../../../bytes";
-import type { GuestPort } from "../../../console";
-import { refuse } from "../../../log";
-import { sharePath } from "../../../machine";
-import type { AttachedSkill } from "../../../skills";
+import { utf8 } from "../bytes";
+import type { GuestPort } from "../console";
+import { refuse } from "../log";
+import { sharePath } from "../machine";
+import type { AttachedSkill } from "../skills";
 import { repositoryNotes, runtimeDeliverer, skillDeliverer } from "./run-time";
 
 /** A guest whose 9p share is a map of written files, keyed by the share's path. */
