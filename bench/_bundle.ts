@@ -8,7 +8,7 @@ import { gzipSync } from "node:zlib";
 import { build } from "vite";
 import { z } from "zod";
 
-/** The first screen's script budget, gzipped (issue 22): the entry and what it imports statically. */
+/** The first screen's script budget, gzipped: the entry and what it imports statically. */
 export const FIRST_SCREEN_BUDGET_GZIP = 250 * 1000;
 
 export interface FileSize {

@@ -1,5 +1,5 @@
 // One round of visits to the built page, shared by bench/boot.ts (several rounds, with the
-// returning visit) and bench/https.ts (one round beside its HTTPS figures, issue 22): a first
+// returning visit) and bench/https.ts (one round beside its HTTPS figures): a first
 // visit (empty storage: the shipped post-boot state downloaded and restored) to its first
 // command answered, a cold boot of the image (`?boot=fresh`) to its first prompt, and a
 // returning visit (the state that cold boot saved in IndexedDB) to its first command.
@@ -50,7 +50,7 @@ export async function measureVisits(browser: Browser, url: string): Promise<Visi
   }
 }
 
-/** The goal line both benchmarks print (issue 22: a first visit at most 0.3× a cold boot). */
+/** The goal line both benchmarks print (a first visit at most 0.3× a cold boot). */
 export function firstVisitRatio(first: number, cold: number): string {
   return `first visit / cold boot: ${(first / cold).toFixed(2)}× (goal ≤ 0.3×)`;
 }

@@ -2,7 +2,7 @@
 // storage: the shipped post-boot state is downloaded and restored) to its first command
 // answered, a cold boot of the image (`?boot=fresh`) to its first prompt, and a returning visit
 // (the state the cold boot saved in IndexedDB) to its first command. Several runs; median and
-// spread, and the first visit as a fraction of the cold boot. (Issues 3 and 22.)
+// spread, and the first visit as a fraction of the cold boot.
 import { median, startBenchPage, table } from "./_browser";
 import { firstVisitRatio, measureVisits } from "./_visits";
 

@@ -1,4 +1,4 @@
-// bench/bundle: the page's script as a first visit fetches it (issue 22). Builds the site and
+// bench/bundle: the page's script as a first visit fetches it. Builds the site and
 // prints, gzipped and raw, the first screen's script (the entry chunk and its static imports:
 // what runs before the shell shows) against the 250 kB goal, the emulator's chunks index.html
 // preloads beside it, what loads after it with import() (the services, the features), the

@@ -4,7 +4,7 @@
 // figures are curl's own `-w` timers in the guest (the guest's clock follows real time: v86
 // derives its TSC from performance.now()). Several runs, interleaved; median; ratio (goal
 // HTTPS ≤ 2× HTTP). Then, in the same run, one first visit against a cold boot (bench/_visits.ts).
-// (Issue 22.)
+//
 //
 // Both upstreams are one local server on 127.0.0.1 answering the same bytes, over HTTPS (a
 // certificate for api.github.com from a throwaway test CA) and over HTTP. The browser reaches

@@ -1,5 +1,5 @@
 /**
- * Stress benchmark (issue 16: no client can crash, stall or bloat the proxy). Starts
+ * Stress benchmark (no client can crash, stall or bloat the proxy). Starts
  * `npx tab proxy` (bin/tab.mjs, in its own process, so its memory is measured alone) on
  * 127.0.0.1 and, for a bounded time, throws at it at once:
  *

@@ -1,6 +1,6 @@
 // bench/wire: 16 MiB guest→page and page→guest over the page's own TCP/IP peer (src/net),
 // against the same transfers over v86's built-in `fetch` network backend, on the same guest
-// image in the same run. Several runs; median; ratio (goal ≥ 1.0). (Issue 4.)
+// image in the same run. Several runs; median; ratio (goal ≥ 1.0).
 //
 // How v86 0.5.462's fetch backend carries HTTP (src/browser/fetch_network.js, docs/networking.md):
 // it accepts every guest TCP connection to port 80, whatever the destination address

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { expect, test } from "@playwright/test";
 
-// Issue 11: the user guide's picture of the command line, taken from real output so it stays
+// The user guide's picture of the command line, taken from real output so it stays
 // true. One engine, two hosts: `npx tab` runs the same core as the page (the proxy's verdicts
 // reproduce with curl; the resolver runs offline from the recorded fixtures). Nothing here
 // reaches the internet: the proxy refuses before any upstream fetch, and resolve reads fixtures.

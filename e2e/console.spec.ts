@@ -12,7 +12,7 @@ import {
 import { scenarioEnded } from "./support/scenarios";
 import { refuseUnplanned, routeZen } from "./support/upstreams";
 
-// Issue 17, the console protocol: the guest's prompt carries OSC 133 marks, so the page knows
+// The console protocol: the guest's prompt carries OSC 133 marks, so the page knows
 // when the shell is idle and when each command ends. A scenario clicked while a person's
 // command runs waits for it, then runs to its own end (its own decisions on the log), and the
 // share link's verdict sequence is the rows'. One boot for the file.

@@ -2,7 +2,7 @@ import { type BrowserContext, expect, type Locator, type Page, test } from "@pla
 import { closePlayground, waitForGuest } from "./support/guest";
 import { scenarioEnded } from "./support/scenarios";
 
-// Issue 11, embed mode for docs: `?embed=1&scenario=N` fits an 800×500 iframe (terminal, the
+// Embed mode for docs: `?embed=1&scenario=N` fits an 800×500 iframe (terminal, the
 // row's one panel, a bar with Run), starts from the saved snapshot, and runs the row of the
 // verdict table (docs/decisions/0005-the-page-is-the-only-network-client.md) only when Run is clicked.
 test.describe.configure({ mode: "serial" });

@@ -3,7 +3,7 @@ import { BOOT_TIMEOUT_MS, closePlayground, type Playground, runInGuest, terminal
 import { refuseUnplanned, routeZen } from "./support/upstreams";
 import { keepWarmState } from "./support/warm-state";
 
-// Issue 22: a first visit restores the shipped post-boot state (vendor/guest/state.bin.zst)
+// A first visit restores the shipped post-boot state (vendor/guest/state.bin.zst)
 // instead of booting; every restored guest is a fresh machine (its own clock and random seed,
 // applied before the first prompt, invisibly); "Boot fresh" still boots the image cold.
 test.describe.configure({ mode: "serial" });

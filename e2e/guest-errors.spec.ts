@@ -1,6 +1,6 @@
 import { expect, test } from "@playwright/test";
 
-// Issue 3: clear errors when a guest file is missing or its hash does not match SHA256SUMS;
+// Clear errors when a guest file is missing or its hash does not match SHA256SUMS;
 // the page never boots from bad bytes.
 
 test("a guest file whose bytes do not match SHA256SUMS stops the boot with a clear error", async ({ page }) => {

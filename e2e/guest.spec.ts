@@ -10,7 +10,7 @@ import {
   waitForGuest,
 } from "./support/guest";
 
-// Issue 3: the real guest (Linux 6.12 with Landlock) boots in the page. One boot for the file.
+// The real guest (Linux 6.12 with Landlock) boots in the page. One boot for the file.
 test.describe.configure({ mode: "serial" });
 
 let pg: Playground;
@@ -93,7 +93,7 @@ test("a reload restores the saved state and the restored guest answers a command
   test.setTimeout(BOOT_TIMEOUT_MS);
   const page = pg.page;
   await page.waitForFunction(() => window.__tab?.log.ofKind("boot.progress").some((e) => e.phase === "snapshot-save"));
-  // Issue 22: the state IndexedDB keeps is compressed, to at most a third of the 55 MB it was.
+  // The state IndexedDB keeps is compressed, to at most a third of the 55 MB it was.
   const saved = await page.evaluate(() => window.__tab?.log.ofKind("boot.progress").find((e) => e.phase === "snapshot-save")?.message);
   const [, raw, stored] = /\(([\d.]+) MB, ([\d.]+) MB compressed\)/.exec(saved ?? "") ?? [];
   expect(Number(stored)).toBeGreaterThan(0);

@@ -4,7 +4,7 @@ import { nextSeq, type RunResult as Result, stepLines } from "./support/runs";
 import { scenarioEnded } from "./support/scenarios";
 import { CORS, refuseUnplanned, routeZen } from "./support/upstreams";
 
-// Issue 9, optional part: a user-supplied model key turns the scripted agent into a
+// Optional part: a user-supplied model key turns the scripted agent into a
 // model-driven one whose model calls go through the proxy and are logged like any other request
 // (one decision event per request). The model API is fulfilled here by
 // Playwright routing with a scripted conversation (tests never reach the internet).

@@ -3,7 +3,7 @@ import { type BrowserContext, expect, type Page, test } from "@playwright/test";
 import { type RoutedLibrary, routeGithubLibrary } from "./support/github-library";
 import { type ResolverRunSummary, resolverRunAfter } from "./support/resolver-runs";
 
-// Issue 19, the org allowlist in the page: a pinned harness from a real library
+// The org allowlist in the page: a pinned harness from a real library
 // (raw.githubusercontent.com, its skill a github.com/…/tree/… directory listed through
 // api.github.com — here answered by Playwright routing) is refused `not-allowlisted` until the
 // operator allows its prefixes in the Resolver panel; a share link may only propose prefixes,

@@ -6,7 +6,7 @@ import { createTestCa } from "./support/test-ca";
 import { refuseUnplanned } from "./support/upstreams";
 import { keepWarmState, seedWarmState } from "./support/warm-state";
 
-// Issue 19, the page with a relay: a local HTTPS upstream with its own test CA and NO CORS
+// The page with a relay: a local HTTPS upstream with its own test CA and NO CORS
 // headers, behind `npx tab relay` (a real child process). The page opens a Wisp stream to the
 // host its policy allowed and is the TLS client itself (epoxy-tls), verifying the certificate
 // for that name. The upstream listens on 127.0.0.19 (its own loopback address): on port 443

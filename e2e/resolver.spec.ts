@@ -2,7 +2,7 @@ import type { BrowserContext } from "@playwright/test";
 import { expect, type Page, test } from "@playwright/test";
 import { type ResolverRunSummary, resolverRunAfter } from "./support/resolver-runs";
 
-// Issue 7, page side: the resolver and the content-addressed cache in the real browser, on the
+// Page side: the resolver and the content-addressed cache in the real browser, on the
 // real IndexedDB (docs/decisions/0001-harness-resources-by-url-and-path.md). The sample's remote library exists only as
 // recordings (public/samples/fixtures); anything else reaching for the network is aborted.
 // These checks do not need the guest: the page boots it anyway, and no test waits for it.

@@ -4,10 +4,10 @@ import { openPlayground, waitForGuest } from "./support/guest";
 import { scenarioEnded } from "./support/scenarios";
 import { CORS, refuseUnplanned, routeZen } from "./support/upstreams";
 
-// Issue 9, "Done when": a shared link to a harness runs its agent in the guest. The sender
+// A shared link to a harness runs its agent in the guest. The sender
 // opens a harness by its pinned URL, runs its agent, and shares; a fresh browser context
-// (empty IndexedDB) opens the link, runs the same agent, and gets the same verdict sequence
-// (issue 11). The harness and its agent are published on a pinned origin, fulfilled here by
+// (empty IndexedDB) opens the link, runs the same agent, and gets the same verdict sequence.
+// The harness and its agent are published on a pinned origin, fulfilled here by
 // Playwright routing (tests never reach the internet).
 test.describe.configure({ mode: "serial" });
 

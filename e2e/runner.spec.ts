@@ -5,7 +5,7 @@ import { consoleText, nextSeq, runAgent, stepLines } from "./support/runs";
 import { scenarioEnded } from "./support/scenarios";
 import { refuseUnplanned, routeZen } from "./support/upstreams";
 
-// Issue 9: the resolved harness reaches the real guest over the 9p share and its agent runs
+// The resolved harness reaches the real guest over the 9p share and its agent runs
 // under llrun behind the proxy. The rules: caller config is quarantined
 // (docs/decisions/0004-caller-repository-configuration-is-quarantined.md), preflight_check is a literal command
 // (docs/decisions/0002-preflight-check-is-a-literal-command.md), and the proxy's verdicts (docs/decisions/0005-the-page-is-the-only-network-client.md).

@@ -6,9 +6,9 @@ import { consoleText, nextSeq, runAgent, stepLines } from "./support/runs";
 import { CORS, refuseUnplanned } from "./support/upstreams";
 import { seedWarmState } from "./support/warm-state";
 
-// Issue 21: an agent acquires what it needs while it runs, under the harness's own rules.
+// An agent acquires what it needs while it runs, under the harness's own rules.
 // `tab-fetch URL#sha256=…` in the guest is POST /v0/resolve on the page's proxy, resolved by
-// the run's resolver session (allowlists, pins, forge directory rules, cache, limits) and
+// the run's scope (allowlists, pins, forge directory rules, cache, limits) and
 // delivered into the run's tree; each call is one node under the run in the Resolver tree.
 // The model-driven agent gets the skill verbs (search → acquire → use by handle) and the
 // caller's AGENTS.md as subordinate context. Remote answers come from the recordings and

@@ -2,7 +2,7 @@ import { expect, type Page, test } from "@playwright/test";
 import { BOOT_TIMEOUT_MS, closePlayground, openPlayground, type Playground, runInGuest, terminalRows } from "./support/guest";
 import { refuseUnplanned, routeZen, runScenario as runScenarioButton, upstream } from "./support/upstreams";
 
-// The verdict table (docs/decisions/0005-the-page-is-the-only-network-client.md), live from the guest (issues 5, 6 and 9): each row's commands are
+// The verdict table (docs/decisions/0005-the-page-is-the-only-network-client.md), live from the guest: each row's commands are
 // typed into the real guest by the scenario bar; each verdict lands in the panel of the
 // component that decided it. Upstream fetch() calls are fulfilled by Playwright routing.
 test.describe.configure({ mode: "serial" });

@@ -3,7 +3,7 @@ import { expect, type Page, test } from "@playwright/test";
 import { openPlayground } from "./support/guest";
 import { refuseUnplanned, routeZen, runScenario } from "./support/upstreams";
 
-// Issue 11: a link made by the share button in one browser context reproduces the same
+// A link made by the share button in one browser context reproduces the same
 // verdict sequence (codes and deciders, not timings) in a fresh context with empty IndexedDB.
 test.describe.configure({ mode: "serial" });
 

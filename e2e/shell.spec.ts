@@ -1,6 +1,6 @@
 import { expect, type Page, test } from "@playwright/test";
 
-// The app shell (issue 2): every panel renders events pushed into the one log, hostile
+// The app shell: every panel renders events pushed into the one log, hostile
 // strings render inert as text, and the layout holds at 1280×720 and 1920×1080.
 // These tests don't need the guest: they push events into the log directly. One page for
 // the file (the guest boots once in the background).

@@ -3,7 +3,7 @@ import { closePlayground, waitForGuest } from "./support/guest";
 import { answerRecorded, SKILL_FIXTURES } from "./support/recordings";
 import { nextSeq, runAgent } from "./support/runs";
 
-// Issue 8, page side (docs/decisions/0003-skills-from-a-public-registry.md): discovery over a registry, pinned
+// Page side (docs/decisions/0003-skills-from-a-public-registry.md): discovery over a registry, pinned
 // acquisition behind a handle, and the text only in a separate, explicitly opened view. The
 // registry and GitHub answer from the recordings in src/skills/testing/fixtures.
 test.describe.configure({ mode: "serial", timeout: 240_000 });

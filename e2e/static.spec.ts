@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { expect, test } from "@playwright/test";
 import { BOOT_TIMEOUT_MS, openPlayground, runInGuest } from "./support/guest";
 
-// Issue 11: the static build works from any static host and under a sub-path. The suite's
+// The static build works from any static host and under a sub-path. The suite's
 // build (.e2e/dist-PORT) is served again under /demo/linux-in-a-tab/ by a plain static server.
 const port = Number(process.env.TAB_E2E_PORT ?? 4399);
 const subPort = port + 100;

@@ -2,7 +2,7 @@ import { expect, type Page, test } from "@playwright/test";
 import { BOOT_TIMEOUT_MS, closePlayground, openPlayground, type Playground } from "./support/guest";
 import { refuseUnplanned, routeZen, runScenario } from "./support/upstreams";
 
-// Issue 11: the request timeline above the panels. Rows of the verdict table run in the real
+// The request timeline above the panels. Rows of the verdict table run in the real
 // guest (served, host-not-allowed, ip-literal, landlock-denied); the
 // chart shows each decision as a mark in its decider's lane, counts them as the log does, and
 // a click on a mark selects the panel that lists it.

@@ -11,7 +11,7 @@ import {
 } from "./support/guest";
 import { refuseUnplanned, routeZen } from "./support/upstreams";
 
-// Issue 11, the guided training tour: the trainee types each step's command into the real
+// The guided training tour: the trainee types each step's command into the real
 // guest's terminal; the tour advances on the right outcome (verdict table rows 2, 4, 6 and 7) and
 // not on a wrong one; progress survives a reload. One boot for the file.
 test.describe.configure({ mode: "serial" });

@@ -2,7 +2,7 @@ import { expect, type Page, test } from "@playwright/test";
 import { closePlayground, openPlayground, type Playground, runInGuest } from "./support/guest";
 import { scenarioEnded } from "./support/scenarios";
 
-// Row 8 of the verdict table, live from the real guest (issue 10): a push under a grant that
+// Row 8 of the verdict table, live from the real guest: a push under a grant that
 // asked op=read cannot be signed, because the KMS gave out only the read key
 // (docs/decisions/0006-vault-keys-stay-with-the-kms.md). The guest runs sh /mnt/tab/bin/sgit, which the page put in the share.
 // And the vault's known debt, paid: a write grant waits for the operator's Approve or Deny on

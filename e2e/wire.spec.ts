@@ -1,7 +1,7 @@
 import { expect, test } from "@playwright/test";
 import { BOOT_TIMEOUT_MS, closePlayground, openPlayground, type Playground, runInGuest } from "./support/guest";
 
-// Issue 4: real guest programs hold TCP conversations with the page over the in-page
+// Real guest programs hold TCP conversations with the page over the in-page
 // TCP/IP peer (src/net), and every frame is accounted for in the Wire panel.
 test.describe.configure({ mode: "serial" });
 

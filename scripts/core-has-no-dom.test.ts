@@ -3,7 +3,7 @@ import { relative, sep } from "node:path";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
 
-// Issue 2: "Putting `document` into any core file breaks the typecheck." This compiles a
+// "Putting `document` into any core file breaks the typecheck." This compiles a
 // small file with the core's compiler options (tsconfig.core.json) and checks the errors.
 function diagnosticsFor(source: string, fileName = "src/log/__probe__.ts"): string[] {
   const configText = readFileSync("tsconfig.core.json", "utf8");

@@ -1,7 +1,7 @@
 import type { Page } from "@playwright/test";
-import type { RunResult } from "../../src/page/features/runner/run-agent";
+import type { RunResult } from "../../src/page/services/types";
 
-/** What `window.__tab.features.runner.run()` answers (src/page/features/runner/run-agent.ts). */
+/** What `window.__tab.features.runner.run()` answers (src/runner/run.ts). */
 export type { RunResult };
 
 /** Runs an agent through the page's runner feature, exactly as the "Run agent" button does. */

@@ -20,7 +20,7 @@ afterAll(async () => {
 runCasContract("memory store", { create: () => createMemoryStore() });
 runCasContract("directory store", { create: async () => createDirStore(await freshDir()) });
 
-describe("the directory store writes atomically (issue 7: no half-written entry is ever readable)", () => {
+describe("the directory store writes atomically (no half-written entry is ever readable)", () => {
   it("leaves no temporary file behind and puts the blob under blobs/<aa>/<sha256>", async () => {
     const dir = await freshDir();
     const cas = createCas({ store: createDirStore(dir) });

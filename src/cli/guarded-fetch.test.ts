@@ -12,7 +12,7 @@ import { searchSkills } from "../skills";
 import { createGuardedFetch, FetchRefused, type GuardOptions, type Lookup, portsListedIn } from "./guarded-fetch";
 import { createNodeUpstream } from "./proxy-upstream";
 
-// Issue 16, item 14: one guarded fetch for every component that fetches on the Node host.
+// One guarded fetch for every component that fetches on the Node host.
 // Everything here stays on 127.0.0.1: names are answered by a fake `lookup` (no DNS), the one
 // upstream is a local https server with a certificate made by openssl for these names, and the
 // TEST ONLY override `allowPrivateForTests` lets the guard reach it where a test needs that.

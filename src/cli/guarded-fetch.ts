@@ -9,7 +9,7 @@ import { classifyAddress } from "../policy";
 import type { HostResolution } from "../proxy";
 
 /**
- * The Node host's one way out (issue 16, item 14): every component that fetches on the CLI —
+ * The Node host's one way out: every component that fetches on the CLI —
  * the proxy's upstream, the resolver, skills, and the model through the proxy — goes through
  * this. Node's fetch cannot pin an address, so:
  *  - https only (plain http only when the caller's rules allow it), a name (never an IP

@@ -6,7 +6,7 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type RunningProxy, startProxy, untilClosed } from "./testing/proxy-process";
 
-// Issue 16 on a real socket: `npx tab proxy` with the body limits and timeouts set by flag
+// The proxy's hardening on a real socket: `npx tab proxy` with the body limits and timeouts set by flag
 // answers hostile clients with a coded refusal and prints one decision for each. No upstream
 // is needed: every request here is refused before one would be fetched (bodies go to the
 // proxy's own POST /v0/fetch, which reads them before deciding on their URL).
@@ -36,7 +36,7 @@ afterAll(() => {
   limited?.child.kill("SIGTERM");
 });
 
-describe("npx tab proxy bounds request bodies by flag (issue 16)", () => {
+describe("npx tab proxy bounds request bodies by flag", () => {
   it("answers a body that stops short 408 request-timeout after --body-timeout and prints the decision", async () => {
     const received = await untilClosed(limited.url, `${fetchHead(limited)}Content-Length: 10\r\n\r\n{"url"`);
     expect(received).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);

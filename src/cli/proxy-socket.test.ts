@@ -2,7 +2,7 @@ import { connect, createServer, type Server } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { socketStream } from "./proxy-socket";
 
-// Issue 16: after the proxy has answered and stopped reading (a refused upload), a client that
+// After the proxy has answered and stopped reading (a refused upload), a client that
 // keeps sending must not cost the proxy its whole upload. It still gets the answer.
 
 let server: Server | null = null;

@@ -6,7 +6,7 @@ const LINGER_MS = 2_000;
 /** How long it may wait once it stopped reading a client that kept sending (it has our answer and FIN by then). */
 const STALLED_LINGER_MS = 250;
 /**
- * How much input is read and discarded after reading was cancelled (issue 16). Past this the
+ * How much input is read and discarded after reading was cancelled. Past this the
  * socket stops reading: a client still sending the body of a refused request stalls on TCP
  * flow control (it already has our answer and FIN) until the linger ends, rather than costing
  * the proxy its whole upload (a flood of 16 MiB bodies, each refused, would all be read).
@@ -19,7 +19,7 @@ const DISCARD_LIMIT_BYTES = 64 * 1024;
  * and a write resolves when Node has taken the bytes.
  *
  * Cancelling the readable stops reading only: the writable stays usable, because the TLS
- * terminator cancels reading before it sends its refusal alert (issue 6), and destroying the
+ * terminator cancels reading before it sends its refusal alert, and destroying the
  * socket there lost the alert. Once both directions are done, the socket lingers briefly
  * (discarding input, up to a bound) so the client reads our FIN rather than a reset, then is
  * destroyed.

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 
-// Issue 6 (a ClientHello naming another host than the CONNECT target is impossible by design,
+// The session CA and TLS inside CONNECT (a ClientHello naming another host than the CONNECT target is impossible by design,
 // because the proxy sets SNI itself; docs/decisions/0005-the-page-is-the-only-network-client.md): `npx tab proxy` terminates TLS inside
 // CONNECT with the same src/tls server as the page, driven by real clients (/usr/bin/curl,
 // openssl s_client), all on 127.0.0.1.
@@ -157,7 +157,7 @@ afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
-describe("npx tab proxy terminates TLS inside CONNECT (issue 6)", () => {
+describe("npx tab proxy terminates TLS inside CONNECT", () => {
   it("writes the session CA to --ca-out as a PEM certificate whose fingerprint it prints", async () => {
     const pem = await readFile(caFile, "utf8");
     expect(pem).toMatch(/^-----BEGIN CERTIFICATE-----\r?\n[\s\S]+-----END CERTIFICATE-----\r?\n?$/);

@@ -3,7 +3,7 @@ import type { HostResolution, UpstreamFetch } from "../proxy";
 import { createGuardedFetch, type Lookup } from "./guarded-fetch";
 
 /**
- * The Node host's upstream for the proxy (issue 5): the one guarded fetch (./guarded-fetch),
+ * The Node host's upstream for the proxy: the one guarded fetch (./guarded-fetch),
  * with the policy's own rules for what it may reach besides 443 over https. The proxy calls
  * `resolveHost` first (a refusal there is the decision's verdict) and hands the checked
  * address to `fetch`, which connects to it and nowhere else.

@@ -8,7 +8,7 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type RunningProxy, startProxy, untilClosed } from "./testing/proxy-process";
 
-// Issue 5: the same proxy core on a real socket, driven by a
+// The same proxy core on a real socket, driven by a
 // real client (/usr/bin/curl), so verdicts reproduce outside any browser.
 //
 // The local upstream is plain http on 127.0.0.1. The honest way to reach it: the test policy

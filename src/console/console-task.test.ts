@@ -120,6 +120,33 @@ describe("a console task", () => {
     expect(scenarioEvents(log).at(-1)).toMatchObject({ phase: "failed", message: "no end within 0 s" });
   });
 
+  it("given an interrupt grace, a task past its time limit waits for the command Ctrl+C stopped and answers its result", async () => {
+    const { guest, typed, out } = fakeGuest();
+    const log = createEventLog();
+    const task = runConsoleTask(
+      { log, turns: createConsoleTurns(), guest },
+      { id: "step", act: "lesson-step", commands: ["sleep 99"], startMessage: "", timeoutMs: 5, interruptGraceMs: 1000 },
+    );
+    while (typed.length < 2) await new Promise((r) => setTimeout(r, 1));
+    expect(typed).toEqual(["sleep 99", "\x03"]);
+    out(`^C\r\n${prompt(130)}`);
+    const result = await task;
+    expect(result.outcome).toBe("failed");
+    expect(result.results.map((r) => [r.command, r.status, r.interrupted])).toEqual([["sleep 99", 130, true]]);
+    expect(result.window).not.toBeNull();
+  });
+
+  it("given an interrupt grace, a task whose shell does not come back after Ctrl+C fails saying so", async () => {
+    const { guest } = fakeGuest();
+    const log = createEventLog();
+    const result = await runConsoleTask(
+      { log, turns: createConsoleTurns(), guest },
+      { id: "step", act: "lesson-step", commands: ["sleep 99"], startMessage: "", timeoutMs: 5, interruptGraceMs: 5 },
+    );
+    expect(result.outcome).toBe("failed");
+    expect(result.message).toBe('"sleep 99" did not end within 5 ms, nor after Ctrl+C');
+  });
+
   it("ends only once the connections its commands opened have closed, so their decisions are inside its window", async () => {
     const { guest, out } = fakeGuest();
     const log = createEventLog();

@@ -3,6 +3,7 @@ import { connectionsClosed } from "./command-settle";
 import type { CommandResult } from "./console-driver";
 import type { ConsoleTurns } from "./console-turns";
 import type { GuestPort } from "./guest-port";
+import type { CommandRecord } from "./shell-state";
 
 /** How a console task ended: the phase of its end event. */
 export type ConsoleTaskOutcome = "done" | "interrupted" | "failed" | "cancelled";
@@ -48,12 +49,19 @@ export interface ConsoleTask {
   signal?: AbortSignal;
   /** Told true while the task waits for the shell (earlier tasks, a person's command), false once typed or ended. */
   onWaiting?(waiting: boolean): void;
-  /** Called once, as the first command is typed. */
-  onStarted?(): void;
+  /** Called once, as the first command is typed, with its record on the shell. */
+  onStarted?(record: CommandRecord): void;
   /** Runs inside the task's turn before anything is typed; what it returns is called when the task ended. */
   prepare?(): Promise<(() => void) | undefined> | (() => void) | undefined;
   /** How long the commands may take in all before the task types Ctrl+C and fails (default: no limit). */
   timeoutMs?: number;
+  /**
+   * With a time limit: how long the command stopped by Ctrl+C has to come back to the prompt.
+   * Given, the task waits for it (its result joins `results`, its connections settle); past
+   * this grace the shell is not coming back and the task fails. Not given, the task ends at
+   * the Ctrl+C.
+   */
+  interruptGraceMs?: number;
   /** How long the commands' connections may take to close before the task ends anyway (default 30 s). */
   settleMs?: number;
   /** Words the end event (and may fail a task whose commands ran); undefined keeps the default, which says the exit status. */
@@ -68,6 +76,13 @@ export interface ConsoleTaskDeps {
 }
 
 const SETTLE_LIMIT_MS = 30_000;
+
+/** Resolves undefined after `ms`, without holding a Node process open. */
+const delay = (ms: number) =>
+  new Promise<undefined>((resolve) => {
+    const timer = setTimeout(() => resolve(undefined), ms);
+    (timer as { unref?: () => void }).unref?.();
+  });
 
 function defaultMessage(end: ConsoleTaskEnd): string {
   switch (end.how) {
@@ -144,11 +159,11 @@ export async function runConsoleTask(deps: ConsoleTaskDeps, task: ConsoleTask): 
           const running = guest.driver.run(command, {
             signal: controller.signal,
             onWaiting: wait,
-            onStarted: () => {
+            onStarted: (record) => {
               wait(false);
               if (typed) return;
               typed = true;
-              task.onStarted?.();
+              task.onStarted?.(record);
               if (fromSeq === null)
                 fromSeq = log.append({ kind: "scenario", act: task.act, id: task.id, phase: "start", message: task.startMessage }).seq;
             },
@@ -159,7 +174,14 @@ export async function runConsoleTask(deps: ConsoleTaskDeps, task: ConsoleTask): 
             // Stopped as a person would: Ctrl+C once typed, never typed otherwise.
             if (typed) guest.driver.interrupt();
             else controller.abort(new Error("timed out"));
-            return end({ how: "timed-out", results, typed, timeoutMs: task.timeoutMs ?? 0 });
+            const timeoutMs = task.timeoutMs ?? 0;
+            if (!typed || task.interruptGraceMs === undefined) return end({ how: "timed-out", results, typed, timeoutMs });
+            const back = await Promise.race([running, delay(task.interruptGraceMs)]);
+            if (back === undefined)
+              return end({ how: "failed", error: new Error(`"${command}" did not end within ${timeoutMs} ms, nor after Ctrl+C`) });
+            results.push(back);
+            await connectionsClosed(log, fromSeq ?? log.nextSeq, task.settleMs ?? SETTLE_LIMIT_MS);
+            return end({ how: "timed-out", results, typed, timeoutMs });
           }
           results.push(result);
           if (result.interrupted) return end({ how: "interrupted", results, command, status: result.status });

@@ -1,3 +1,4 @@
+import type { WatchedConsole } from "./command-watch";
 import type { ConsoleDriver } from "./console-driver";
 
 /**
@@ -14,4 +15,9 @@ export interface GuestPort {
   };
   /** Writes a file into the share the guest mounts at /mnt/tab, creating its folders. */
   writeFile(path: string, bytes: Uint8Array): Promise<void>;
+}
+
+/** A guest whose console can also be watched command by command (the lessons' judge reads each command's window). */
+export interface WatchedGuest extends GuestPort {
+  readonly console: GuestPort["console"] & WatchedConsole;
 }

@@ -29,7 +29,7 @@ export {
 } from "./console-task";
 export { type ConsoleTurns, createConsoleTurns } from "./console-turns";
 export { parseGuestLine } from "./guest-lines";
-export type { GuestPort } from "./guest-port";
+export type { GuestPort, WatchedGuest } from "./guest-port";
 export { GuestConsole } from "./serial-console";
 export { createShellMarkSplitter, parseOsc133, type ShellMark, type ShellMarkSplitter, type ShellPiece } from "./shell-marks";
 export { type CommandRecord, type ShellPhase, ShellTracker } from "./shell-state";

@@ -39,7 +39,7 @@ export interface GuestNetworkOptions {
   timers: Timers;
   /** The host's own endpoints on the proxy (`/v0/vault/*`, `/v0/resolve`, …). */
   handlers?: OwnHandlers;
-  corsRelay?: string;
+  corsProxy?: string;
 }
 
 export function connectGuestNetwork(options: GuestNetworkOptions): GuestNetwork {
@@ -65,7 +65,7 @@ export function connectGuestNetwork(options: GuestNetworkOptions): GuestNetwork 
     tunnel: tlsTunnelHook(terminator),
     ...(options.resolveHost ? { resolveHost: options.resolveHost } : {}),
     ...(options.handlers ? { handlers: options.handlers } : {}),
-    ...(options.corsRelay ? { corsRelay: options.corsRelay } : {}),
+    ...(options.corsProxy ? { corsProxy: options.corsProxy } : {}),
   });
   const stopListening = peer.listen(PROXY_PORT, (stream) => {
     void proxy.handle(stream);

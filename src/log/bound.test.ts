@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { boundEvent, createEventLog, DEFAULT_LOG_LIMITS, logJsonLinesStream, type NewEvent, parseJsonLines, toJsonLine } from "./index";
 
-// Issue 16, item 8: a flood of requests with 15 KiB heads must not grow the log without
+// A flood of requests with 15 KiB heads must not grow the log without
 // bound. Each event is cut to a size, and the ring holds at most so many bytes of them.
 
 const KIB = 1024;

@@ -1,5 +1,5 @@
 /**
- * The log's bounds (issue 16: a flood of requests with 15 KiB heads must not bloat the page).
+ * The log's bounds (a flood of requests with 15 KiB heads must not bloat the page).
  * Sizes are counted in UTF-16 code units of the event's content, which is what a string costs
  * in memory (at most) and about what its JSON line costs in bytes.
  */

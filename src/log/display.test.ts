@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createEventLog, displayText, parseJsonLines, toJsonLine } from "./index";
 
-// Issue 16, item 13: a logged URL carrying bidi or zero-width characters must not be shown
+// A logged URL carrying bidi or zero-width characters must not be shown
 // as something else (log-display spoofing). Panels and JSON lines show them as escapes.
 
 const SPOOFERS: [string, string][] = [

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createEventLog, type EventLog, type LogEvent, logJsonLines, logJsonLinesStream, parseJsonLines } from "./index";
 
-// Issue 16, item 8: `GET /v0/log` of a flooded log returned 0 bytes, because the whole log
+// `GET /v0/log` of a flooded log returned 0 bytes, because the whole log
 // was built as one string. The export is now produced line by line, as the reader pulls.
 
 const note = (message: string) => ({ kind: "note", level: "info", source: "test", message }) as const;

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { createEventLog } from "./log";
 import { compareSequences, decodeSequence, encodeSequence, verdictSequence } from "./verdict-sequence";
 
-describe("verdict sequences for share links (issue 11: same codes and deciders, not timings)", () => {
+describe("verdict sequences for share links (same codes and deciders, not timings)", () => {
   const log = createEventLog();
   const decision = (code: "served" | "host-not-allowed", allowed: boolean, mode: "connect" | "own" = "connect") =>
     log.append({

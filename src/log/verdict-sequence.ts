@@ -8,7 +8,7 @@ export interface SequenceStep {
 
 /**
  * The verdicts a session produced, in order, without timings: what a share link's receiver
- * must reproduce (issue 11). Allowed proxy requests count too, so "served" is compared.
+ * must reproduce. Allowed proxy requests count too, so "served" is compared.
  */
 export function verdictSequence(events: readonly LogEvent[]): SequenceStep[] {
   const out: SequenceStep[] = [];

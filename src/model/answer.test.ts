@@ -5,7 +5,7 @@ import { redactSecret } from "./redact";
 import { extractStep } from "./step";
 import { STEP_SCHEMA, TEST_VERBS } from "./testing/steps";
 
-// Issue 9 (optional part): every model answer is parsed with zod, and it must be exactly one
+// The model-driven agent: every model answer is parsed with zod, and it must be exactly one
 // valid step line; anything else is a clear stop reason, never a guess.
 
 const anthropic = (text: string) => JSON.stringify({ type: "message", content: [{ type: "text", text }] });

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { ModelSettings } from "./settings";
 import { anthropicText, guestSide, json, openAiText, policyAllowing } from "./testing/guest";
 
-// Issue 9 (optional part): the model-driven agent's model calls go through the proxy and are
+// The model-driven agent's model calls go through the proxy and are
 // logged like any other request (one decision event per request);
 // the page holds the key, which never reaches the guest or the log.
 
@@ -21,7 +21,7 @@ function leaks(side: ReturnType<typeof guestSide>, answers: string[]): boolean {
   return [...answers, JSON.stringify(side.log.events())].some((text) => text.includes(KEY));
 }
 
-describe("POST /v0/model answers one step, fetched by value under the policy (issue 9)", () => {
+describe("POST /v0/model answers one step, fetched by value under the policy", () => {
   it("asks Anthropic with the page's key and answers the guest with the step line only", async () => {
     const side = guestSide({ policy: allowed, answer: () => anthropicText("post https://api.github.com/zen") });
     side.endpoint.arm({ settings: ANTHROPIC });
@@ -92,7 +92,7 @@ describe("POST /v0/model answers one step, fetched by value under the policy (is
   it("never retries a model call through the CORS relay, which would see the key (upstream-unreadable)", async () => {
     const side = guestSide({
       policy: allowed,
-      corsRelay: "https://relay.example/?u={url}",
+      corsProxy: "https://relay.example/?u={url}",
       answer: (url) =>
         url.startsWith("https://relay.example/") ? anthropicText("list .") : Promise.reject(new TypeError("Failed to fetch")),
     });

@@ -21,7 +21,7 @@ import {
 import { extractStep } from "./step";
 
 /**
- * `POST /v0/model` on the page's proxy (issue 9, optional part): the guest's model-driven agent
+ * `POST /v0/model` on the page's proxy (optional part): the guest's model-driven agent
  * posts its transcript as plain text and gets back exactly one next step line. The page holds
  * the key; the guest never sees it. Each call is the proxy's by-value fetch of the model API
  * (the same policy decision as `POST /v0/fetch`) and exactly one `proxy.decision` event, whose
@@ -160,8 +160,8 @@ export function createModelEndpoint(options: ModelEndpointOptions): ModelEndpoin
         user: userMessage(mergeTranscript(transcript, run.pageSteps)),
       });
       const outcome = await withTimeout(
-        // Never through a CORS relay: the relay would see the key.
-        fetchByValue({ method: call.method, url: call.url, headers: call.headers, body: utf8(call.body), relay: false }),
+        // Never through a CORS proxy: it would see the key.
+        fetchByValue({ method: call.method, url: call.url, headers: call.headers, body: utf8(call.body), corsProxy: false }),
       );
       if (outcome === "timeout")
         return refused(

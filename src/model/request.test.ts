@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { buildModelRequest, MAX_ANSWER_TOKENS } from "./request";
 import { ANTHROPIC_MESSAGES_URL, ModelSettings, modelUrl } from "./settings";
 
-// Issue 9 (optional part): a user-supplied key turns the scripted agent into a model-driven
+// The model-driven agent: a user-supplied key turns the scripted agent into a model-driven
 // one. These are the two request shapes the page sends through the proxy.
 
 const KEY = "tabkey-CANARY-req-0123456789";

@@ -1,7 +1,7 @@
 import { z } from "zod";
 
 /**
- * Which model API a model-driven run talks to (issue 9, optional part): the Anthropic Messages
+ * Which model API a model-driven run talks to (optional part): the Anthropic Messages
  * API, or any OpenAI-compatible chat completions endpoint. The key is part of the settings
  * the page holds in memory; it never reaches the guest, the share, the terminal or the log.
  */

@@ -6,7 +6,7 @@ import { createRouteFetch } from "../skills/testing/route-fetch";
 import { captureRepositoryNotes, guestStepCount, ModelSettings, mergeTranscript, type PageStep } from "./index";
 import { anthropicText, guestSide, policyAllowing } from "./testing/guest";
 
-// The skill rules (docs/decisions/0003-skills-from-a-public-registry.md) for the model-driven agent (issue 21): discovery gives metadata
+// The skill rules (docs/decisions/0003-skills-from-a-public-registry.md) for the model-driven agent: discovery gives metadata
 // only, acquisition is pinned and gives a handle, never the text; using the handle puts the text
 // into the model's context wrapped in <skill_context>; "the pin rides with the token, not with
 // the text"; scripts run only for a pin the operator allowed.

@@ -13,7 +13,7 @@ import { parseUdpDatagram, serializeUdpDatagram } from "./udp";
 const GUEST = 0x0a00020f; // 10.0.2.15
 const PEER = 0x0a000202; // 10.0.2.2
 
-/** An ARP request from the guest, as it appears on the wire (issue 4: "answers ARP"). */
+/** An ARP request from the guest, as it appears on the wire ("answers ARP"). */
 // biome-ignore format: one line per field
 const arpRequest = new Uint8Array([
   0xff, 0xff, 0xff, 0xff, 0xff, 0xff, // Ethernet destination: broadcast
@@ -60,7 +60,7 @@ function withTcpChecksum(segment: Uint8Array, src: number, dst: number): Uint8Ar
   return out;
 }
 
-describe("Ethernet and ARP codecs (issue 4: codecs as parse/serialize pairs)", () => {
+describe("Ethernet and ARP codecs (codecs as parse/serialize pairs)", () => {
   it("parses the guest's ARP request field by field", () => {
     const eth = parseEthernetFrame(arpRequest);
     expect(eth.ethertype).toBe(0x0806);
@@ -155,7 +155,7 @@ describe("IPv4 and ICMP codecs", () => {
     }
   });
 
-  it("refuses a fragment with the fragment-refused code (issue 4: fragments refused with a logged reason)", () => {
+  it("refuses a fragment with the fragment-refused code (fragments refused with a logged reason)", () => {
     const fragment = ping.slice();
     fragment[6] = 0x20; // more fragments
     new DataView(fragment.buffer).setUint16(10, 0);

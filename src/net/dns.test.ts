@@ -19,7 +19,7 @@ const query = Uint8Array.of(
   0x00, 0x00, 0x29, 0x04, 0xd0, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, // OPT record
 );
 
-describe("DNS messages (issue 4: the DNS server logs every query and answers per policy)", () => {
+describe("DNS messages (the DNS server logs every query and answers per policy)", () => {
   it("parses the header and question", () => {
     expect(parseDnsQuery(query)).toMatchObject({
       id: 0x1234,

@@ -43,7 +43,7 @@ function serve(peer: ReturnType<typeof setup>["peer"], port: number, answer: (re
   return served;
 }
 
-describe("a real TCP transfer between a guest client and the peer (issue 4: the proxy port 3128)", () => {
+describe("a real TCP transfer between a guest client and the peer (the proxy port 3128)", () => {
   it.each<[string, FakeWireOptions]>([
     ["over a clean wire", {}],
     ["with 2% loss and 5% reordering each way", { lossRate: 0.02, reorderRate: 0.05, seed: 42 }],

@@ -7,7 +7,7 @@ import { TCP_ACK, TCP_PSH, TCP_SYN } from "./tcp-segment";
 import { seededRandom } from "./testing/fake-wire";
 import { createScriptedPeer, GUEST_IP, GUEST_MAC, guestPingFrame, guestTcpFrame, guestUdpFrame, PEER_IP } from "./testing/scripted";
 
-describe("the peer never throws on hostile frames (issue 4: malformed frames are counted and logged)", () => {
+describe("the peer never throws on hostile frames (malformed frames are counted and logged)", () => {
   const seeds = [1, 2, 3];
   const valid = [
     guestPingFrame(1, 1, new Uint8Array(32)),
@@ -92,7 +92,7 @@ describe("the peer never throws on hostile frames (issue 4: malformed frames are
 // another seed). Whatever the guest puts on the wire, no exception escapes the peer, an
 // unusable frame is counted and logged as malformed, and what the peer sends back is bounded
 // by what it was sent: no frame makes it do (or send) more than a constant times its size.
-describe("the peer never throws and never amplifies, whatever the frames (fast-check, issue 16)", () => {
+describe("the peer never throws and never amplifies, whatever the frames (fast-check)", () => {
   const SEED = Number(process.env.FUZZ_SEED ?? 16);
   const MAX_FRAMES_OUT_PER_FRAME = 2;
   /** A reply is at most the frame it answers plus one DNS answer or TCP option's worth of headers. */

@@ -41,7 +41,7 @@ function dnsQuery(name: string, type = 1): Uint8Array {
   );
 }
 
-describe("the peer at 10.0.2.2 (issue 4)", () => {
+describe("the peer at 10.0.2.2", () => {
   it("answers ARP for its own address with its MAC and learns the guest's MAC", () => {
     const { peer, deliver, take, log } = createScriptedPeer();
     deliver(arpWhoHas(PEER_IP));
@@ -150,7 +150,7 @@ describe("the peer at 10.0.2.2 (issue 4)", () => {
   });
 });
 
-describe("the v86 link (issue 4: a thin link that knows the bus names)", () => {
+describe("the v86 link (a thin link that knows the bus names)", () => {
   function fakeBus() {
     const listeners = new Map<string, (data: Uint8Array) => void>();
     const received: Uint8Array[] = [];

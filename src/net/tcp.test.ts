@@ -39,7 +39,7 @@ async function readBytes(stream: TcpStream, count: number): Promise<number> {
   return total;
 }
 
-describe("TCP handshake (RFC 9293 §3.5, issue 4)", () => {
+describe("TCP handshake (RFC 9293 §3.5)", () => {
   it("answers SYN with SYN-ACK carrying MSS 1460, and accepts only after the final ACK", () => {
     const s = createScriptedPeer({ tcp: TEST_TCP });
     const accepted: TcpStream[] = [];

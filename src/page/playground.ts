@@ -1,20 +1,21 @@
 import { createConsoleTurns } from "../console";
 import { createEventLog, type EventLog } from "../log";
 import { createPolicyHolder, DEFAULT_POLICY, type PolicyHolder } from "../policy";
+import { offerFreshBoot, showBootProgress } from "./chrome/boot-status";
+import { createLayout, type Layout } from "./chrome/layout";
+import { createPolicyEditor } from "./chrome/policy-editor";
+import { mountScenarioBar, type ScenarioBar } from "./chrome/scenario-bar";
+import { SCENARIOS } from "./chrome/scenarios";
+import { createTerminal } from "./chrome/terminal";
+import { createWireCounters } from "./chrome/wire-counters";
 import type { Guest } from "./emulator/boot";
 import { guestFilesIn } from "./emulator/guest-files-in";
 import type { PageNetwork } from "./emulator/network";
-import { mountEmbed, mountFeatures, type ShellContext, wantsEmbed } from "./features";
+import { mountEmbed, mountFeatures, type PageContext, wantsEmbed } from "./features";
+import { readPageLink } from "./link";
 import { createPanels, createPanelTabs } from "./panels";
 import { createPageRelay, createRelayField, type PageRelay } from "./relay";
-import { createPageServices } from "./services";
-import { offerFreshBoot, showBootProgress } from "./shell/boot-status";
-import { createLayout, type Layout } from "./shell/layout";
-import { createPolicyEditor } from "./shell/policy-editor";
-import { mountScenarioBar, type ScenarioBar } from "./shell/scenario-bar";
-import { SCENARIOS } from "./shell/scenarios";
-import { createTerminal } from "./shell/terminal";
-import { createWireCounters } from "./shell/wire-counters";
+import { createPageServices } from "./services/index";
 
 /** What the page exposes on `window.__tab` for the e2e suite and for curious users. */
 export interface PlaygroundHandle {
@@ -40,13 +41,13 @@ declare global {
   }
 }
 
-const params = new URLSearchParams(location.search);
-
 export async function startPlayground(container: HTMLElement): Promise<PlaygroundHandle> {
+  // The page's link, read once: every feature and service gets this, none reads `location`.
+  const link = readPageLink(location.href);
   // The emulator (v86, the network, the proxy, TLS) is not part of the first screen's script:
-  // index.html preloads it (vite.config.ts), and it is imported before the shell is built.
+  // index.html preloads it (vite.config.ts), and it is imported before the page's chrome is built.
   const emulator = import("./emulator/start-guest");
-  const embedding = wantsEmbed(params);
+  const embedding = wantsEmbed(link);
   const log = createEventLog();
   const layout = createLayout();
   // In embed mode the page stays unseen until the embed feature has shaped it (one small import).
@@ -57,7 +58,7 @@ export async function startPlayground(container: HTMLElement): Promise<Playgroun
   void policy.replace(DEFAULT_POLICY, "default policy");
   const policyEditor = createPolicyEditor(policy, log);
   const relay = createPageRelay({
-    params,
+    linked: link.relay,
     storage: typeof localStorage === "undefined" ? null : localStorage,
     scope: globalThis,
   });
@@ -87,7 +88,7 @@ export async function startPlayground(container: HTMLElement): Promise<Playgroun
   guestReady.catch(() => undefined); // reported on the log and in the boot bar
   const services = createPageServices({
     log,
-    href: location.href,
+    link,
     fetch: (url, init) => globalThis.fetch(url, init),
     guest: guestReady,
     turns,
@@ -108,11 +109,11 @@ export async function startPlayground(container: HTMLElement): Promise<Playgroun
   };
   window.__tab = handle;
 
-  const shell: ShellContext = {
+  const page: PageContext = {
     log,
     layout,
     policy,
-    params,
+    link,
     guest: guestReady,
     network: () => network,
     panel: (id) => {
@@ -138,7 +139,7 @@ export async function startPlayground(container: HTMLElement): Promise<Playgroun
     startGuest({
       log,
       policy,
-      params,
+      link,
       terminal: term,
       proxyHandlers: services.proxyHandlers,
       relay,
@@ -157,14 +158,10 @@ export async function startPlayground(container: HTMLElement): Promise<Playgroun
         () =>
           void import("./emulator/snapshots")
             .then((s) => s.dropSnapshot(snapshotKey))
-            .then(() => {
-              const url = new URL(location.href);
-              url.searchParams.set("boot", "fresh");
-              location.assign(url);
-            }),
+            .then(() => location.assign(link.with({ boot: "fresh" }))),
       );
       // Embedded in someone's docs, the page must not take the reader's focus (or scroll to it).
-      if (params.get("embed") !== "1") term.focus();
+      if (link.embed !== "1") term.focus();
       resolveReady(guest);
     },
     async (error: unknown) => {
@@ -175,13 +172,13 @@ export async function startPlayground(container: HTMLElement): Promise<Playgroun
   );
 
   if (embedding)
-    await mountEmbed(shell).finally(() => {
+    await mountEmbed(page).finally(() => {
       layout.root.style.visibility = "";
     });
   // Everything else a visitor may never open loads once the guest's files are in, so that
   // the link carries them first (docs/performance.md).
   guestFilesIn(log)
-    .then(() => mountFeatures(shell, services.load))
+    .then(() => mountFeatures(page, services.load))
     .catch((error: unknown) => {
       log.append({ kind: "note", level: "error", source: "page", message: `a page feature did not load: ${(error as Error).message}` });
     });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { type AddressCategory, addressCategory, classifyAddress, isPublicAddress } from "./index";
 
-// Issue 16, item 12: the classifier checked against the IANA IPv4 and IPv6 Special-Purpose
+// The classifier checked against the IANA IPv4 and IPv6 Special-Purpose
 // Address Registries, entry by entry. Every entry whose "Globally Reachable" is False or N/A
 // must be refused (anything but `public`); the few True entries stay public, also when they sit
 // inside a refused block. Prefixes that carry an IPv4 address are classified by that address.

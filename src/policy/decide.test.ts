@@ -120,7 +120,7 @@ describe("decide: paths are normalised and ambiguous paths never match a prefix"
   });
 });
 
-// Issue 16, item 5: a server that decodes %2F, strips `;parameters` or trims trailing dots and
+// A server that decodes %2F, strips `;parameters` or trims trailing dots and
 // spaces must never be handed a path that climbs out of the prefix the policy checked.
 describe("decide: a path a server could read as leaving its prefix never matches", () => {
   it.each([

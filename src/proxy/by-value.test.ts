@@ -5,7 +5,7 @@ import { createProxy, type OwnHandler, type ProxyOptions } from "./index";
 import { memoryConnection, parseResponse, recordedFetch } from "./testing/memory";
 
 // The proxy is the only network client: a request the page makes
-// on the guest's behalf from an own endpoint (issue 9's model endpoint) takes the by-value
+// on the guest's behalf from an own endpoint (the model endpoint) takes the by-value
 // path of POST /v0/fetch and is still exactly one decision event, about the upstream URL.
 
 const policy: Policy = PolicySchema.parse({
@@ -102,7 +102,7 @@ describe("a by-value request that carries a secret can refuse the CORS relay", (
   const unreadable = () => Promise.reject(new TypeError("Failed to fetch"));
   it.each([
     ["goes through the relay when allowed (default)", undefined, 2, "served"],
-    ["never reaches the relay with relay: false (upstream-unreadable)", false, 1, "upstream-unreadable"],
+    ["never reaches the relay with corsProxy: false (upstream-unreadable)", false, 1, "upstream-unreadable"],
   ])("%s", async (_name, relay, fetches, code) => {
     let calls = 0;
     const handler: OwnHandler = async (request) => {
@@ -111,12 +111,12 @@ describe("a by-value request that carries a secret can refuse the CORS relay", (
         url: "https://api.example.com/v1/messages",
         headers: [],
         body: null,
-        ...(relay === undefined ? {} : { relay }),
+        ...(relay === undefined ? {} : { corsProxy: relay }),
       });
       return { verdict: outcome.verdict, target: "https://api.example.com/v1/messages", decision: { mode: "fetch" } };
     };
     const { proxy, decisions } = setup(handler, {
-      corsRelay: "https://relay.example/?u={url}",
+      corsProxy: "https://relay.example/?u={url}",
       fetch: (url) => {
         calls++;
         return url.startsWith("https://relay.example/") ? Promise.resolve(new Response("ok")) : unreadable();

@@ -10,7 +10,7 @@ import { forwardRequestHeaders } from "./headers";
 import { type BodyLimits, BudgetLease, type ByteBudget } from "./limits";
 import { type OwnAnswer, type OwnEndpoint, sendOwnReply } from "./own-endpoints";
 import { contentTypeRefusal, crossSiteRefusal } from "./own-guard";
-import { relayResponse } from "./relay";
+import { streamReply } from "./reply-stream";
 import { CONNECTION_ESTABLISHED, CONTINUE, refusalResponse } from "./respond";
 import { bodyTimeoutVerdict, type ConnectionTimeouts, type UpstreamClock } from "./timeouts";
 import type { ProxyOptions, TunnelContext } from "./types";
@@ -293,11 +293,11 @@ export class Exchange {
         ...(outcome.status === undefined ? {} : { status: outcome.status }),
         ...(outcome.path === undefined ? {} : { upstreamPath: outcome.path }),
       });
-    const relay = await relayResponse(this.conn, outcome.response, head.method, head.version, head.keepAlive, this.ctx.upstreamClock);
+    const reply = await streamReply(this.conn, outcome.response, head.method, head.version, head.keepAlive, this.ctx.upstreamClock);
     const notes = [
       target.upgraded ? "http:// upgraded to https:// by policy" : "",
-      relay.error ?? "",
-      relay.cut ? `status ${outcome.response.status} was already sent, so the guest got a body cut short after ${relay.bytes} bytes` : "",
+      reply.error ?? "",
+      reply.cut ? `status ${outcome.response.status} was already sent, so the guest got a body cut short after ${reply.bytes} bytes` : "",
     ].filter(Boolean);
     const reason = notes.length > 0 ? `${outcome.verdict.reason} (${notes.join("; ")})` : outcome.verdict.reason;
     this.record({
@@ -305,14 +305,14 @@ export class Exchange {
       method: head.method,
       target: shownTarget,
       status: outcome.response.status,
-      bytes: relay.bytes,
+      bytes: reply.bytes,
       headers: head.headers,
       upstream: outcome.via,
       upstreamPath: outcome.path,
-      ...(relay.cut ? { bodyCut: true } : {}),
+      ...(reply.cut ? { bodyCut: true } : {}),
       verdict: { ...allowed, ...outcome.verdict, reason },
     });
-    return relay.close ? "close" : "continue";
+    return reply.close ? "close" : "continue";
   }
 
   /** Origin-form requests to the proxy itself: the route table of built-ins and handlers. */
@@ -333,7 +333,7 @@ export class Exchange {
     const route = `${head.method} ${path}`;
     const endpoint = this.ctx.endpoints.get(route);
     if (endpoint) this.ownMode = endpoint.mode;
-    // A web page the user visits must not drive the proxy's own endpoints (issue 16).
+    // A web page the user visits must not drive the proxy's own endpoints.
     const crossSite = crossSiteRefusal(head.headers, this.ctx.ownHosts);
     if (crossSite) return this.refuse(head.method, path, crossSite);
     if (!endpoint) {

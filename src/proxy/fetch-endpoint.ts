@@ -7,7 +7,7 @@ import { unforwardableMethod } from "./head";
 import { forwardRequestHeaders, forwardResponseHeaders, headerEntries } from "./headers";
 import { BodyBuffer, type BudgetLease, DEFAULT_MAX_BODY_BYTES } from "./limits";
 import { upstreamClock, upstreamTimeoutReason, within } from "./timeouts";
-import type { ByValueRequest, ProxyOptions, UpstreamPath } from "./types";
+import type { ByValueRequest, FetchAnswer, FetchOutcome, ProxyOptions } from "./types";
 import { type UpstreamDeps as FetchDeps, fetchUpstream } from "./upstream";
 
 type UpstreamDeps = FetchDeps & Pick<ProxyOptions, "maxBodyBytes">;
@@ -29,26 +29,6 @@ export const FetchRequest = z.strictObject({
   base64: z.boolean().default(false),
 });
 export type FetchRequest = z.infer<typeof FetchRequest>;
-
-export interface FetchAnswer {
-  status: number;
-  headers: Record<string, string>;
-  body: string;
-  base64: boolean;
-}
-
-export type FetchOutcome =
-  | { kind: "refused"; verdict: Verdict; target: string; upstream?: string; status?: number; upstreamPath?: UpstreamPath }
-  | {
-      kind: "answer";
-      verdict: Verdict;
-      target: string;
-      upstream: string;
-      upstreamPath: UpstreamPath;
-      answer: FetchAnswer;
-      bytes: number;
-      method: string;
-    };
 
 export async function serveFetchEndpoint(
   deps: ProxyOptions,
@@ -148,8 +128,8 @@ export async function fetchByValue(
 
   const decision = evaluate(policy, { method: request.method, url: request.url });
   if (!decision.verdict.allowed || !decision.target) return { kind: "refused", verdict: decision.verdict, target: request.url };
-  const { corsRelay: _relay, ...direct } = deps;
-  const outcome = await fetchUpstream(request.relay === false ? direct : deps, {
+  const { corsProxy: _corsProxy, ...direct } = deps;
+  const outcome = await fetchUpstream(request.corsProxy === false ? direct : deps, {
     target: decision.target,
     method: request.method,
     headers: forwardRequestHeaders(request.headers),

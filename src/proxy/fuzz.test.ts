@@ -8,7 +8,7 @@ import type { GrowthStats } from "./limits";
 import { createProxy } from "./proxy";
 import { memoryConnection, recordedFetch, sourceOf } from "./testing/memory";
 
-// Issue 16: property-based fuzzing of everything a client controls: request heads, bodies,
+// Property-based fuzzing of everything a client controls: request heads, bodies,
 // chunk framing and the /v0/fetch JSON. Properties: no exception escapes; the answer is a
 // valid parse or a coded refusal; work and memory are linear in the input (asserted on counts
 // of operations and bytes, never on time). Seeded, and bounded so each runs in about a second.

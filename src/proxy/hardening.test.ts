@@ -8,7 +8,7 @@ import { BudgetLease, ByteBudget, type GrowthStats } from "./limits";
 import { memoryConnection, parseResponse, recordedFetch, sourceOf } from "./testing/memory";
 import { fakeTimers } from "./testing/timers";
 
-// Issue 16 ("Hardening: no client can crash, stall or bloat the proxy"): each case an outside
+// Hardening: no client can crash, stall or bloat the proxy: each case an outside
 // review used against `npx tab proxy`, and its siblings. Sizes and counts are asserted, never
 // how long anything took; time is a fake the test moves.
 

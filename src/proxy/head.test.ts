@@ -5,7 +5,7 @@ import { DEFAULT_POLICY } from "../policy";
 import { createProxy, parseRequestHead } from "./index";
 import { memoryConnection, parseResponse, recordedFetch } from "./testing/memory";
 
-// Issue 5: the guest is untrusted; anything two HTTP parsers
+// The guest is untrusted; anything two HTTP parsers
 // could read differently (request smuggling) is refused with bad-request and a specific reason.
 
 const ok = "GET https://api.github.com/zen HTTP/1.1\r\nHost: api.github.com\r\n";

@@ -1,4 +1,4 @@
-export { type FetchAnswer, type FetchOutcome, FetchRequest, fetchByValue } from "./fetch-endpoint";
+export { FetchRequest, fetchByValue } from "./fetch-endpoint";
 export { type Framing, type HeaderList, type HeadParse, headerValue, MAX_BODY_BYTES, parseRequestHead, type RequestHead } from "./head";
 export { forwardRequestHeaders, forwardResponseHeaders, REDACTED, redactHeaders, redactUrl } from "./headers";
 export {
@@ -17,7 +17,9 @@ export type {
   ConnectInfo,
   EgressProxy,
   EgressProxy as Proxy,
+  FetchAnswer,
   FetchByValue,
+  FetchOutcome,
   HostResolution,
   OwnDecision,
   OwnEndpointSpec,
@@ -33,4 +35,4 @@ export type {
   UpstreamInit,
   UpstreamPath,
 } from "./types";
-export { relayUrl } from "./upstream";
+export { corsProxyUrl } from "./upstream";

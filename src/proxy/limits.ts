@@ -1,9 +1,9 @@
 /**
- * The proxy's bounds on what one client can make it hold (issue 16): every number here is a
+ * The proxy's bounds on what one client can make it hold: every number here is a
  * row of docs/limits.md. A request past a bound is refused with a code, never buffered on.
  */
 
-/** Request heads larger than this, leading empty lines included, are refused (issue 5: 16 KiB). */
+/** Request heads larger than this, leading empty lines included, are refused (16 KiB). */
 export const HEAD_LIMIT = 16 * 1024;
 /** The largest body a guest request may carry, and the largest upstream body /v0/fetch buffers. */
 export const DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024;

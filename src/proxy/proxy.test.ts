@@ -114,7 +114,7 @@ describe("absolute-form requests get a verdict, then fetch (the verdict table)",
   });
 
   it("retries through the configured CORS relay and says so", async () => {
-    const { proxy, fetch, decisions } = setup({ corsRelay: "https://relay.example/?url={url}" }, (url) => {
+    const { proxy, fetch, decisions } = setup({ corsProxy: "https://relay.example/?url={url}" }, (url) => {
       if (url.startsWith("https://relay.example/")) return new Response("via relay", { headers: { "content-length": "9" } });
       throw new TypeError("Failed to fetch");
     });

@@ -3,12 +3,12 @@ import type { Timers } from "../platform";
 import type { HeadRead } from "./source";
 import type { ProxyOptions } from "./types";
 
-/** A guest that has not finished its request head by then is answered 408 (issue 5 debt). */
+/** A guest that has not finished its request head by then is answered 408 (a slow client cannot hold a connection open). */
 export const DEFAULT_HEAD_TIMEOUT_MS = 30_000;
 /** A connection or tunnel with no traffic either way for this long is closed. */
 export const DEFAULT_IDLE_TIMEOUT_MS = 5 * 60_000;
 /**
- * A request body must be complete this long after its head (issue 16): the idle clock alone
+ * A request body must be complete this long after its head: the idle clock alone
  * let a body trickle in a byte at a time for ever.
  */
 export const DEFAULT_BODY_TIMEOUT_MS = 60_000;

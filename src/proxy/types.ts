@@ -2,7 +2,6 @@ import type { ByteStream } from "../bytes";
 import type { EventLog, Verdict } from "../log";
 import type { Clock, Timers } from "../platform";
 import type { Policy } from "../policy";
-import type { FetchOutcome } from "./fetch-endpoint";
 import type { HeaderList } from "./head";
 
 /** What the proxy hands to the injected fetch: a subset of RequestInit every host supports. */
@@ -27,8 +26,9 @@ export type UpstreamFetch = (url: string, init: UpstreamInit) => Promise<Respons
 /**
  * Which way an upstream request leaves the host (recorded in its decision event): the
  * browser's fetch() (CORS applies; a redirect's target is hidden), a Wisp relay with the page
- * as the TLS client (docs/relay.md), a CORS relay (which sees the request), or the Node
- * host's own TCP and TLS.
+ * as the TLS client (docs/relay.md), a CORS proxy (which sees the request), or the Node
+ * host's own TCP and TLS. The CORS proxy's path keeps its first name, `cors-relay`, on the
+ * log and in verdict reasons, so logs and tools written before read the same.
  */
 export type UpstreamPath = "browser-fetch" | "wisp-relay" | "cors-relay" | "direct";
 
@@ -73,10 +73,10 @@ export interface ByValueRequest {
   headers: [string, string][];
   body: Uint8Array | null;
   /**
-   * false: never retry through the CORS relay (a request carrying a secret the relay must not
+   * false: never retry through the CORS proxy (a request carrying a secret the CORS proxy must not
    * see, like a model key); an unreadable answer is then `upstream-unreadable`. Default: as configured.
    */
-  relay?: boolean;
+  corsProxy?: boolean;
 }
 
 /**
@@ -111,7 +111,7 @@ export interface OwnRequest {
 export interface OwnDecision {
   /** "fetch" for a handler that fetched upstream by value (default: the endpoint's declared mode). */
   mode?: "own" | "fetch";
-  /** The URL actually fetched, when it differs from `target` (a CORS relay). */
+  /** The URL actually fetched, when it differs from `target` (a CORS proxy). */
   upstream?: string;
   /** For a refusal: the HTTP status to answer with instead of the code's default (e.g. 502). */
   status?: number;
@@ -152,10 +152,10 @@ export interface ProxyOptions {
   ownHost: string | readonly string[];
   tunnel?: TunnelHook;
   /**
-   * A CORS relay tried when the browser cannot read an upstream: `{url}` in it is replaced by
+   * A CORS proxy tried when the browser cannot read an upstream: `{url}` in it is replaced by
    * the encoded target URL, or the encoded URL is appended. The relay then sees the request.
    */
-  corsRelay?: string;
+  corsProxy?: string;
   resolveHost?: ResolveHost;
   /**
    * How `fetch` reaches upstreams at this moment, read just before each call (the page
@@ -190,3 +190,25 @@ export interface EgressProxy {
   /** Serves the plaintext HTTP requests inside a CONNECT tunnel. Never rejects. */
   serveTunnel(plain: ByteStream, tunnel: TunnelContext): Promise<void>;
 }
+
+/** What `POST /v0/fetch` answers for a request by value: the upstream's status, headers and body (base64 when binary). */
+export interface FetchAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+  base64: boolean;
+}
+
+/** How a request by value ended: refused with a verdict, or answered. */
+export type FetchOutcome =
+  | { kind: "refused"; verdict: Verdict; target: string; upstream?: string; status?: number; upstreamPath?: UpstreamPath }
+  | {
+      kind: "answer";
+      verdict: Verdict;
+      target: string;
+      upstream: string;
+      upstreamPath: UpstreamPath;
+      answer: FetchAnswer;
+      bytes: number;
+      method: string;
+    };

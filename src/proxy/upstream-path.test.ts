@@ -4,7 +4,7 @@ import { type Policy, Policy as PolicySchema } from "../policy";
 import { createProxy, type ProxyOptions, type UpstreamPath } from "./index";
 import { memoryConnection, parseResponse, recordedFetch } from "./testing/memory";
 
-// Issue 19: which way a request left the page (browser fetch or a Wisp relay with the page as
+// Which way a request left the page (browser fetch or a Wisp relay with the page as
 // the TLS client) is in its one decision event; through a relay the redirect target is seen,
 // and a certificate that does not verify is its own verdict.
 

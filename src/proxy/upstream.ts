@@ -21,7 +21,7 @@ export interface UpstreamRequest {
   body: Uint8Array | null;
 }
 
-export type UpstreamDeps = Pick<ProxyOptions, "fetch" | "resolveHost" | "corsRelay" | "timers" | "upstreamTimeoutMs" | "upstreamPath">;
+export type UpstreamDeps = Pick<ProxyOptions, "fetch" | "resolveHost" | "corsProxy" | "timers" | "upstreamTimeoutMs" | "upstreamPath">;
 type Deps = UpstreamDeps;
 
 export async function fetchUpstream(deps: Deps, request: UpstreamRequest): Promise<UpstreamOutcome> {
@@ -81,8 +81,8 @@ export async function fetchUpstream(deps: Deps, request: UpstreamRequest): Promi
     const failed = (reason: string): UpstreamOutcome => ({ kind: "refused", verdict: refuse("upstream-error", reason, "proxy"), path });
     if (path === "wisp-relay") return failed(`fetching ${target.url} through the Wisp relay failed: ${message(error)}`);
     if (!(error instanceof TypeError)) return failed(`fetching ${target.url} failed: ${message(error)}`);
-    if (!deps.corsRelay) return { kind: "refused", verdict: unreadable(target.url, error, "", path === "browser-fetch"), path };
-    via = relayUrl(deps.corsRelay, target.url);
+    if (!deps.corsProxy) return { kind: "refused", verdict: unreadable(target.url, error, "", path === "browser-fetch"), path };
+    via = corsProxyUrl(deps.corsProxy, target.url);
     path = "cors-relay";
     reached = { path };
     try {
@@ -139,14 +139,14 @@ const PATH_NOTE: Record<UpstreamPath, string> = {
   "wisp-relay": " through the Wisp relay (TLS by the page, certificate verified)",
 };
 
-/** How to reach a host that does not answer CORS (docs/guide.md, "Reaching hosts without CORS"). */
-export const RELAY_HINT =
+/** How to reach a host that does not answer CORS: the Wisp relay (docs/guide.md, "Reaching hosts without CORS"). */
+export const NO_CORS_HINT =
   "to reach hosts without CORS, run `npx tab relay` and open the page with ?relay=ws://127.0.0.1:5001/ (or set the relay in the Policy panel)";
 
 function unreadable(url: string, error: unknown, extra: string, hint: boolean): Verdict {
   return refuse(
     "upstream-unreadable",
-    `the browser could not read ${url}: CORS (the server does not allow this page to read it) or a network failure${extra}: ${message(error)}${hint ? `; ${RELAY_HINT}` : ""}`,
+    `the browser could not read ${url}: CORS (the server does not allow this page to read it) or a network failure${extra}: ${message(error)}${hint ? `; ${NO_CORS_HINT}` : ""}`,
     "proxy",
   );
 }
@@ -160,9 +160,10 @@ function resolveLocation(location: string, base: string): { host: string } | nul
   }
 }
 
-export function relayUrl(relay: string, url: string): string {
+/** The CORS proxy's URL for an upstream URL: `{url}` in it is replaced by the encoded URL, else the URL is appended. */
+export function corsProxyUrl(corsProxy: string, url: string): string {
   const encoded = encodeURIComponent(url);
-  return relay.includes("{url}") ? relay.replace("{url}", encoded) : `${relay}${encoded}`;
+  return corsProxy.includes("{url}") ? corsProxy.replace("{url}", encoded) : `${corsProxy}${encoded}`;
 }
 
 export async function discard(response: Response): Promise<void> {

@@ -12,7 +12,7 @@ export {
   type LocalEntry,
   type LocalFiles,
 } from "./local-files";
-export { buildLockFile, type LockDependency, LockFile, lockedPins, parseLockFile, renderLockFile } from "./lock";
+export { buildLockFile, lockedPins, lockNameOf, parseLockFile, renderLockFile } from "./lock";
 export { pinOfLocal } from "./obtain";
 export {
   checkOrgAllowlist,
@@ -51,6 +51,7 @@ export {
 } from "./preflight";
 export { type PinnedUrl, parsePinnedUrl, type RefForm, refForm } from "./reference";
 export { remoteBaseOf, resolveHarness, resolveHarnessSession } from "./resolve";
+export type { RunScope } from "./run-scope";
 export {
   createRuntimeFetchEndpoint,
   RESOLVE_PATH,
@@ -69,6 +70,13 @@ export {
   runtimeFetchStatus,
 } from "./runtime-fetch";
 export { Harness, OrgConfig, parseHarness, parseOrgConfig } from "./schema";
-export type { ResolveSession } from "./session";
 export { parseTreeManifest, type TreeFile, treeHash, treeManifest } from "./tree-hash";
-export { DEFAULT_LIMITS, type Resolution, type ResolvedResource, type ResolveLimits, type ResolveOptions } from "./types";
+export {
+  DEFAULT_LIMITS,
+  type LockDependency,
+  LockFile,
+  type Resolution,
+  type ResolvedResource,
+  type ResolveLimits,
+  type ResolveOptions,
+} from "./types";

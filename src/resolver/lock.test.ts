@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createCas, createMemoryStore } from "../cas";
-import { buildLockFile, createMemoryLocalFiles, parseLockFile, renderLockFile, resolveHarness } from "./index";
+import { buildLockFile, createMemoryLocalFiles, lockNameOf, parseLockFile, renderLockFile, resolveHarness } from "./index";
 import { createMemoryFetch, pinOf } from "./testing/memory-fetch";
 
 const RAW = `https://raw.githubusercontent.com/org/lib/${"c".repeat(40)}`;
@@ -73,5 +73,16 @@ describe(".fullsend/lock.yaml, version 1", () => {
     const pre = again.resources.find((r) => r.field === "pre_script");
     expect(pre?.warning).toContain("lock.yaml is stale");
     expect(again.lints).toEqual([expect.objectContaining({ code: "lock-stale", severity: "warning", field: "pre_script" })]);
+  });
+});
+
+describe("a harness's lock name is its file name, without .yaml and without the pin", () => {
+  it.each([
+    ["https://x.example/harness/review.yaml#sha256=" + "a".repeat(64), "review"],
+    ["/.fullsend/harness/demo.yaml", "demo"],
+    ["harness/Agent.YML", "Agent"],
+    ["plain", "plain"],
+  ])("%s → %s", (ref, name) => {
+    expect(lockNameOf(ref)).toBe(name);
   });
 });

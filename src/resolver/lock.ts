@@ -1,46 +1,15 @@
 import { parse as parseYaml, stringify } from "yaml";
-import { z } from "zod";
-import type { Resolution, ResolvedResource } from "./types";
+import { basename } from "./paths";
+import { type LockDependency, LockFile, type Resolution, type ResolvedResource } from "./types";
 
-const Sha = z.string().regex(/^[0-9a-f]{64}$/, "must be 64 lowercase hex");
-
-export interface LockDependency {
-  field: string;
-  url: string;
-  sha256: string;
-  type: "file" | "directory";
-  fetched_at: string;
-  files?: { path: string; sha256: string }[];
-  transitive_deps?: LockDependency[];
+/**
+ * The name a harness goes by in a lock file: its file name without `.yaml`/`.yml`, the URL's
+ * `#sha256=` pin dropped (`…/harness/review.yaml#sha256=…` → `review`). The resolver looks a
+ * harness's pins up under this name, so whoever writes a lock names it the same way.
+ */
+export function lockNameOf(ref: string): string {
+  return basename(ref.split("#")[0] ?? ref).replace(/\.ya?ml$/i, "");
 }
-
-const LockDependency: z.ZodType<LockDependency> = z.lazy(() =>
-  z.object({
-    field: z.string(),
-    url: z.string(),
-    sha256: Sha,
-    type: z.enum(["file", "directory"]),
-    fetched_at: z.string(),
-    files: z.array(z.object({ path: z.string(), sha256: Sha })).optional(),
-    transitive_deps: z.array(LockDependency).optional(),
-  }),
-);
-
-/** `.fullsend/lock.yaml`, version 1: every resource of the closure with its URL and hash. */
-export const LockFile = z.object({
-  version: z.literal(1),
-  generated_at: z.string(),
-  harnesses: z.record(
-    z.string(),
-    z.object({
-      source: z.string(),
-      sha256: Sha,
-      resolved_at: z.string(),
-      dependencies: z.array(LockDependency).default([]),
-    }),
-  ),
-});
-export type LockFile = z.infer<typeof LockFile>;
 
 export type LockParse = { ok: true; lock: LockFile } | { ok: false; reason: string };
 

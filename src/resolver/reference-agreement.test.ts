@@ -14,7 +14,7 @@ import {
 } from "./index";
 import { createMemoryFetch, githubRepo, pinOf, type Route } from "./testing/memory-fetch";
 
-// Issue 20: the rules on which this resolver agrees with the reference resolver, each named by
+// The rules on which this resolver agrees with the reference resolver, each named by
 // its sentence. Deliberate differences are listed in src/resolver/README.md.
 
 const C = "c".repeat(40);

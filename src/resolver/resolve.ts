@@ -4,14 +4,13 @@ import type { AllowlistEntry } from "./allowlist";
 import { parseAllowlistEntry } from "./allowlist";
 import { type FieldRef, fieldRefs, mergeLayers, setAt, specForDependency } from "./fields";
 import { HARNESS_SPEC, HarnessLayers } from "./harness-layers";
-import { lockedPins } from "./lock";
+import { lockedPins, lockNameOf } from "./lock";
 import type { ObtainContext } from "./obtain";
-import { basename } from "./paths";
 import { lintPreflight } from "./preflight";
 import { type Allowlists, type Outcome, ResourceResolver } from "./resolve-resource";
 import { now, RunRecord, type Step } from "./run-record";
+import type { RunScope } from "./run-scope";
 import type { Harness } from "./schema";
-import type { ResolveSession } from "./session";
 import { DEFAULT_LIMITS, type Resolution, type ResolveOptions } from "./types";
 import { WalkLimits } from "./walk-limits";
 
@@ -31,11 +30,11 @@ export async function resolveHarness(options: ResolveOptions): Promise<Resolutio
  * same allowlists, walk limits (one pin per URL, the remote total), lock pins, cache and node
  * tree, for what the run may still resolve while it lasts (run-time fetches, runtime-fetch.ts).
  */
-export async function resolveHarnessSession(options: ResolveOptions): Promise<{ resolution: Resolution; session: ResolveSession | null }> {
+export async function resolveHarnessSession(options: ResolveOptions): Promise<{ resolution: Resolution; session: RunScope | null }> {
   const none = (resolution: Resolution) => ({ resolution, session: null });
   const limits = { ...DEFAULT_LIMITS, ...options.limits };
   const record = new RunRecord(options.runId ?? crypto.randomUUID(), options.harness, options.log);
-  const lockName = options.lockName ?? basename(options.harness.split("#")[0]!).replace(/\.ya?ml$/i, "");
+  const lockName = options.lockName ?? lockNameOf(options.harness);
   const obtain: ObtainContext = {
     cas: options.cas,
     fetch: options.fetch ?? null,
@@ -133,7 +132,7 @@ export async function resolveHarnessSession(options: ResolveOptions): Promise<{ 
   }
   const resolution = record.result(warm ? null : output, warm);
   if (!resolution.ok || warm) return none(resolution);
-  const session: ResolveSession = {
+  const session: RunScope = {
     run: record.run,
     harness,
     rootId,

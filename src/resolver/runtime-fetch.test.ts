@@ -18,7 +18,7 @@ import { createMemoryFetch, githubRepo, pinOf, type Route } from "./testing/memo
 
 // Run-time loading, the last phase of docs/decisions/0001-harness-resources-by-url-and-path.md, is
 // opt-in per harness, every run-time resource goes through the same validation and caching as
-// the harness's, and every fetch is in the run's audit log. Issue 21 gives the answers.
+// the harness's, and every fetch is in the run's audit log. These tests hold the answers.
 
 const C = "c".repeat(40);
 const RAW = `https://raw.githubusercontent.com/org/lib/${C}`;

@@ -4,13 +4,13 @@ import { type FieldSpec, specForDependency } from "./fields";
 import { HARNESS_SPEC } from "./harness-layers";
 import { refForm } from "./reference";
 import { now, type Step } from "./run-record";
-import type { ResolveSession } from "./session";
+import type { RunScope } from "./run-scope";
 
 /**
  * Run-time fetch (the last phase of docs/decisions/0001-harness-resources-by-url-and-path.md): while a run lasts, its agent
  * may ask for one more pinned resource by URL. It is opt-in per harness
  * (`allow_runtime_fetch: true`), bounded (`max_runtime_fetches`, default 10), and resolved by
- * the run's own resolver session: the same allowlists (org and harness), pins, forge
+ * the run's own scope (RunScope): the same allowlists (org and harness), pins, forge
  * directory rules, one pin per URL, remote total, lock pins, cache and offline mode as the
  * harness itself. Every call, answered or refused, is one `resolver.step` node under the
  * harness's node in the run's tree (field `runtime_fetch[N]`, N counting from 0; a call refused
@@ -133,7 +133,7 @@ const SKILL_SPEC: FieldSpec = { executable: false, shape: "directory", content: 
  * whether and how often. Every call naming a URL counts towards the limit, refused or not,
  * so refusals cannot be used to probe without bound.
  */
-export function createRuntimeFetch(session: ResolveSession): RuntimeFetch {
+export function createRuntimeFetch(session: RunScope): RuntimeFetch {
   const allowed = session.harness.allow_runtime_fetch === true;
   const max = session.harness.max_runtime_fetches ?? DEFAULT_MAX_RUNTIME_FETCHES;
   let calls = 0;

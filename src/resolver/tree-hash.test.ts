@@ -5,7 +5,7 @@ import { GithubTree, parseGithubTreeUrl, parseTreeManifest, selectTreeFiles, tre
 const A = "a".repeat(64);
 const B = "b".repeat(64);
 
-describe("the directory hash (issue 7)", () => {
+describe("the directory hash", () => {
   it("is sha256 of 'path:sha256' lines sorted by UTF-8 bytes, joined with \\n plus a final \\n", async () => {
     const files = [
       { path: "scripts/check.sh", sha256: B },

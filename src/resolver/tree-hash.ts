@@ -21,7 +21,7 @@ export function isManifestPath(path: string): boolean {
 }
 
 /**
- * The directory manifest (issue 7, the tree hash a directory pin names): one line `relative/path:<sha256>`
+ * The directory manifest (the tree hash a directory pin names): one line `relative/path:<sha256>`
  * per file, sorted by UTF-8 bytes, joined with `\n` plus a final `\n`. Its sha256 is the
  * directory's pin, so the manifest itself is stored in the CAS under that pin.
  */

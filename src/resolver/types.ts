@@ -1,15 +1,15 @@
+import { z } from "zod";
 import type { Sha256 } from "../bytes";
 import type { Cas } from "../cas";
 import type { EventLog, Verdict } from "../log";
 import type { Clock } from "../platform";
 import type { FetchLike } from "./fetcher";
 import type { LocalFiles } from "./local-files";
-import type { LockFile } from "./lock";
 import type { LintDiagnostic } from "./preflight";
 import type { OrgConfig } from "./schema";
 import type { TreeFile } from "./tree-hash";
 
-/** The caps on the closure (depths, breadth) and of issue 7 (sizes). */
+/** The caps on the closure (depths, breadth) and on what it fetches (sizes). */
 export interface ResolveLimits {
   maxDepth: number;
   maxBaseDepth: number;
@@ -99,3 +99,43 @@ export interface Resolution {
   /** A run-level refusal: the first refusal, or `offline-miss` listing every missing resource. */
   error: Verdict | null;
 }
+
+const LockSha = z.string().regex(/^[0-9a-f]{64}$/, "must be 64 lowercase hex");
+
+export interface LockDependency {
+  field: string;
+  url: string;
+  sha256: string;
+  type: "file" | "directory";
+  fetched_at: string;
+  files?: { path: string; sha256: string }[];
+  transitive_deps?: LockDependency[];
+}
+
+const LockDependency: z.ZodType<LockDependency> = z.lazy(() =>
+  z.object({
+    field: z.string(),
+    url: z.string(),
+    sha256: LockSha,
+    type: z.enum(["file", "directory"]),
+    fetched_at: z.string(),
+    files: z.array(z.object({ path: z.string(), sha256: LockSha })).optional(),
+    transitive_deps: z.array(LockDependency).optional(),
+  }),
+);
+
+/** `.fullsend/lock.yaml`, version 1: every resource of the closure with its URL and hash. */
+export const LockFile = z.object({
+  version: z.literal(1),
+  generated_at: z.string(),
+  harnesses: z.record(
+    z.string(),
+    z.object({
+      source: z.string(),
+      sha256: LockSha,
+      resolved_at: z.string(),
+      dependencies: z.array(LockDependency).default([]),
+    }),
+  ),
+});
+export type LockFile = z.infer<typeof LockFile>;

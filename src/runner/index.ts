@@ -20,5 +20,8 @@ export {
   stepsFromHarness,
   WorkspacePath,
 } from "./plan";
+// One agent run on a guest seen through its port (no DOM, no v86): resolve, deliver, type, watch.
+export { type RunnerDeps, type RunOptions, type RunResult, runAgent } from "./run";
+export { type ActiveRun, repositoryNotes, runtimeDeliverer, skillDeliverer } from "./run-time";
 export { lineLevel, parseRunnerLine, type RunnerLine, runnerLineEvent, runOutcome } from "./step-lines";
 export { AGENT_VERBS, AgentStep, MODEL_VERBS } from "./verbs";

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { extractStep } from "../model";
 import { AGENT_VERBS, AgentStep, MODEL_VERBS } from "./verbs";
 
-// Issue 9 (optional part): the model is told the runner's verbs (AGENT_VERBS) and its answer
+// The model-driven agent: the model is told the runner's verbs (AGENT_VERBS) and its answer
 // is checked with the runner's own step rule (AgentStep).
 
 const rules = { verbs: MODEL_VERBS.map((v) => v.verb), schema: AgentStep };

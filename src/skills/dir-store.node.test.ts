@@ -6,7 +6,7 @@ import { sha256Hex, utf8 } from "../bytes";
 import { createDirStores } from "./dir-store.node";
 import type { SkillHandleRecord } from "./index";
 
-// The CLI's store (issue 8): keyed by sha256, re-hashed on every read.
+// The CLI's store: keyed by sha256, re-hashed on every read.
 const dirs: string[] = [];
 async function fresh() {
   const dir = await mkdtemp(join(tmpdir(), "skills-store-"));

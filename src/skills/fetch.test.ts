@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { fetchCapped } from "./fetch";
 
-// Issue 16, item 14: the CLI's guarded fetch refuses with a coded verdict; skills report it.
+// The CLI's guarded fetch refuses with a coded verdict; skills report it.
 describe("fetchCapped: a host guard's refusal is reported with its own code", () => {
   it.each([
     ["private-address", "example.test resolved to 127.0.0.1 (loopback)"],

@@ -5,7 +5,7 @@ import { caPem, createSessionCa, DEFAULT_MAX_LEAVES, loadSessionCa } from "./ind
 const HOUR = 3_600_000;
 const T0 = Date.UTC(2026, 0, 15, 12, 0, 0);
 
-describe("the per-session CA (issue 6: the page terminates the guest's TLS with its own CA)", () => {
+describe("the per-session CA (the page terminates the guest's TLS with its own CA)", () => {
   it("is a CA certificate whose private key cannot be exported", async () => {
     const ca = await createSessionCa({ now: () => T0 });
     const cert = new NodeX509(caPem(ca));

@@ -15,7 +15,7 @@ import { clientSends, establishedTunnel } from "./testing/harness";
 import { serverHellosIn } from "./testing/server-hello-reader";
 import { arrayScanWork } from "./testing/work";
 
-// Property-based fuzzing of the TLS server's parsers and state machines (issue 16): whatever
+// Property-based fuzzing of the TLS server's parsers and state machines: whatever
 // a client sends, no exception escapes, the session ends in a coded refusal with an alert, and
 // the work is linear in the input. Seeded, so a failure replays; each property is bounded to
 // run in about a second.

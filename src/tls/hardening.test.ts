@@ -13,7 +13,7 @@ import { alertsIn, clientSends, establishedTunnel } from "./testing/harness";
 import { arrayScanWork } from "./testing/work";
 import { DEFAULT_KEY_UPDATE_LIMIT } from "./tunnel";
 
-// Issue 16, item 10: no client can crash, stall or bloat the TLS server. Zero-length records
+// No client can crash, stall or bloat the TLS server. Zero-length records
 // get the alert RFC 8446 names, reassembly is linear, KeyUpdates have a budget.
 
 const ca = await createSessionCa();

@@ -5,7 +5,7 @@ import { join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
-// Issue 16, item 14: `tab resolve` and `tab skills` fetch through the one guarded fetch. Each
+// `tab resolve` and `tab skills` fetch through the one guarded fetch. Each
 // case is refused before any connection (a port check, or `localhost` resolving to loopback),
 // so nothing here reaches the network.
 

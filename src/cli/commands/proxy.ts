@@ -24,8 +24,8 @@ import { createNodeUpstream } from "../proxy-upstream";
 
 /**
  * `npx tab proxy`: the page's proxy core on a real socket, so a verdict can be reproduced
- * with curl and in CI. Like the page, it terminates TLS inside CONNECT with a per-session CA
- * (issue 6), so SNI and Host are checked and the CLI is the TLS client upstream. One JSON
+ * with curl and in CI. Like the page, it terminates TLS inside CONNECT with a per-session CA,
+ * so SNI and Host are checked and the CLI is the TLS client upstream. One JSON
  * line per decision (proxy.decision, tls.session, tls.verdict) and per proxy note (an idle
  * connection closed) on stdout; the startup lines on stderr.
  */
@@ -42,7 +42,7 @@ const nodeTimers: Timers = {
 const MIB = 1024 * 1024;
 
 const USAGE = [
-  "npx tab proxy [--policy FILE] [--port 3128] [--host 127.0.0.1] [--ca-out FILE] [--cors-relay URL]",
+  "npx tab proxy [--policy FILE] [--port 3128] [--host 127.0.0.1] [--ca-out FILE] [--cors-proxy URL]",
   "              [--head-timeout SECONDS] [--idle-timeout SECONDS] [--body-timeout SECONDS] [--upstream-timeout SECONDS]",
   "              [--max-body MIB] [--max-chunks N] [--body-budget MIB] [--max-connections N]",
   "",
@@ -50,7 +50,7 @@ const USAGE = [
   "  --port N          port to listen on; 0 picks a free one (printed on stderr)",
   "  --host ADDR       address to listen on (default 127.0.0.1)",
   "  --ca-out FILE     write this session's CA certificate (PEM) to FILE, for curl --cacert",
-  "  --cors-relay URL  a CORS relay for upstreams a browser could not read ({url} is replaced)",
+  "  --cors-proxy URL  a CORS proxy for upstreams a browser could not read ({url} is replaced; --cors-relay is the old name)",
   `  --head-timeout S  seconds a client may take to send a request head, then 408 (default ${DEFAULT_HEAD_TIMEOUT_MS / 1000})`,
   `  --idle-timeout S  seconds a connection or CONNECT tunnel may pass no traffic, then it is closed (default ${DEFAULT_IDLE_TIMEOUT_MS / 1000})`,
   `  --body-timeout S  seconds a request body may take after its head, then 408 (default ${DEFAULT_BODY_TIMEOUT_MS / 1000})`,
@@ -140,6 +140,7 @@ export const command: Command = {
     if (allowPrivate.size > 0)
       process.stderr.write(`tab proxy: TEST ONLY: private upstream addresses allowed: ${[...allowPrivate].join(", ")}\n`);
 
+    const corsProxy = values["cors-proxy"] ?? values["cors-relay"];
     let ca: SessionCa;
     try {
       ca = await createSessionCa();
@@ -192,7 +193,7 @@ export const command: Command = {
       log,
       ownHost: [`${shownHost}:${boundPort}`, `localhost:${boundPort}`],
       tunnel: tlsTunnelHook(createTlsTerminator({ ca, log })),
-      ...(values["cors-relay"] ? { corsRelay: values["cors-relay"] } : {}),
+      ...(corsProxy ? { corsProxy } : {}),
     });
     process.stderr.write(`tab proxy: session CA sha256 ${ca.fingerprint}${values["ca-out"] ? ` written to ${values["ca-out"]}` : ""}\n`);
     process.stderr.write(`tab proxy listening on http://${shownHost}:${boundPort} (policy sha256 ${await policyHash(policy)})\n`);
@@ -219,6 +220,8 @@ function parse(args: string[]) {
       policy: { type: "string" },
       port: { type: "string" },
       host: { type: "string" },
+      "cors-proxy": { type: "string" },
+      // The flag's old name, still accepted.
       "cors-relay": { type: "string" },
       "ca-out": { type: "string" },
       "allow-private-for-tests": { type: "string" },

@@ -34,7 +34,7 @@ afterAll(async () => {
   await rm(cache, { recursive: true, force: true });
 });
 
-describe("npx tab resolve (issue 7 CLI)", () => {
+describe("npx tab resolve", () => {
   it("resolves the sample harness from recordings: one JSON line per resource, exit 0", async () => {
     const out = await tab("resolve", join(SAMPLES, ".fullsend/harness/demo.yaml"), "--fixtures", FIXTURES, "--cache", cache);
     expect(out.code).toBe(0);
@@ -130,7 +130,7 @@ describe("npx tab resolve --allow-prefix: the org allowlist from the command lin
   });
 });
 
-describe("npx tab resolve shows each rule the resolver shares with the reference (issue 20), from recordings", () => {
+describe("npx tab resolve shows each rule the resolver shares with the reference, from recordings", () => {
   const raw = async () => `https://raw.githubusercontent.com/example-org/agent-library/${(await buildSample()).commit}`;
   const policy = async () => `${await raw()}/policies/rust-sandbox.yaml#sha256=${(await buildSample()).pins.policy}`;
   /** A .fullsend with the sample org config and one harness, resolved against the sample's recordings. */
@@ -195,7 +195,7 @@ describe("npx tab resolve shows each rule the resolver shares with the reference
   });
 });
 
-describe("npx tab pin (issue 7)", () => {
+describe("npx tab pin", () => {
   it("prints the tree hash a directory reference must carry, equal to what resolve computes", async () => {
     const out = await tab("pin", join(SAMPLES, ".fullsend/skills/hello"));
     const resolved = await tab("resolve", join(SAMPLES, ".fullsend/harness/demo.yaml"), "--offline", "--cache", cache);

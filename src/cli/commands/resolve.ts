@@ -13,6 +13,7 @@ import {
   DEFAULT_LIMITS,
   type FetchLike,
   type LockFile,
+  lockNameOf,
   type OrgConfig,
   parseLockFile,
   parseOrgConfig,
@@ -181,7 +182,7 @@ exit status: 0 when nothing was refused (lint errors alone do not fail), 1 when 
     for (const line of outputLines(resolution)) process.stdout.write(`${line}\n`);
     if (resolution.error) process.stderr.write(`tab resolve: refused: ${resolution.error.code}: ${resolution.error.reason}\n`);
     if (values.lock && resolution.ok) {
-      const name = (isUrl ? ref.split("#")[0]! : harness).replace(/^.*\//, "").replace(/\.ya?ml$/i, "");
+      const name = lockNameOf(isUrl ? ref : harness);
       await writeFile(
         lockPath,
         renderLockFile(buildLockFile(resolution, name, Date.now(), { previous: lock, source: isUrl ? ref : relative(base, harness) })),

@@ -1,4 +1,4 @@
-import { type ConsoleDriver, connectionsClosed, type GuestConsole } from "../../console";
+import { type ConsoleDriver, createConsoleTurns, type GuestConsole, runConsoleTask } from "../../console";
 import type { CommandWindow } from "../../lessons";
 import type { EventLog } from "../../log";
 
@@ -17,39 +17,47 @@ export interface CommandRunner {
   run(command: string, options: { timeoutMs: number }): Promise<CommandRun>;
 }
 
+export interface CommandRunnerDeps {
+  log: EventLog;
+  console: GuestConsole;
+  driver: ConsoleDriver;
+  writeFile(path: string, bytes: Uint8Array): Promise<void>;
+}
+
 /**
- * Types commands through the console driver, one at a time, each with its window. This is the
- * console task's job (run a command on the guest console, return its log window) until that
- * lands in src/console; then this becomes a call to it.
+ * Types commands on the guest console, one at a time, each as one console task (the act
+ * `lesson-step`): its window on the log is what the judge reads. A command past its time limit
+ * is stopped with Ctrl+C and its window still answered; a shell that does not come back after
+ * it is an error.
  */
-export function createCommandRunner(deps: { log: EventLog; console: GuestConsole; driver: ConsoleDriver }): CommandRunner {
-  const { log, driver } = deps;
+export function createCommandRunner(deps: CommandRunnerDeps): CommandRunner {
+  const { log } = deps;
+  const turns = createConsoleTurns();
+  const guest = { driver: deps.driver, console: deps.console, writeFile: deps.writeFile };
+  let count = 0;
   return {
     async run(command, { timeoutMs }) {
-      const fromSeq = log.nextSeq;
       let timedOut = false;
-      const running = driver.run(command);
-      const timer = setTimeout(() => {
-        timedOut = true;
-        driver.interrupt();
-      }, timeoutMs);
-      let result: Awaited<typeof running>;
-      try {
-        result = await Promise.race([
-          running,
-          new Promise<never>((_, reject) => {
-            // Past the limit and its Ctrl+C grace, the shell is not coming back.
-            setTimeout(
-              () => reject(new Error(`"${command}" did not end within ${timeoutMs} ms, nor after Ctrl+C`)),
-              timeoutMs + INTERRUPT_GRACE_MS,
-            ).unref();
-          }),
-        ]);
-      } finally {
-        clearTimeout(timer);
-      }
-      await connectionsClosed(log, fromSeq, SETTLE_LIMIT_MS);
-      const events = log.events().filter((e) => e.seq >= fromSeq);
+      const task = await runConsoleTask(
+        { log, turns, guest },
+        {
+          id: `lesson-step-${++count}`,
+          act: "lesson-step",
+          commands: [command],
+          startMessage: command,
+          timeoutMs,
+          interruptGraceMs: INTERRUPT_GRACE_MS,
+          settleMs: SETTLE_LIMIT_MS,
+          conclude: (end) => {
+            timedOut = end.how === "timed-out";
+            return undefined; // the default words
+          },
+        },
+      );
+      const result = task.results[0];
+      if (!result || !task.window) throw new Error(task.message);
+      const { fromSeq, toSeq } = task.window;
+      const events = log.events().filter((e) => e.seq > fromSeq && e.seq < toSeq);
       return { ...result, events, timedOut };
     },
   };

@@ -12,7 +12,7 @@ import { AgentStep, MODEL_VERBS } from "../../runner";
 
 /**
  * The endpoints the headless guest finds on its proxy, the same core handlers the page serves
- * (src/page/services.ts): the vault (`/v0/vault/grant|pull|push`, src/kms) over a memory key
+ * (src/page/services/index.ts): the vault (`/v0/vault/grant|pull|push`, src/kms) over a memory key
  * store and a memory cache, the run-time fetch endpoint (`/v0/resolve`, src/resolver) and the
  * model endpoint (`/v0/model`, src/model). Nothing arms the last two here, exactly as in the
  * page outside an agent run: the guest gets their refusals. A guest's write grant asks the

@@ -127,6 +127,6 @@ export async function startNodeGuest(options: NodeGuestOptions): Promise<NodeGue
     throw error;
   }
   const driver = createConsoleDriver(machine.console);
-  const runner = createCommandRunner({ log, console: machine.console, driver });
+  const runner = createCommandRunner({ log, console: machine.console, driver, writeFile: (path, bytes) => machine.writeFile(path, bytes) });
   return { console: machine.console, driver, network, services, run: runner.run, destroy };
 }

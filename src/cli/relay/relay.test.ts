@@ -3,7 +3,7 @@ import { createServer } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type EchoUpstream, echoUpstream, openStream, openWisp, type RunningRelay, runRelay, runTab, sha256 } from "./testing/harness";
 
-// Issue 19, part 1: `npx tab relay` as a real process, driven by wisp-js's own Wisp client.
+// Part 1: `npx tab relay` as a real process, driven by wisp-js's own Wisp client.
 // Everything is on 127.0.0.1: the upstream is a local echo server, reached only under the
 // test-only `--allow-private-for-tests 127.0.0.1`; names are answered by `--resolve`, never DNS.
 // Refused destinations (10.0.0.1 among them) are refused before any connection attempt.

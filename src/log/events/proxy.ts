@@ -22,11 +22,11 @@ export const ProxyDecision = z.object({
   headers: z.record(z.string(), z.string()).optional(),
   /** The TLS session this request travelled in, if any. */
   tlsSession: z.string().optional(),
-  /** The URL actually fetched, when it differs from `target` (http upgraded, a CORS relay). */
+  /** The URL actually fetched, when it differs from `target` (http upgraded, a CORS proxy). */
   upstream: z.string().optional(),
   /**
    * Which way the request left the host, once it was fetched: the browser's fetch() (CORS
-   * applies), a Wisp relay with the page as the TLS client, a CORS relay, or the Node host's
+   * applies), a Wisp relay with the page as the TLS client, a CORS proxy (its path is still named `cors-relay` on the log), or the Node host's
    * own TCP and TLS. Absent when nothing was fetched.
    */
   upstreamPath: z.enum(["browser-fetch", "wisp-relay", "cors-relay", "direct"]).optional(),

@@ -1,7 +1,7 @@
 import { z } from "zod";
 
 /**
- * The guided training tour (issue 11): a step shown, passed on the right outcome, answered
+ * The guided training tour: a step shown, passed on the right outcome, answered
  * with what happened instead on a wrong one, the tour finished or restarted. Deliberately not a
  * `scenario` event: share links replay scenarios, and a trainee's typing is not replayable.
  */

@@ -42,7 +42,7 @@ export function guestSide(options: {
   answer: (url: string, init: UpstreamInit) => Response | Promise<Response>;
   timers?: Timers;
   verbs?: readonly VerbUsage[];
-  corsRelay?: string;
+  corsProxy?: string;
 }): GuestSide {
   const log = createEventLog({ clock: () => 1000 });
   const calls: UpstreamCall[] = [];
@@ -63,7 +63,7 @@ export function guestSide(options: {
     log,
     ownHost: OWN,
     handlers: endpoint.handlers,
-    ...(options.corsRelay ? { corsRelay: options.corsRelay } : {}),
+    ...(options.corsProxy ? { corsProxy: options.corsProxy } : {}),
   });
   return {
     proxy,

@@ -17,7 +17,7 @@ export interface PageNetworkOptions {
   policy: PolicyHolder;
   ca: SessionCa;
   handlers?: OwnHandlers;
-  corsRelay?: string;
+  corsProxy?: string;
   /** The Wisp relay, when one is set: asked per request, so setting one applies to the next request. */
   relay?: { current(): { fetch: UpstreamFetch } | null };
 }
@@ -58,6 +58,6 @@ export function connectPageNetwork(options: PageNetworkOptions): PageNetwork {
     // Head and idle timeouts (the idle one at its 5 min default) run on the page's own timers.
     timers: systemTimers,
     ...(options.handlers ? { handlers: options.handlers } : {}),
-    ...(options.corsRelay ? { corsRelay: options.corsRelay } : {}),
+    ...(options.corsProxy ? { corsProxy: options.corsProxy } : {}),
   });
 }

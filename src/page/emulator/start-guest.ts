@@ -4,9 +4,10 @@ import type { EventLog } from "../../log";
 import { freshnessApplied, offerFreshness } from "../../machine";
 import type { PolicyHolder } from "../../policy";
 import type { OwnHandlers } from "../../proxy";
+import { browserFallbacks, missingBrowserFeatures, UnsupportedBrowserError, unsupportedBrowserMessage } from "../chrome/browser-support";
+import type { GuestTerminal } from "../chrome/terminal";
+import type { PageLink } from "../link";
 import type { PageRelay } from "../relay";
-import { browserFallbacks, missingBrowserFeatures, UnsupportedBrowserError, unsupportedBrowserMessage } from "../shell/browser-support";
-import type { GuestTerminal } from "../shell/terminal";
 import { bootGuest, type Guest, loadEmulatorWasm, spawnGuestMachine } from "./boot";
 import { abandonEarlyDownloads } from "./early-downloads";
 import { GuestImageError, type GuestImages, imageHashes, loadGuestImages, loadGuestSums } from "./images";
@@ -18,7 +19,7 @@ import { loadSnapshot, saveSnapshot, snapshotKey } from "./snapshots";
 export interface StartGuestOptions {
   log: EventLog;
   policy: PolicyHolder;
-  params: URLSearchParams;
+  link: PageLink;
   terminal: GuestTerminal;
   /** The page's own endpoints on the proxy (`/v0/vault/*`, `/v0/model`). */
   proxyHandlers: OwnHandlers;
@@ -46,7 +47,7 @@ type Start = { files: GuestImages } | { state: ArrayBuffer; origin: string };
  * machine (clock, random pool) before its first prompt.
  */
 export async function startGuest(options: StartGuestOptions): Promise<StartedGuest> {
-  const { log, params, terminal } = options;
+  const { log, link, terminal } = options;
   const missing = await missingBrowserFeatures(globalThis);
   if (missing.length > 0) throw new UnsupportedBrowserError(unsupportedBrowserMessage(missing));
   // A fallback is said before the guest starts: on the log, and at the top of the terminal.
@@ -54,12 +55,12 @@ export async function startGuest(options: StartGuestOptions): Promise<StartedGue
     log.append({ kind: "note", level: "warning", source: "page", message });
     terminal.write(`\x1b[33mtab: ${message}\x1b[0m\r\n`);
   }
-  const coldBoot = params.get("boot") === "fresh";
+  const coldBoot = link.boot === "fresh";
   // Asked for once: a reload after this cold boot restores the state it saves.
-  if (coldBoot) forgetBootParam();
+  if (coldBoot) history.replaceState(history.state, "", link.with({ boot: null }));
   // `?net=v86-fetch` swaps the page's peer for v86's own fetch backend: only for bench/wire,
   // which compares the two on the same guest, always on a cold boot.
-  const v86Fetch = params.get("net") === "v86-fetch";
+  const v86Fetch = link.net === "v86-fetch";
   // The emulator's worker and v86's wasm load beside the guest's files (index.html preloads the wasm).
   const machine = spawnGuestMachine();
   const wasmLoad = loadEmulatorWasm();
@@ -142,12 +143,6 @@ async function chooseStart(o: { sums: Map<string, string>; key: string; log: Eve
       };
   }
   return { files: await loadGuestImages(BASE, o.sums, o.log) };
-}
-
-function forgetBootParam(): void {
-  const url = new URL(location.href);
-  url.searchParams.delete("boot");
-  history.replaceState(history.state, "", url);
 }
 
 /** What the boot bar says when the guest did not start. */

@@ -1,13 +1,13 @@
-import type { ConsoleTurns } from "../../console";
+import type { ConsoleTurns, WatchedGuest } from "../../console";
 import type { EventLog } from "../../log";
 import type { PolicyHolder } from "../../policy";
-import type { Guest } from "../emulator/boot";
+import type { Layout } from "../chrome/layout";
+import type { ScenarioBar } from "../chrome/scenario-bar";
+import type { GuestTerminal } from "../chrome/terminal";
 import type { PageNetwork } from "../emulator/network";
+import type { PageLink } from "../link";
 import type { EventPanel } from "../panels";
-import type { PageServices } from "../services";
-import type { Layout } from "../shell/layout";
-import type { ScenarioBar } from "../shell/scenario-bar";
-import type { GuestTerminal } from "../shell/terminal";
+import type { PageServices } from "../services/types";
 
 /**
  * What a page feature (resolver, skills, vault, runner, share…) gets to plug itself in. Each
@@ -16,13 +16,14 @@ import type { GuestTerminal } from "../shell/terminal";
  * A feature that needs no services takes this context alone. What features share is in `services`, never in each
  * other's exposed objects.
  */
-export interface ShellContext {
+export interface PageContext {
   log: EventLog;
   layout: Layout;
   policy: PolicyHolder;
-  params: URLSearchParams;
+  /** The page's link, read once (src/page/link.ts): features never read `location` for parameters. */
+  link: PageLink;
   /** The guest once it is ready (boots or restores). */
-  guest: Promise<Guest>;
+  guest: Promise<WatchedGuest>;
   /** The network once the guest exists (null before). */
   network(): PageNetwork | null;
   /** A built-in panel by id ("wire", "proxy", "resolver", "cache", "policy", "kernel"). */
@@ -40,8 +41,8 @@ export interface ShellContext {
   expose(name: string, value: unknown): void;
 }
 
-/** What a feature that uses the page's services gets: the shell's context and the services, loaded. */
-export interface FeatureContext extends ShellContext {
-  /** The page's services, built once (src/page/services.ts): cache, skills, vault, model endpoint, resolver, runner. */
+/** What a feature that uses the page's services gets: the page's context and the services, loaded. */
+export interface FeatureContext extends PageContext {
+  /** The page's services, built once (src/page/services/index.ts): cache, skills, vault, model endpoint, resolver, runner. */
   services: PageServices;
 }

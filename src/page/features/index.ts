@@ -1,15 +1,16 @@
-import type { PageServices } from "../services";
-import type { FeatureContext, ShellContext } from "./context";
+import type { PageLink } from "../link";
+import type { PageServices } from "../services/types";
+import type { FeatureContext, PageContext } from "./context";
 
-export type { FeatureContext, ShellContext } from "./context";
+export type { FeatureContext, PageContext } from "./context";
 
 /**
  * One page feature: its code, loaded with `import()` so it is not part of the first screen's
- * script, and whether it needs the page's services (which load with it) or only the shell.
+ * script, and whether it needs the page's services (which load with it) or only the page's context.
  */
 type Feature =
   | { name: string; services: true; load(): Promise<{ mount(ctx: FeatureContext): void }> }
-  | { name: string; services: false; load(): Promise<{ mount(ctx: ShellContext): void }> };
+  | { name: string; services: false; load(): Promise<{ mount(ctx: PageContext): void }> };
 
 /** Every page feature, mounted in this order (the order of the tabs they add). */
 const FEATURES: readonly Feature[] = [
@@ -28,13 +29,13 @@ const FEATURES: readonly Feature[] = [
 ];
 
 /** Whether the link asks for embed mode (`?embed=…`): then the embed feature shapes the first screen. */
-export const wantsEmbed = (params: URLSearchParams): boolean => params.has("embed");
+export const wantsEmbed = (link: PageLink): boolean => link.embed !== null;
 
 /**
  * Embed mode (`?embed=1&scenario=N`), loaded only when the link asks for it and mounted before
  * the page is shown, so a reader never sees the whole playground flash inside the iframe.
  */
-export async function mountEmbed(ctx: ShellContext): Promise<void> {
+export async function mountEmbed(ctx: PageContext): Promise<void> {
   (await import("./embed/mount")).mount(ctx);
 }
 
@@ -43,7 +44,7 @@ export async function mountEmbed(ctx: ShellContext): Promise<void> {
  * screen, while the guest downloads), then mounts them in order. What the link asks for
  * (`?tour=1`, `?harness=…&run=1`, a share fragment) each feature reads when it mounts.
  */
-export async function mountFeatures(ctx: ShellContext, services: () => Promise<PageServices>): Promise<void> {
+export async function mountFeatures(ctx: PageContext, services: () => Promise<PageServices>): Promise<void> {
   const built = services();
   const mounts = FEATURES.map((feature) =>
     feature.services

@@ -1,5 +1,5 @@
 import { displayText, type EventKind, type EventLog, type LogEvent } from "../../log";
-import { formatTime, h, replaceChildren } from "../shell/dom";
+import { formatTime, h, replaceChildren } from "../chrome/dom";
 
 export type Tone = "ok" | "refused" | "info" | "warn";
 

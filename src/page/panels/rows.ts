@@ -1,5 +1,5 @@
 import type { LogEvent } from "../../log";
-import { formatBytes } from "../shell/dom";
+import { formatBytes } from "../chrome/dom";
 import { type Row, toneOf } from "./event-panel";
 
 const verdictCell = (e: { allowed: boolean; code: string }) => (e.allowed ? `✓ ${e.code}` : `✗ ${e.code}`);

@@ -1,4 +1,4 @@
-import { h } from "../shell/dom";
+import { h } from "../chrome/dom";
 import type { EventPanel } from "./event-panel";
 
 /**

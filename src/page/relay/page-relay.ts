@@ -22,7 +22,8 @@ export interface PageRelay {
 }
 
 export interface PageRelayOptions {
-  params: URLSearchParams;
+  /** The link's `?relay=` as written (src/page/link.ts), null when it has none. */
+  linked: string | null;
   storage: Pick<Storage, "getItem" | "setItem" | "removeItem"> | null;
   /** Where a test may define its extra roots (the page passes globalThis). */
   scope: object;
@@ -33,7 +34,7 @@ export function createPageRelay(options: PageRelayOptions): PageRelay {
   const trust = testTrustAnchors(options.scope);
   const open = options.open ?? epoxyEngine;
   const listeners = new Set<(setting: RelaySetting) => void>();
-  let setting = initialRelaySetting(options.params, options.storage);
+  let setting = initialRelaySetting(options.linked, options.storage);
   let active: { url: string; fetch: UpstreamFetch } | null = null;
   const activate = () => {
     const url = setting.ok ? setting.url : null;

@@ -39,30 +39,30 @@ describe("the relay URL", () => {
 describe("where the relay setting comes from", () => {
   it("takes ?relay= for this visit over the stored one, and never stores it", () => {
     const storage = memoryStorage({ [RELAY_STORAGE_KEY]: "wss://stored.example/" });
-    const relay = createPageRelay({ params: new URLSearchParams("relay=ws://127.0.0.1:5001/"), storage, scope: {} });
+    const relay = createPageRelay({ linked: "ws://127.0.0.1:5001/", storage, scope: {} });
     expect(relay.setting()).toEqual({ ok: true, url: "ws://127.0.0.1:5001/", source: "link" });
     expect(relay.current()?.url).toBe("ws://127.0.0.1:5001/");
     expect(storage.items.get(RELAY_STORAGE_KEY)).toBe("wss://stored.example/");
   });
 
   it("uses the stored relay without a link, and none when nothing is stored", () => {
-    expect(initialRelaySetting(new URLSearchParams(), memoryStorage({ [RELAY_STORAGE_KEY]: "wss://stored.example/" }))).toEqual({
+    expect(initialRelaySetting(null, memoryStorage({ [RELAY_STORAGE_KEY]: "wss://stored.example/" }))).toEqual({
       ok: true,
       url: "wss://stored.example/",
       source: "policy panel",
     });
-    expect(initialRelaySetting(new URLSearchParams(), memoryStorage())).toEqual({ ok: true, url: null, source: "none" });
+    expect(initialRelaySetting(null, memoryStorage())).toEqual({ ok: true, url: null, source: "none" });
   });
 
   it("shows a bad ?relay= as an error and uses no relay", () => {
-    const relay = createPageRelay({ params: new URLSearchParams("relay=http://x/"), storage: memoryStorage(), scope: {} });
+    const relay = createPageRelay({ linked: "http://x/", storage: memoryStorage(), scope: {} });
     expect(relay.setting()).toMatchObject({ ok: false, source: "link", text: "http://x/" });
     expect(relay.current()).toBeNull();
   });
 
   it("keeps a relay set in the Policy panel, applies it to the next request, and forgets it when cleared", () => {
     const storage = memoryStorage();
-    const relay = createPageRelay({ params: new URLSearchParams(), storage, scope: {} });
+    const relay = createPageRelay({ linked: null, storage, scope: {} });
     const heard: unknown[] = [];
     relay.onChange((s) => heard.push(s));
     expect(relay.set("ws://127.0.0.1:5001")).toMatchObject({ ok: true, url: "ws://127.0.0.1:5001/" });

@@ -54,9 +54,8 @@ export function parseRelayUrl(text: string): { ok: true; url: string } | { ok: f
   return parsed.success ? { ok: true, url: parsed.data } : { ok: false, error: parsed.error.issues.map((i) => i.message).join("; ") };
 }
 
-/** The relay at page load: `?relay=` (this visit only, never stored) wins over the stored one. */
-export function initialRelaySetting(params: URLSearchParams, storage: Pick<Storage, "getItem"> | null): RelaySetting {
-  const linked = params.get("relay");
+/** The relay at page load: the link's `?relay=` (this visit only, never stored) wins over the stored one. */
+export function initialRelaySetting(linked: string | null, storage: Pick<Storage, "getItem"> | null): RelaySetting {
   if (linked !== null) {
     const parsed = parseRelayUrl(linked);
     return parsed.ok ? { ok: true, url: parsed.url, source: "link" } : { ok: false, error: parsed.error, text: linked, source: "link" };

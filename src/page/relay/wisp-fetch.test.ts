@@ -9,7 +9,7 @@ import { guardRefusal } from "../../log";
 import type { UpstreamInit } from "../../proxy";
 import { createEpoxyEngine, createWispRelayFetch, relayFailure } from "./wisp-fetch";
 
-// Issue 19: the page's relay fetcher with the real engine (epoxy-tls) through the real
+// The page's relay fetcher with the real engine (epoxy-tls) through the real
 // `npx tab relay` process to a local HTTPS upstream under a throwaway CA. Node has no
 // WebSocket global before v22; epoxy opens its WebSocket with the `ws` package's here.
 

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createFixtureFetch } from "./fixture-fetch.node";
 
-// The shared `--fixtures DIR` layout (issue 8): https://HOST/PATH?QUERY → DIR/HOST/PATH?QUERY.
+// The shared `--fixtures DIR` layout: https://HOST/PATH?QUERY → DIR/HOST/PATH?QUERY.
 let dir = "";
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "fixtures-"));

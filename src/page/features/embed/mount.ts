@@ -1,24 +1,24 @@
 import "./embed.css";
 import type { ConsoleTaskResult } from "../../../console";
 import { eventsInWindows, verdictSequence } from "../../../log";
-import { h, replaceChildren } from "../../shell/dom";
-import { SCENARIOS, type Scenario } from "../../shell/scenarios";
-import type { ShellContext } from "../context";
+import { h, replaceChildren } from "../../chrome/dom";
+import { SCENARIOS, type Scenario } from "../../chrome/scenarios";
+import type { PageContext } from "../context";
 import { type EmbedRequest, embedExplanation, fullPlaygroundHref, readEmbedRequest } from "./params";
 
 /**
- * Embed mode for docs (issue 11): `?embed=1&scenario=N` (a row of the verdict table,
+ * Embed mode for docs: `?embed=1&scenario=N` (a row of the verdict table,
  * by number or id) shows the terminal and the one panel that row's verdict lands in, under
  * a small bar with the row's title, a Run button and who decided and why — sized for an
  * 800×500 iframe. The guest starts as in the playground (from the saved snapshot when there
  * is one); the scenario runs only when the reader clicks Run. Everything else on the page is
  * hidden by embed.css, scoped under `.embed`.
  */
-export function mount(ctx: ShellContext): void {
-  const request = readEmbedRequest(ctx.params, SCENARIOS);
+export function mount(ctx: PageContext): void {
+  const request = readEmbedRequest(ctx.link, SCENARIOS);
   if (request.mode === "off") return;
   // `?embed=1&lesson=…`: the lesson player (features/lessons) fills the embed; here only its shape.
-  if (ctx.params.has("lesson") || location.hash.includes("lesson-draft=")) {
+  if (ctx.link.lesson !== null || ctx.link.hash.includes("lesson-draft=")) {
     document.documentElement.classList.add("embed");
     ctx.layout.root.classList.add("embed");
     ctx.layout.root.dataset.embedPanel = "lessons";
@@ -35,7 +35,7 @@ export function mount(ctx: ShellContext): void {
     {
       class: "embed-open",
       title: "The whole playground (all scenarios and panels) in a new tab",
-      attrs: { href: fullPlaygroundHref(location.href), target: "_blank", rel: "noopener" },
+      attrs: { href: fullPlaygroundHref(ctx.link.href), target: "_blank", rel: "noopener" },
     },
     "Open in the full playground ↗",
   );

@@ -1,10 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { SCENARIOS } from "../../shell/scenarios";
+import { SCENARIOS } from "../../chrome/scenarios";
+import { readPageLink } from "../../link";
 import { embedExplanation, fullPlaygroundHref, readEmbedRequest, validValues } from "./params";
 
-// Issue 11, embed mode for docs: `?embed=1&scenario=N` picks one row of the verdict table
+// Embed mode for docs: `?embed=1&scenario=N` picks one row of the verdict table
 // (docs/decisions/0005-the-page-is-the-only-network-client.md) by row number or id; anything else is explained.
-const read = (query: string) => readEmbedRequest(new URLSearchParams(query), SCENARIOS);
+const read = (query: string) => readEmbedRequest(readPageLink(`https://tab.example/?${query}`), SCENARIOS);
 
 describe("which scenario an embed link names (a row of the verdict table)", () => {
   it.each([

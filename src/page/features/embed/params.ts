@@ -1,8 +1,9 @@
 import type { Decider } from "../../../log";
-import type { Scenario } from "../../shell/scenarios";
+import type { Scenario } from "../../chrome/scenarios";
+import type { PageLink } from "../../link";
 
 /**
- * What `?embed=1&scenario=…` asks for (issue 11, embed mode for docs): off, one row of seed
+ * What `?embed=1&scenario=…` asks for (embed mode for docs): off, one row of seed
  * 004's verdict table (by row number or id), or a value that names no row, with a message
  * saying which values are valid. The URL is outside input: it is matched against the known
  * rows and echoed only as plain, shortened text.
@@ -12,9 +13,9 @@ export type EmbedRequest = { mode: "off" } | { mode: "scenario"; scenario: Scena
 const EMBED_ON = new Set(["1", "true"]);
 const MAX_ECHO = 40;
 
-export function readEmbedRequest(params: URLSearchParams, scenarios: readonly Scenario[]): EmbedRequest {
-  if (!EMBED_ON.has(params.get("embed") ?? "")) return { mode: "off" };
-  const raw = params.get("scenario");
+export function readEmbedRequest(link: Pick<PageLink, "embed" | "scenario">, scenarios: readonly Scenario[]): EmbedRequest {
+  if (!EMBED_ON.has(link.embed ?? "")) return { mode: "off" };
+  const raw = link.scenario;
   const value = (raw ?? "").trim();
   if (value === "") return { mode: "invalid", message: `No scenario given: add &scenario= with ${validValues(scenarios)}.` };
   const scenario = /^\d+$/.test(value)

@@ -1,19 +1,42 @@
-import type { CommandRecord, CommandResult } from "../../../console";
-import type { Guest } from "../../emulator/boot";
-import type { ShellContext } from "../context";
+import { type CommandRecord, type ConsoleTaskResult, type GuestPort, runConsoleTask } from "../../../console";
+import type { PageContext } from "../context";
+
+/** Why the lesson player types a command: shown in its task's start event. */
+export type LessonAct = "lesson-show-me" | "lesson-demo" | "lesson-setup";
+
+const WORDS: Record<LessonAct, string> = {
+  "lesson-show-me": "show me",
+  "lesson-demo": "demo",
+  "lesson-setup": "setup",
+};
+
+/** How long a command's connections may stay open after its end mark before its task ends anyway (as in `npx tab lesson test`). */
+const SETTLE_LIMIT_MS = 5_000;
+
+let count = 0;
 
 /**
  * Types one command into the guest console for the lesson ("Show me", a demo step's Run, its
- * setup): one conversation at a time with the scenarios and the tour, waiting for a command
- * already running. The command watcher judges it like any other command; `act` says why
- * the page typed it (kept for the console task the page will route this through).
+ * setup) as one console task of the act `lesson-step`: one conversation at a time with the
+ * scenarios, runs and the tour, waiting for a command already running. The command watcher
+ * judges it like any other command.
  */
 export function runOnConsole(
-  ctx: Pick<ShellContext, "turns">,
-  guest: Guest,
+  ctx: Pick<PageContext, "log" | "turns">,
+  guest: GuestPort,
   command: string,
-  _act: "lesson-show-me" | "lesson-demo" | "lesson-setup",
+  act: LessonAct,
   onStarted?: (record: CommandRecord) => void,
-): Promise<CommandResult> {
-  return ctx.turns.take(() => guest.driver.run(command, onStarted ? { onStarted } : {}));
+): Promise<ConsoleTaskResult> {
+  return runConsoleTask(
+    { log: ctx.log, turns: ctx.turns, guest },
+    {
+      id: `lesson-step-${++count}`,
+      act: "lesson-step",
+      commands: [command],
+      startMessage: `${WORDS[act]}: ${command}`,
+      settleMs: SETTLE_LIMIT_MS,
+      ...(onStarted ? { onStarted } : {}),
+    },
+  );
 }

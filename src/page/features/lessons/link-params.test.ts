@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { readPageLink } from "../../link";
 import { draftHref, embedderOrigin, readLessonLink } from "./link-params";
 
-const read = (query: string, hash = "") => readLessonLink(new URLSearchParams(query), hash);
+const read = (query: string, hash = "") => readLessonLink(readPageLink(`https://tab.example/?${query}${hash}`));
 
 describe("what the link asks of the lesson player", () => {
   it("a pinned https URL is a published lesson", () => {

@@ -1,6 +1,7 @@
+import type { PageLink } from "../../link";
+
 /**
- * What the page's link asks of the lesson player. Read in one place so the page can later
- * hand it its parsed link instead of the raw query and fragment.
+ * What the page's link (src/page/link.ts) asks of the lesson player.
  * - `?lesson=https://…#sha256=…`: a published lesson, pinned (the pin's `#` is encoded in the query);
  * - `?lesson=NAME`: a lesson shipped with the project (lessons/NAME.yaml);
  * - `#lesson-draft=…`: a draft carried whole in the fragment (never sent to a server);
@@ -27,9 +28,10 @@ export const DRAFT_FRAGMENT_KEY = "lesson-draft";
 const PIN_FRAGMENT = /^#sha256=[0-9a-fA-F]{64}$/;
 const BUNDLED_NAME = /^[a-z0-9][a-z0-9-]{0,63}$/;
 
-export function readLessonLink(params: URLSearchParams, hash: string): LessonLink {
+export function readLessonLink(link: Pick<PageLink, "lesson" | "step" | "embed" | "embedder" | "hash">): LessonLink {
+  const { hash } = link;
   const fragment = new URLSearchParams(hash.replace(/^#/, "")).get(DRAFT_FRAGMENT_KEY);
-  const raw = (params.get("lesson") ?? "").trim();
+  const raw = (link.lesson ?? "").trim();
   let request: LessonRequest = { kind: "none" };
   if (fragment) request = { kind: "link", fragment };
   // Written unencoded (`?lesson=https://…/a.yaml#sha256=…`), the pin arrives as the page's own fragment.
@@ -41,13 +43,13 @@ export function readLessonLink(params: URLSearchParams, hash: string): LessonLin
       kind: "invalid",
       reason: `lesson=${JSON.stringify(raw.slice(0, 60))} is neither an https URL pinned with #sha256= nor a shipped lesson's name`,
     };
-  const stepText = params.get("step");
+  const stepText = link.step;
   const step = stepText !== null && /^[1-9]\d{0,2}$/.test(stepText) ? Number(stepText) - 1 : null;
   return {
     request,
     step,
-    embed: params.get("embed") === "1" || params.get("embed") === "true",
-    embedder: embedderOrigin(params.get("embedder")),
+    embed: link.embed === "1" || link.embed === "true",
+    embedder: embedderOrigin(link.embedder),
   };
 }
 

@@ -1,10 +1,9 @@
 import "./lessons.css";
-import type { WatchedCommand } from "../../../console";
+import type { WatchedCommand, WatchedGuest } from "../../../console";
 import { watchCommands } from "../../../console";
-import type { Guest } from "../../emulator/boot";
+import { h } from "../../chrome/dom";
 import { localTextStore } from "../../local-text-store";
 import { createEventPanel } from "../../panels";
-import { h } from "../../shell/dom";
 import type { FeatureContext } from "../context";
 import { bundledLessonNames, bundledLessonText } from "./bundled";
 import { runOnConsole } from "./console-run";
@@ -35,14 +34,14 @@ const MAX_HISTORY = 40;
  */
 export function mount(ctx: FeatureContext): void {
   const { log } = ctx;
-  const link = readLessonLink(ctx.params, location.hash);
+  const link = readLessonLink(ctx.link);
   const store = createProgressStore(localTextStore(LESSON_PROGRESS_KEY));
   const post = createLessonMessenger(
     link.embed ? embeddingParent(globalThis as unknown as { parent: unknown; self: unknown }) : null,
     link.embedder,
   );
   const history: WatchedCommand[] = [];
-  let guest: Guest | null = null;
+  let guest: WatchedGuest | null = null;
   let loaded: LoadedLesson | null = null;
   let run: PlayerRun | null = null;
   /** Records of the setup commands (not judged, not drafted). */
@@ -316,7 +315,7 @@ export function mount(ctx: FeatureContext): void {
     state.draft = { yaml, link: null, problem: null };
     render();
     const encoded = await encodeDraft(yaml);
-    if (encoded.ok) state.draft = { yaml, link: draftHref(location.href, encoded.fragment), problem: null };
+    if (encoded.ok) state.draft = { yaml, link: draftHref(ctx.link.href, encoded.fragment), problem: null };
     else state.draft = { yaml, link: null, problem: encoded.reason };
     render();
   }

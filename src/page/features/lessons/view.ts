@@ -1,4 +1,4 @@
-import { h, replaceChildren } from "../../shell/dom";
+import { h, replaceChildren } from "../../chrome/dom";
 import { renderMarkdown } from "./markdown";
 
 /** One step as the player shows it. */

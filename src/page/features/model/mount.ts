@@ -8,10 +8,9 @@ import {
   type PageStep,
 } from "../../../model";
 import { createModelSkillTools } from "../../../skills";
-import { h, replaceChildren } from "../../shell/dom";
+import { h, replaceChildren } from "../../chrome/dom";
+import type { ActiveRun, RunOptions, RunResult } from "../../services/types";
 import type { FeatureContext } from "../context";
-import type { RunOptions, RunResult } from "../runner/run-agent";
-import type { ActiveRun } from "../runner/run-time";
 import { modelCallVerdict, policyAllowingModel } from "./policy";
 
 /**
@@ -29,7 +28,7 @@ const PROVIDER_LABEL: Record<ModelProvider, string> = { anthropic: "Anthropic Me
 const DEFAULT_GOAL = "read https://api.github.com/zen through the proxy, then finish with what it said";
 
 /**
- * The model-driven agent (issue 9, optional part): a Model section in the Runner panel's
+ * The model-driven agent (optional part): a Model section in the Runner panel's
  * header. The key is a password field read only when a run starts and held only by the armed
  * endpoint, in memory (never stored, never in an attribute, never sent to the guest). The
  * run is the runner's, with one step `model GOAL`: the guest's tab-agent asks /v0/model for

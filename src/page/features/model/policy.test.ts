@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { DEFAULT_POLICY, Policy } from "../../../policy";
 import { modelCallVerdict, policyAllowingModel } from "./policy";
 
-// Issue 9 (optional part): a model call is decided by the policy like any other request; the
+// The model-driven agent: a model call is decided by the policy like any other request; the
 // Model section offers the one rule that allows it.
 
 const MESSAGES = "https://api.anthropic.com/v1/messages";

@@ -1,6 +1,6 @@
 import type { PolicyHolder } from "../../../policy";
 import { checkRequest, describeCheck, parseRequestLine } from "../../../policy-tools";
-import { h } from "../../shell/dom";
+import { h } from "../../chrome/dom";
 
 /** "Would this be allowed?": a request line decided by the current policy, in the page; nothing is sent. */
 export function createCheckView(policy: PolicyHolder): { element: HTMLElement; refresh(): void } {

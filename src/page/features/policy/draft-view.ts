@@ -9,7 +9,7 @@ import {
   learnPolicy,
   type RuleChange,
 } from "../../../policy-tools";
-import { h, replaceChildren } from "../../shell/dom";
+import { h, replaceChildren } from "../../chrome/dom";
 
 /** The source a drafted policy is applied under (its `policy.change` event says so). */
 export const DRAFT_SOURCE = "policy draft";

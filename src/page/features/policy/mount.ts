@@ -1,6 +1,6 @@
 import { logJsonLines } from "../../../log";
-import { h } from "../../shell/dom";
-import type { ShellContext } from "../context";
+import { h } from "../../chrome/dom";
+import type { PageContext } from "../context";
 import { createCheckView } from "./check-view";
 import { createDraftView } from "./draft-view";
 import { createLogReplayView } from "./replay-view";
@@ -11,7 +11,7 @@ import "./policy.css";
  * "Would this be allowed?" and "Draft a policy from this session" under the Policy panel,
  * "Download log" (the session's GET /v0/log lines), and replaying a log in the Replay panel.
  */
-export function mount(ctx: ShellContext): void {
+export function mount(ctx: PageContext): void {
   const { log, policy } = ctx;
   const check = createCheckView(policy);
   // A policy change re-answers the question asked.

@@ -1,6 +1,6 @@
 import type { PolicyHolder } from "../../../policy";
 import { describeLineErrors, describeReplaySummary, readLogLines, replayLog } from "../../../policy-tools";
-import { h, replaceChildren } from "../../shell/dom";
+import { h, replaceChildren } from "../../chrome/dom";
 
 /**
  * The Replay panel's log replay: a `GET /v0/log` stream (Download log, `npx tab proxy`, any

@@ -1,5 +1,5 @@
 import { type OrgAllowlist, orgAllowlistText, parseOrgAllowlistText } from "../../../resolver";
-import { h, replaceChildren } from "../../shell/dom";
+import { h, replaceChildren } from "../../chrome/dom";
 
 // Inline, as the vault's approval card: values only, nothing from outside.
 const CARD_STYLE =

@@ -1,6 +1,6 @@
 import type { CacheEntry, Cas } from "../../../cas";
 import { displayText, type EventLog } from "../../../log";
-import { formatBytes, formatTime, h, replaceChildren } from "../../shell/dom";
+import { formatBytes, formatTime, h, replaceChildren } from "../../chrome/dom";
 
 /**
  * The Cache panel's header: what the CAS holds now (sha256, size, URLs, last use) from

@@ -1,23 +1,22 @@
 import type { Resolution } from "../../../resolver";
-import { h } from "../../shell/dom";
+import { h } from "../../chrome/dom";
+import { SAMPLE } from "../../link";
+import type { ResolveMode } from "../../services/types";
 import type { FeatureContext } from "../context";
 import { createAllowlistView } from "./allowlist-view";
 import { createCacheView } from "./cache-view";
-import { harnessFromHref } from "./link";
-import { type ResolveMode, SAMPLE } from "./session";
 import { createResolverTree } from "./tree";
 
 /**
- * The resolver's page side (issue 7): `?harness=URL#sha256=…` (or the top bar's field)
+ * The resolver's page side: `?harness=URL#sha256=…` (or the top bar's field)
  * resolves a shared harness; the bundled sample is offered, resolved on demand (or at load
  * with `?harness=sample`); `?fixtures=samples` answers remote fetches from the recordings.
  * The Resolver panel shows the org allowlist (editable; a link's proposal waits for Accept)
  * and the run as a tree; the Cache panel shows the CAS on IndexedDB.
  */
 export function mount(ctx: FeatureContext): void {
-  const link = harnessFromHref(location.href);
   const { cas, resolver: session, orgAllowlist } = ctx.services;
-  let current = link.harness ?? SAMPLE;
+  let current = ctx.link.harness ?? SAMPLE;
 
   const note = h("span", { class: "counters", attrs: { "aria-live": "polite", "data-testid": "resolve-note" } });
   const button = (label: string, title: string, onClick: () => void) =>
@@ -94,8 +93,8 @@ export function mount(ctx: FeatureContext): void {
     runCasContract: async () => (await import("../../cache/contract")).runCasContractInBrowser(),
   });
 
-  if (link.harness !== null) {
-    const harness = link.harness;
+  if (ctx.link.harness !== null) {
+    const harness = ctx.link.harness;
     if (harness !== SAMPLE) ctx.layout.harnessInput.value = harness;
     // A link that proposes allowlist entries is resolved once the operator has answered, so
     // its harness meets the allowlist the operator chose (rejected: refused as before).

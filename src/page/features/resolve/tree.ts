@@ -1,5 +1,5 @@
 import { displayText, type EventLog, type EventOf, type LogEvent } from "../../../log";
-import { formatBytes, h, replaceChildren } from "../../shell/dom";
+import { formatBytes, h, replaceChildren } from "../../chrome/dom";
 
 type Step = EventOf<"resolver.step">;
 type Run = EventOf<"resolver.run">;

@@ -1,9 +1,8 @@
 import type { LogEvent } from "../../../log";
+import { h, replaceChildren } from "../../chrome/dom";
 import { createEventPanel, type Row } from "../../panels";
-import { h, replaceChildren } from "../../shell/dom";
+import type { RunOptions } from "../../services/types";
 import type { FeatureContext } from "../context";
-import { harnessFromHref } from "../resolve/link";
-import type { RunOptions } from "./run-agent";
 
 function runnerRow(e: LogEvent): Row | null {
   if (e.kind === "runner.step")
@@ -31,7 +30,7 @@ function runnerRow(e: LogEvent): Row | null {
 }
 
 /**
- * "Run agent" (issue 9): resolves the harness (the runner demo, or `?harness=`), delivers it
+ * "Run agent": resolves the harness (the runner demo, or `?harness=`), delivers it
  * to the guest over the 9p share, and types `sh /mnt/tab/bin/tab-run /mnt/tab/run/<id>` into
  * the terminal. `?run=1` runs it once the guest is up, so a shared link runs its agent.
  */
@@ -94,8 +93,8 @@ export function mount(ctx: FeatureContext): void {
   );
   ctx.expose("runner", { run: (options?: RunOptions) => runner.run(options) });
 
-  // The link's own parameters, the pinned harness URL's fragment included (resolve/link.ts).
-  if (harnessFromHref(location.href).params.get("run") === "1") {
+  // The link's own parameters, the pinned harness URL's fragment included (src/page/link.ts).
+  if (ctx.link.run) {
     // After the operator has answered the link's org allowlist proposal, if it made one.
     void Promise.all([ctx.guest, ctx.services.orgAllowlist.settled()])
       .then(() => runner.run())

@@ -1,17 +1,21 @@
 import { describe, expect, it } from "vitest";
-import { buildShareUrl, fetchPinnedPolicy, packPolicy, policyReference, proposedPrefixes, readShareState, type ShareState } from "./link";
+import { proposedPrefixes, readPageLink } from "../../link";
+import { buildShareUrl, fetchPinnedPolicy, packPolicy, policyReference, readShareState, type ShareState } from "./link";
 
-// Issue 11: a share link carries the harness, the policy (inline when small, else by hash +
+// A share link carries the harness, the policy (inline when small, else by hash +
 // URL), the scenarios and the sender's verdict sequence; bad parts are dropped with a reason.
 const base: ShareState = { harness: null, policy: null, policyRef: null, scenarios: [], expect: null, allowPrefixes: [] };
 const params = (url: string) => new URL(url).searchParams;
+/** The page's link for a query (the share state reads it from there). */
+const linkOf = (query: ConstructorParameters<typeof URLSearchParams>[0]) =>
+  readPageLink(`https://tab.example/?${new URLSearchParams(query)}`);
 
 describe("share links", () => {
   it("carry a small policy inline and read it back byte for byte", async () => {
     const policy = JSON.stringify({ hosts: [{ host: "api.github.com" }] });
     const url = await buildShareUrl("https://tab.example/app/?x=1#frag", { ...base, policy, scenarios: ["served", "agent"] });
     expect(url.startsWith("https://tab.example/app/?")).toBe(true);
-    const { state, problems } = await readShareState(params(url));
+    const { state, problems } = await readShareState(readPageLink(url));
     expect(problems).toEqual([]);
     expect(state).toMatchObject({ policy, policyRef: null, scenarios: ["served", "agent"] });
   });
@@ -23,7 +27,7 @@ describe("share links", () => {
     expect(ref).toMatch(/^https:\/\/pub\.example\/policy\.json#sha256=[0-9a-f]{64}$/);
     const url = await buildShareUrl("https://tab.example/", { ...base, policy, policyRef: ref });
     expect(params(url).has("policy")).toBe(false);
-    const { state } = await readShareState(params(url));
+    const { state } = await readShareState(readPageLink(url));
     expect(state.policyRef).toBe(ref);
   });
 
@@ -32,13 +36,13 @@ describe("share links", () => {
     ["no pin", "https://pub.example/p.json"],
     ["a short pin", "https://pub.example/p.json#sha256=abc"],
   ])("drop a policy-ref that is %s, with a reason", async (_, ref) => {
-    const { state, problems } = await readShareState(new URLSearchParams({ "policy-ref": ref }));
+    const { state, problems } = await readShareState(linkOf({ "policy-ref": ref }));
     expect(state.policyRef).toBeNull();
     expect(problems).toEqual([expect.stringContaining("policy-ref")]);
   });
 
   it("drop a policy that does not decode, and malformed scenario ids, with reasons", async () => {
-    const { state, problems } = await readShareState(new URLSearchParams({ policy: "!!!", scenarios: "served,<script>" }));
+    const { state, problems } = await readShareState(linkOf({ policy: "!!!", scenarios: "served,<script>" }));
     expect(state.policy).toBeNull();
     expect(state.scenarios).toEqual(["served"]);
     expect(problems).toHaveLength(2);
@@ -52,7 +56,7 @@ describe("a share link carries the sender's extra org allowlist prefixes, as a p
   it("round-trips each prefix as one allow-prefix parameter", async () => {
     const url = await buildShareUrl("https://tab.example/", { ...base, allowPrefixes: [ACME, GH] });
     expect(params(url).getAll("allow-prefix")).toEqual([ACME, GH]);
-    const { state, problems } = await readShareState(params(url));
+    const { state, problems } = await readShareState(readPageLink(url));
     expect(problems).toEqual([]);
     expect(state.allowPrefixes).toEqual([ACME, GH]);
   });
@@ -60,14 +64,14 @@ describe("a share link carries the sender's extra org allowlist prefixes, as a p
   it("reads repeats once, skips empty ones, and keeps at most 8 with a reason", async () => {
     expect(
       proposedPrefixes(
-        new URLSearchParams([
+        linkOf([
           ["allow-prefix", ACME],
           ["allow-prefix", " "],
           ["allow-prefix", ACME],
-        ]),
+        ]).allowPrefixes,
       ),
     ).toEqual([ACME]);
-    const many = new URLSearchParams(Array.from({ length: 9 }, (_, i) => ["allow-prefix", `https://h${i}.example/`]));
+    const many = linkOf(Array.from({ length: 9 }, (_, i) => ["allow-prefix", `https://h${i}.example/`]));
     const { state, problems } = await readShareState(many);
     expect(state.allowPrefixes).toHaveLength(8);
     expect(problems).toEqual([expect.stringContaining("more than 8")]);

@@ -1,8 +1,9 @@
 import { fromBase64, sha256Hex, toBase64 } from "../../../bytes";
 import { refuse, type Verdict } from "../../../log";
 import { type FetchLike, fetchGuarded, parsePinnedUrl } from "../../../resolver";
+import { ALLOW_PREFIX_PARAM, MAX_PROPOSED_PREFIXES, type PageLink, proposedPrefixes } from "../../link";
 
-/** What a share link carries (issue 11): enough inputs to replay the same verdicts. */
+/** What a share link carries: enough inputs to replay the same verdicts. */
 export interface ShareState {
   harness: string | null;
   /** Canonical policy JSON, only when it differs from the default. */
@@ -20,19 +21,6 @@ export interface ShareState {
    * Only a proposal: the receiver sees them and must accept them before any is used.
    */
   allowPrefixes: string[];
-}
-
-/** The link parameter carrying one proposed org allowlist prefix (repeated for several). */
-export const ALLOW_PREFIX_PARAM = "allow-prefix";
-/** A link proposes a handful of prefixes at most; more are dropped with a reason. */
-export const MAX_PROPOSED_PREFIXES = 8;
-
-/**
- * The prefixes a link proposes, as written (the allowlist checks each before showing it).
- * Read before any feature mounts (src/page/services.ts), so a link's resolve waits for the answer.
- */
-export function proposedPrefixes(params: URLSearchParams): string[] {
-  return [...new Set(params.getAll(ALLOW_PREFIX_PARAM).map((p) => p.trim()))].filter((p) => p !== "").slice(0, MAX_PROPOSED_PREFIXES);
 }
 
 const MAX_EXPECT = 1500;
@@ -80,11 +68,13 @@ export async function buildShareUrl(base: string, state: ShareState): Promise<st
   return url.href;
 }
 
-/** Reads a share state from page URL parameters; malformed parts are dropped with a reason. */
-export async function readShareState(params: URLSearchParams): Promise<{ state: ShareState; problems: string[] }> {
+/** Reads a share state from the page's link; malformed parts are dropped with a reason. */
+export async function readShareState(
+  link: Pick<PageLink, "harness" | "share" | "allowPrefixes">,
+): Promise<{ state: ShareState; problems: string[] }> {
   const problems: string[] = [];
   let policy: string | null = null;
-  const packed = params.get("policy");
+  const packed = link.share.policy;
   if (packed) {
     try {
       policy = new TextDecoder("utf-8", { fatal: true }).decode(await pipe(fromBase64Url(packed), new DecompressionStream("deflate-raw")));
@@ -92,7 +82,7 @@ export async function readShareState(params: URLSearchParams): Promise<{ state: 
       problems.push(`the link's policy could not be decoded (${(error as Error).message}); the default policy stays`);
     }
   }
-  const scenarios = (params.get("scenarios") ?? "")
+  const scenarios = (link.share.scenarios ?? "")
     .split(",")
     .filter((s) => s !== "")
     .filter((s) => {
@@ -100,17 +90,17 @@ export async function readShareState(params: URLSearchParams): Promise<{ state: 
       if (!ok) problems.push(`ignored a malformed scenario id in the link`);
       return ok;
     });
-  let policyRef: string | null = params.get("policy-ref");
+  let policyRef: string | null = link.share.policyRef;
   if (policyRef !== null && !isPolicyRef(policyRef)) {
     problems.push("the link's policy-ref is not an https URL pinned with #sha256=<64 hex>; the default policy stays");
     policyRef = null;
   }
-  if (params.getAll(ALLOW_PREFIX_PARAM).length > MAX_PROPOSED_PREFIXES)
+  if (link.allowPrefixes.length > MAX_PROPOSED_PREFIXES)
     problems.push(
       `the link proposes more than ${MAX_PROPOSED_PREFIXES} org allowlist prefixes; only the first ${MAX_PROPOSED_PREFIXES} are shown`,
     );
-  const allowPrefixes = proposedPrefixes(params);
-  return { state: { harness: params.get("harness"), policy, policyRef, scenarios, expect: params.get("expect"), allowPrefixes }, problems };
+  const allowPrefixes = proposedPrefixes(link.allowPrefixes);
+  return { state: { harness: link.harness, policy, policyRef, scenarios, expect: link.share.expect, allowPrefixes }, problems };
 }
 
 export type FetchedPolicy = { ok: true; text: string } | { ok: false; verdict: Verdict };

@@ -9,8 +9,8 @@ import {
   verdictSequence,
 } from "../../../log";
 import { canonicalJson, DEFAULT_POLICY } from "../../../policy";
+import { h, replaceChildren } from "../../chrome/dom";
 import { createEventPanel } from "../../panels";
-import { h, replaceChildren } from "../../shell/dom";
 import type { FeatureContext } from "../context";
 import { buildShareUrl, fetchPinnedPolicy, MAX_INLINE_POLICY, packPolicy, readShareState } from "./link";
 import { createPolicyRefForm } from "./policy-ref";
@@ -19,7 +19,7 @@ import { createPolicyRefForm } from "./policy-ref";
 export const AGENT_ACT = "agent";
 
 /**
- * Share links that replay (issue 11). The share button encodes the harness URL, the policy
+ * Share links that replay. The share button encodes the harness URL, the policy
  * (inline, deflated, when it differs from the default) and the scenarios run so far, plus the
  * verdict sequence they produced. Opening the link applies the same inputs, runs the same
  * scenarios, and the Replay panel compares the sender's sequence with the replay's.
@@ -36,6 +36,8 @@ export function mount(ctx: FeatureContext): void {
     // A row a person stopped with Ctrl+C (or cancelled) is not what the row produces: the link
     // leaves it out, so a replay never types it and the sequence is only the rows that ran.
     if (!window || window.phase === "interrupted" || window.phase === "cancelled") return;
+    // A lesson's commands belong to the lesson, not to the verdict table a link replays.
+    if (window.act === "lesson-step") return;
     // An agent run replays as the act "agent": the receiver runs the same harness's agent in its own guest.
     ran.push(window.act === "agent-run" ? AGENT_ACT : window.id);
     windows.push(window);
@@ -57,7 +59,7 @@ export function mount(ctx: FeatureContext): void {
       const policyJson = canonicalJson(ctx.policy.current());
       const policy = policyJson === canonicalJson(DEFAULT_POLICY) ? null : policyJson;
       const state = {
-        harness: layout.harnessInput.value.trim() || new URLSearchParams(location.search).get("harness"),
+        harness: layout.harnessInput.value.trim() || ctx.link.harness,
         policy,
         policyRef: null,
         scenarios: ran,
@@ -67,12 +69,12 @@ export function mount(ctx: FeatureContext): void {
       };
       layout.root.querySelector(".share-policy-ref")?.remove();
       const packedLength = policy === null ? 0 : (await packPolicy(policy)).length;
-      if (policy === null || packedLength <= MAX_INLINE_POLICY) return showLink(await buildShareUrl(location.href, state));
+      if (policy === null || packedLength <= MAX_INLINE_POLICY) return showLink(await buildShareUrl(ctx.link.href, state));
       // Too large for the link: by reference, once the sender says where it is published.
       const form = createPolicyRefForm({
         policyText: policy,
         packedLength,
-        onReference: (policyRef) => void buildShareUrl(location.href, { ...state, policyRef }).then(showLink),
+        onReference: (policyRef) => void buildShareUrl(ctx.link.href, { ...state, policyRef }).then(showLink),
       });
       layout.shareButton.parentElement?.after(form);
     })();
@@ -89,8 +91,9 @@ export function mount(ctx: FeatureContext): void {
       title: "Replay",
       kinds: ["scenario"],
       columns: ["phase", "scenario", "message"],
+      // The verdict table's rows and agent runs: what a link replays (a lesson's commands are the lesson's).
       row: (e) =>
-        e.kind === "scenario"
+        e.kind === "scenario" && e.act !== "lesson-step"
           ? {
               tone: e.phase === "failed" || e.phase === "interrupted" ? "refused" : e.phase === "cancelled" ? "warn" : "info",
               cells: [e.phase, e.id, e.message],
@@ -103,7 +106,7 @@ export function mount(ctx: FeatureContext): void {
   ctx.addPanel(panel);
 
   const replay = async () => {
-    const { state, problems } = await readShareState(ctx.params);
+    const { state, problems } = await readShareState(ctx.link);
     for (const message of problems) log.append({ kind: "note", level: "warning", source: "share link", message });
     if (state.policyRef) {
       const fetched = await fetchPinnedPolicy(state.policyRef, ctx.services.fetch);
@@ -127,7 +130,7 @@ export function mount(ctx: FeatureContext): void {
         });
     }
     if (state.scenarios.length === 0) return;
-    // The link's allowlist proposal (src/page/services.ts opens it) is answered before its acts run.
+    // The link's allowlist proposal (src/page/services/index.ts opens it) is answered before its acts run.
     await ctx.services.orgAllowlist.settled();
     await ctx.guest;
     for (const id of state.scenarios) {

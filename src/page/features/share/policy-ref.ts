@@ -1,8 +1,8 @@
-import { h } from "../../shell/dom";
+import { h } from "../../chrome/dom";
 import { policyReference } from "./link";
 
 /**
- * When the policy is too large to carry in a link (issue 11: "inline when small, else by hash
+ * When the policy is too large to carry in a link ("inline when small, else by hash
  * + URL"), the sender publishes it and the link carries its URL pinned with the sha256 of the
  * exact bytes. This small form offers the bytes to download and takes the URL they now live at.
  */

@@ -1,6 +1,6 @@
 import type { EventLog } from "../../../log";
 import { openSkillText, type SkillBlobStore, type SkillHandleStore } from "../../../skills";
-import { h } from "../../shell/dom";
+import { h } from "../../chrome/dom";
 
 export interface InspectDeps {
   store: SkillBlobStore;

@@ -4,7 +4,7 @@ import type { FeatureContext } from "../context";
 import { createSkillsView } from "./panel";
 
 /**
- * Skills' page side (issue 8; docs/decisions/0003-skills-from-a-public-registry.md): a Skills panel to search a registry, acquire a skill
+ * Skills' page side (docs/decisions/0003-skills-from-a-public-registry.md): a Skills panel to search a registry, acquire a skill
  * behind a handle (bytes in the CAS, records in their own IndexedDB table) and read its
  * provenance; the text itself only in the separate inspection view.
  */

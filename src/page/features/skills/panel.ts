@@ -10,10 +10,9 @@ import {
   type SkillsFetch,
   searchSkills,
 } from "../../../skills";
-import { formatBytes, h, replaceChildren } from "../../shell/dom";
-import type { SkillChoices } from "./choices";
+import { formatBytes, h, replaceChildren } from "../../chrome/dom";
+import type { PageSkills, SkillChoices } from "../../services/types";
 import { openInspection } from "./inspect";
-import type { PageSkills } from "./stores";
 
 export interface SkillsViewDeps {
   log: EventLog;

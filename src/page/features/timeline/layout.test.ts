@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { glyphRadius, laneBands, lanesPresent, layoutTimeline, TIMELINE_GEOMETRY, timeDomain, timeScale } from "./layout";
 import type { TimelineMark } from "./model";
 
-// Issue 11: the request timeline's layout maths. x is time, y is the deciding component,
+// The request timeline's layout maths. x is time, y is the deciding component,
 // and marks are bucketed per lane, verdict and pixel column so the drawing stays cheap.
 
 const mark = (time: number, lane: TimelineMark["lane"] = "proxy", allowed = true): TimelineMark => ({

@@ -2,7 +2,7 @@ import { DECIDERS, type Decider } from "../../../log";
 import type { TimelineMark } from "./model";
 
 /**
- * The timeline's geometry (issue 11), pure so it is unit-tested: a time scale for x, one
+ * The timeline's geometry, pure so it is unit-tested: a time scale for x, one
  * band per deciding component for y, and pixel buckets so that however many marks arrive,
  * at most one glyph per lane, verdict and bucket is drawn.
  */

@@ -11,7 +11,7 @@ import {
   timelineMarks,
 } from "./model";
 
-// Issue 11: the request timeline plots every decision of the verdict vocabulary (the codes
+// The request timeline plots every decision of the verdict vocabulary (the codes
 // of src/log/verdict.ts and the verdict table of docs/decisions/0005-the-page-is-the-only-network-client.md) on one lane per `by`.
 
 const stamp = (event: NewEvent, time = 1_000): LogEvent => createEventLog({ clock: () => time }).append(event);
@@ -56,7 +56,7 @@ const kernel = (result: string): NewEvent => ({
   line: "",
 });
 
-describe("each event kind maps to its lane, verdict and panel (issue 11)", () => {
+describe("each event kind maps to its lane, verdict and panel", () => {
   it.each<[string, NewEvent, Pick<TimelineMark, "lane" | "allowed" | "code" | "panel" | "label">]>([
     [
       "a served proxy request is an allowed mark in the net lane, on the Proxy panel",
@@ -135,7 +135,7 @@ describe("each event kind maps to its lane, verdict and panel (issue 11)", () =>
   });
 });
 
-describe("events that are not decisions make no mark (issue 11)", () => {
+describe("events that are not decisions make no mark", () => {
   it.each<[string, NewEvent]>([
     ["the page's own endpoints (mode own: /v0/log, /v0/policy) are excluded", decision("own", true, "served")],
     ["a kernel result other than EACCES is not a refusal", kernel("connected")],

@@ -1,7 +1,7 @@
 import { DECIDERS, type Decider, type LogEvent, verdictSequence } from "../../../log";
 
 /**
- * The request timeline's model (issue 11): which log events become marks, and what is kept
+ * The request timeline's model: which log events become marks, and what is kept
  * to draw. No DOM here, so the rules are unit-tested in Node (timeline-model.test.ts).
  */
 

@@ -1,15 +1,15 @@
-import type { ShellContext } from "../context";
+import type { PageContext } from "../context";
 import { createTimelineStore, type TimelineMark, timelineMark } from "./model";
 import { createTimelineView } from "./view";
 import "./timeline.css";
 
 /**
- * The request timeline (issue 11): requests and verdicts over time, above the panels,
+ * The request timeline: requests and verdicts over time, above the panels,
  * because people read a picture faster than a log. One mark per decision (the events
  * `verdictSequence` selects), one lane per deciding component; it follows the log live and
  * draws at most the newest few hundred marks, bucketed per pixel column.
  */
-export function mount(ctx: ShellContext): void {
+export function mount(ctx: PageContext): void {
   const store = createTimelineStore();
   for (const event of ctx.log.events()) {
     const mark = timelineMark(event);

@@ -1,5 +1,5 @@
 import { displayText } from "../../../log";
-import { formatTime, h } from "../../shell/dom";
+import { formatTime, h } from "../../chrome/dom";
 import { layoutTimeline, type MarkGlyph, TIMELINE_GEOMETRY, type TimelineLayout } from "./layout";
 import { countsText, describeMarks, emptyCounts, summaryText, type TimelineCounts, type TimelineMark } from "./model";
 import { svg } from "./svg";

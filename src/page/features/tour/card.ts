@@ -1,4 +1,4 @@
-import { h, replaceChildren } from "../../shell/dom";
+import { h, replaceChildren } from "../../chrome/dom";
 import type { TourProgress } from "./progress";
 import type { TourStep } from "./steps";
 

@@ -3,7 +3,7 @@ import type { NewEvent } from "../../../log";
 import { judge } from "./judge";
 import { TOUR_STEPS, type TourStep } from "./steps";
 
-// Issue 11, the guided tour; the rows are those of the verdict table
+// The guided tour; the rows are those of the verdict table
 // (docs/decisions/0005-the-page-is-the-only-network-client.md).
 const step = (id: string): TourStep => {
   const found = TOUR_STEPS.find((s) => s.id === id);
@@ -68,7 +68,7 @@ const ruleset: NewEvent = {
 const frame: NewEvent = { kind: "wire.frame", dir: "in", proto: "tcp", summary: "SYN 10.0.2.15 → 10.0.2.2:3128", bytes: 74 };
 const tourEvent: NewEvent = { kind: "tour.step", step: "pastebin", phase: "start", message: "x" };
 
-describe("the tour recognises each step's outcome from the log (issue 11)", () => {
+describe("the tour recognises each step's outcome from the log", () => {
   it.each([
     ["sending a file to pastebin is refused host-not-allowed by proxy (row 2)", "pastebin", pastebin, /host-not-allowed \(by proxy.*row 2/],
     ["the IP address is refused ip-literal by proxy (row 4)", "ip-literal", ipLiteral, /ip-literal \(by proxy.*row 4/],
@@ -137,7 +137,7 @@ describe("events that are not an outcome of what the trainee ran are ignored", (
 });
 
 describe("the step table follows the verdict table", () => {
-  it("has the four steps of issue 11 in order, each citing its row", () => {
+  it("has the tour's four steps in order, each citing its row", () => {
     expect(TOUR_STEPS.map((s) => [s.id, s.seedRow])).toEqual([
       ["pastebin", 2],
       ["ip-literal", 4],

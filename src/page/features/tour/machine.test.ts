@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import type { NewEvent } from "../../../log";
+import type { LogEvent, NewEvent } from "../../../log";
 import { createTourMachine } from "./machine";
 import { TOUR_STEPS } from "./steps";
 
-// Issue 11: "the tour advances on the right outcome and not on a wrong one"; verdict table rows 2, 4, 6, 7.
+// "The tour advances on the right outcome and not on a wrong one"; verdict table rows 2, 4, 6, 7.
 const refusal = (target: string, code: "host-not-allowed" | "ip-literal"): NewEvent => ({
   kind: "proxy.decision",
   id: "r",
@@ -31,19 +31,23 @@ const eacces: NewEvent = {
 const dns: NewEvent = { kind: "wire.dns", name: "example.com", type: "A", answer: "REFUSED", rcode: 5 };
 const scenario = (phase: "start" | "done"): NewEvent => ({ kind: "scenario", act: "scenario", id: "ip-literal", phase, message: "" });
 
+/** The event as the log holds it (the tour reads the log). */
+let seq = 0;
+const logged = (event: NewEvent): LogEvent => ({ ...event, seq: ++seq, time: 0 }) as LogEvent;
+
 describe("a trainee's session through the tour", () => {
   it("advances on each right outcome, stays on a wrong one, and finishes after DNS", () => {
     const tour = createTourMachine(TOUR_STEPS);
     expect(tour.announce(false).map((u) => [u.phase, u.step])).toEqual([["start", "pastebin"]]);
-    expect(tour.feed(pastebin).map((u) => [u.phase, u.step])).toEqual([
+    expect(tour.feed(logged(pastebin)).map((u) => [u.phase, u.step])).toEqual([
       ["passed", "pastebin"],
       ["start", "ip-literal"],
     ]);
-    expect(tour.feed(pastebin).map((u) => [u.phase, u.step])).toEqual([["wrong", "ip-literal"]]);
+    expect(tour.feed(logged(pastebin)).map((u) => [u.phase, u.step])).toEqual([["wrong", "ip-literal"]]);
     expect(tour.current?.id).toBe("ip-literal");
-    tour.feed(ipLiteral);
-    tour.feed(eacces);
-    expect(tour.feed(dns).map((u) => [u.phase, u.step])).toEqual([
+    tour.feed(logged(ipLiteral));
+    tour.feed(logged(eacces));
+    expect(tour.feed(logged(dns)).map((u) => [u.phase, u.step])).toEqual([
       ["passed", "dns"],
       ["finished", "dns"],
     ]);
@@ -53,7 +57,7 @@ describe("a trainee's session through the tour", () => {
 
   it("ignores outcomes once finished (nslookup's second query)", () => {
     const tour = createTourMachine(TOUR_STEPS, { stepIndex: 3, finished: true });
-    expect(tour.feed(dns)).toEqual([]);
+    expect(tour.feed(logged(dns))).toEqual([]);
     expect(tour.announce(true).map((u) => u.phase)).toEqual(["finished"]);
   });
 
@@ -75,10 +79,10 @@ describe("a trainee's session through the tour", () => {
 
   it("does not count what the scenario bar ran, only what the trainee typed", () => {
     const tour = createTourMachine(TOUR_STEPS, { stepIndex: 1, finished: false });
-    expect(tour.feed(scenario("start")).map((u) => u.phase)).toEqual(["aside"]);
-    expect(tour.feed(ipLiteral)).toEqual([]);
-    tour.feed(scenario("done"));
+    expect(tour.feed(logged(scenario("start"))).map((u) => u.phase)).toEqual(["aside"]);
+    expect(tour.feed(logged(ipLiteral))).toEqual([]);
+    tour.feed(logged(scenario("done")));
     expect(tour.current?.id).toBe("ip-literal");
-    expect(tour.feed(ipLiteral).map((u) => u.phase)).toEqual(["passed", "start"]);
+    expect(tour.feed(logged(ipLiteral)).map((u) => u.phase)).toEqual(["passed", "start"]);
   });
 });

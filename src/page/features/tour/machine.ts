@@ -1,4 +1,4 @@
-import type { NewEvent } from "../../../log";
+import { createScenarioWindowTracker, type LogEvent } from "../../../log";
 import { judge } from "./judge";
 import { advance, TOUR_START, type TourProgress } from "./progress";
 import type { TourStep } from "./steps";
@@ -18,7 +18,7 @@ export interface TourMachine {
   /** The step being worked on; null once the tour is finished. */
   readonly current: TourStep | null;
   /** Judges one log event against the current step and advances on a pass. */
-  feed(event: NewEvent): TourUpdate[];
+  feed(event: LogEvent): TourUpdate[];
   /** Announces the current step (a first start, or a resume after a reload). */
   announce(resumed: boolean): TourUpdate[];
   restart(): TourUpdate[];
@@ -31,7 +31,8 @@ export interface TourMachine {
 export function createTourMachine(steps: readonly TourStep[], initial: TourProgress = TOUR_START): TourMachine {
   if (steps.length === 0) throw new RangeError("a tour needs at least one step");
   let progress = initial;
-  let scenarioRunning: string | null = null;
+  // The console tasks on the log (scenario rows, agent runs): while one runs, outcomes are not the trainee's.
+  let tasks = createScenarioWindowTracker();
   const current = () => (progress.finished ? null : (steps[progress.stepIndex] ?? null));
   const startOf = (step: TourStep, resumed: boolean): TourUpdate => ({
     phase: "start",
@@ -52,10 +53,12 @@ export function createTourMachine(steps: readonly TourStep[], initial: TourProgr
       return current();
     },
     feed(event) {
+      // A lesson's commands are not the tour's business: the tour judges them as typed, as before.
+      if (event.kind === "scenario" && event.act === "lesson-step") return [];
       if (event.kind === "scenario") {
+        tasks.feed(event);
         const step = current();
         if (event.phase === "start") {
-          scenarioRunning = event.id;
           return step
             ? [
                 {
@@ -66,11 +69,10 @@ export function createTourMachine(steps: readonly TourStep[], initial: TourProgr
               ]
             : [];
         }
-        if (event.id === scenarioRunning) scenarioRunning = null;
         return [];
       }
       const step = current();
-      if (!step || scenarioRunning !== null) return [];
+      if (!step || tasks.running) return [];
       const verdict = judge(step, event);
       if (verdict.outcome === "ignore") return [];
       if (verdict.outcome === "wrong") return [{ phase: "wrong", step: step.id, message: verdict.reason }];
@@ -84,7 +86,7 @@ export function createTourMachine(steps: readonly TourStep[], initial: TourProgr
     },
     restart() {
       progress = TOUR_START;
-      scenarioRunning = null;
+      tasks = createScenarioWindowTracker();
       const first = steps[0] as TourStep;
       return [{ phase: "restart", step: first.id, message: "Tour restarted at step 1." }, startOf(first, false)];
     },

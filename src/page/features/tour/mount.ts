@@ -1,8 +1,8 @@
 import "./tour.css";
-import type { Guest } from "../../emulator/boot";
+import type { GuestPort } from "../../../console";
 import { localTextStore } from "../../local-text-store";
 import { createEventPanel, type Tone } from "../../panels";
-import type { ShellContext } from "../context";
+import type { PageContext } from "../context";
 import { createTourCard, type TourView } from "./card";
 import { createTourMachine, type TourUpdate } from "./machine";
 import { loadProgress, saveProgress, TOUR_START, TOUR_STORAGE_KEY } from "./progress";
@@ -18,19 +18,19 @@ const TONES: Record<TourUpdate["phase"], Tone> = {
 };
 
 /**
- * The guided training tour (issue 11). The trainee types each step's command in the guest
+ * The guided training tour. The trainee types each step's command in the guest
  * terminal; the tour judges the outcome events on the log (./judge.ts), explains
  * which component refused and why (its row of the verdict table), and moves on. Progress is kept in
  * localStorage; `?tour=1` opens the Tour tab and starts it.
  */
-export function mount(ctx: ShellContext): void {
+export function mount(ctx: PageContext): void {
   const { log } = ctx;
   const store = localTextStore(TOUR_STORAGE_KEY);
   const loaded = loadProgress(store.read(), TOUR_STEPS);
   const machine = createTourMachine(TOUR_STEPS, loaded.progress ?? TOUR_START);
-  const wanted = ctx.params.get("tour") === "1";
+  const wanted = ctx.link.tour;
   let active = loaded.progress !== null || wanted;
-  let guest: Guest | null = null;
+  let guest: GuestPort | null = null;
   const view: Omit<TourView, "progress" | "active" | "guestReady"> = {
     steps: TOUR_STEPS,
     explained: null,

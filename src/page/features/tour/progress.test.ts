@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { advance, loadProgress, saveProgress, TOUR_START } from "./progress";
 import { TOUR_STEPS } from "./steps";
 
-// Issue 11: tour progress is saved locally and survives a reload; storage is outside input.
+// Tour progress is saved locally and survives a reload; storage is outside input.
 describe("stored tour progress is parsed, never trusted", () => {
   it("a browser that never started the tour has no progress and no problem", () => {
     expect(loadProgress(null, TOUR_STEPS)).toEqual({ progress: null, problem: null });

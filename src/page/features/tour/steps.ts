@@ -35,7 +35,7 @@ export interface TourStep {
 export const AGENT_POLICY = "llrun --ro / --rw /tmp --connect 3128 --";
 
 /**
- * The tour, in order (issue 11): try to send a file to pastebin, then the IP address, then
+ * The tour, in order: try to send a file to pastebin, then the IP address, then
  * bypass the proxy, then DNS. Each step is a row of the verdict table.
  */
 export const TOUR_STEPS: readonly TourStep[] = [

@@ -1,5 +1,5 @@
-import { formatTime, h, replaceChildren } from "../../shell/dom";
-import type { ApprovalQueue, PendingApproval } from "./approvals";
+import { formatTime, h, replaceChildren } from "../../chrome/dom";
+import type { ApprovalQueue, PendingApproval } from "../../services/types";
 
 /**
  * The approval card: a guest asked for a write grant (which unlocks the vault's signing key)

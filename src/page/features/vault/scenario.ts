@@ -1,4 +1,4 @@
-import type { Scenario } from "../../shell/scenarios";
+import type { Scenario } from "../../chrome/scenarios";
 import { DEMO_VAULT_ID } from "./demo";
 
 /** Where the page puts the guest client in the 9p share, as the guest sees it. */

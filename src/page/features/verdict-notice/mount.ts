@@ -1,5 +1,5 @@
 import { commandNotices, noticeRows, watchCommands } from "../../../console";
-import type { ShellContext } from "../context";
+import type { PageContext } from "../context";
 import { noticeAbovePrompt } from "./insertion";
 
 /** A command's connections may take this long to close before its notices are written anyway. */
@@ -10,7 +10,7 @@ const SETTLE_LIMIT_MS = 2_000;
  * one line per refusal, or per body the upstream cut short, with its code and reason, written
  * above the next prompt. A client prints "CONNECT tunnel failed, response 403"; this says why.
  */
-export function mount(ctx: ShellContext): void {
+export function mount(ctx: PageContext): void {
   const shown: string[] = [];
   ctx.expose("verdictNotice", { shown: () => [...shown] });
   const xterm = ctx.terminal.terminal;

@@ -1,35 +1,22 @@
-import { utf8 } from "../../../bytes";
-import type { Cas } from "../../../cas";
-import type { ConsoleTurns } from "../../../console";
-import { runConsoleTask } from "../../../console";
-import type { EventLog, NewEvent } from "../../../log";
+import { utf8 } from "../bytes";
+import type { Cas } from "../cas";
+import type { ConsoleTurns, GuestPort } from "../console";
+import { runConsoleTask } from "../console";
+import type { EventLog, NewEvent } from "../log";
 import {
   createMemoryLocalFiles,
   createRuntimeFetch,
   type Resolution,
-  type ResolveSession,
+  type RunScope,
   type RuntimeFetchEndpoint,
   redact,
   resolveHarnessSession,
-} from "../../../resolver";
-import {
-  buildRunPlan,
-  GUEST_HOST_ENV,
-  type PreflightPlan,
-  parseRunnerLine,
-  RUNNER_DEMO_FILES,
-  RUNNER_DEMO_HARNESS,
-  RUNNER_DEMO_REPO,
-  type RunnerLine,
-  type RunPlan,
-  runnerLineEvent,
-  runOutcome,
-} from "../../../runner";
-import { type AttachedSkill, attachSkill, type SkillBlobStore, type SkillHandleStore, scriptsGiven } from "../../../skills";
-import type { Guest } from "../../emulator/boot";
-import type { ResolverSession } from "../resolve/session";
+} from "../resolver";
+import { type AttachedSkill, attachSkill, type SkillBlobStore, type SkillHandleStore, scriptsGiven } from "../skills";
+import { RUNNER_DEMO_FILES, RUNNER_DEMO_HARNESS, RUNNER_DEMO_REPO } from "./demo";
+import { buildRunPlan, GUEST_HOST_ENV, type PreflightPlan, type RunPlan } from "./plan";
 import { type ActiveRun, repositoryNotes, runtimeDeliverer, skillDeliverer } from "./run-time";
-import { RUNNER_SCRIPTS } from "./scripts";
+import { parseRunnerLine, type RunnerLine, runnerLineEvent, runOutcome } from "./step-lines";
 
 /** What `run()` accepts (the button passes nothing: the demo, or `?harness=`). */
 export interface RunOptions {
@@ -76,11 +63,14 @@ export interface RunResult {
 export interface RunnerDeps {
   log: EventLog;
   cas: Cas;
-  /** The page's resolver session: the sample bundle, its recordings, pinned URLs. */
-  resolver: Pick<ResolverSession, "resolveForRun">;
-  /** `POST /v0/resolve`: armed for exactly the run's duration with the run's resolver session. */
+  /**
+   * Resolves a harness for a run, under the run's id, keeping the run's scope for its run-time
+   * fetches (the page's resolver: the sample bundle, its recordings, pinned URLs).
+   */
+  resolver: { resolveForRun(harness: string, runId: string): Promise<{ resolution: Resolution; session: RunScope | null }> };
+  /** `POST /v0/resolve`: armed for exactly the run's duration with the run's scope (RunScope). */
   runtimeFetch: Pick<RuntimeFetchEndpoint, "arm">;
-  guest: Promise<Guest>;
+  guest: Promise<GuestPort>;
   /** Random run ids; injected so nothing reaches for a global. */
   randomId(): string;
   /** The page's skills: handles, their bytes, and the operator's attach / script choices. */
@@ -92,6 +82,8 @@ export interface RunnerDeps {
   };
   /** The guest console is typed into one conversation at a time. */
   turns: ConsoleTurns;
+  /** The guest runner's scripts (`bin/tab-run`…), written to the share before each run: the host bundles them. */
+  scripts: Readonly<Record<string, string>>;
 }
 
 const SOURCE = "runner";
@@ -135,10 +127,10 @@ function runLog(log: EventLog, id: string, harness: string, env: Readonly<Record
 }
 
 /**
- * The runner demo resolves from memory; everything else is the resolver session's. Either
+ * The runner demo resolves from memory; everything else is the page resolver's. Either
  * way under the run's id, keeping the session the run's run-time fetches go through.
  */
-function resolveFor(deps: RunnerDeps, harness: string, runId: string): Promise<{ resolution: Resolution; session: ResolveSession | null }> {
+function resolveFor(deps: RunnerDeps, harness: string, runId: string): Promise<{ resolution: Resolution; session: RunScope | null }> {
   if (harness !== "demo") return deps.resolver.resolveForRun(harness, runId);
   return resolveHarnessSession({
     cas: deps.cas,
@@ -179,8 +171,14 @@ async function attachSkills(deps: RunnerDeps, handles: readonly string[], run: R
 }
 
 /** Delivery: the runner scripts, then the run's files; every one logged with its hash. */
-async function deliver(guest: Guest, plan: RunPlan, skillCount: number, run: RunLog): Promise<void> {
-  for (const [path, text] of Object.entries(RUNNER_SCRIPTS)) await guest.writeFile(path, utf8(text));
+async function deliver(
+  guest: GuestPort,
+  scripts: Readonly<Record<string, string>>,
+  plan: RunPlan,
+  skillCount: number,
+  run: RunLog,
+): Promise<void> {
+  for (const [path, text] of Object.entries(scripts)) await guest.writeFile(path, utf8(text));
   for (const file of plan.files) await guest.writeFile(`${plan.dir}/${file.path}`, file.bytes);
   for (const file of plan.files.filter((f) => f.field !== null || f.path === "harness.json" || f.path === "manifest.sha256"))
     run.note(
@@ -197,7 +195,7 @@ async function deliver(guest: Guest, plan: RunPlan, skillCount: number, run: Run
 }
 
 /** What the guest's console said about one run: its step lines and the last outcome line. */
-function watchStepLines(guest: Guest, log: EventLog, run: RunLog): { lines: RunnerLine[]; last(): RunnerLine | null; stop(): void } {
+function watchStepLines(guest: GuestPort, log: EventLog, run: RunLog): { lines: RunnerLine[]; last(): RunnerLine | null; stop(): void } {
   const lines: RunnerLine[] = [];
   let last: RunnerLine | null = null;
   let started = false;
@@ -258,7 +256,7 @@ export async function runAgent(deps: RunnerDeps, options: RunOptions = {}): Prom
     const v = plan.preflight.verdict;
     run.note("preflight", "error", `preflight_check refused (${v.code}, by ${v.by}): ${v.reason}`, "refused");
   }
-  await deliver(guest, plan, skills.length, run);
+  await deliver(guest, deps.scripts, plan, skills.length, run);
   const repo = options.workspace ? null : (options.repo ?? RUNNER_DEMO_REPO);
 
   // One conversation with the console at a time: a scenario clicked meanwhile waits its turn,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createApprovalQueue } from "./approvals";
+import { createApprovalQueue } from "./vault-approvals";
 
 // The KMS gives keys for one command only (docs/decisions/0006-vault-keys-stay-with-the-kms.md) and the vault's known debt:
 // a write grant waits for the operator, who answers on the page's approval card.

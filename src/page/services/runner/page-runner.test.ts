@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { createCas, createMemoryStore } from "../../../cas";
+import type { GuestPort } from "../../../console";
 import { createEventLog } from "../../../log";
-import type { Guest } from "../../emulator/boot";
 import { createPageRunner, type PageRunnerDeps, type RunnerState } from "./page-runner";
 
-function deps(guest: Promise<Guest>): PageRunnerDeps {
+function deps(guest: Promise<GuestPort>): PageRunnerDeps {
   const log = createEventLog();
   return {
     log,
@@ -26,7 +26,7 @@ function deps(guest: Promise<Guest>): PageRunnerDeps {
 
 describe("the page's one runner", () => {
   it("runs one at a time: a second run while one is in progress is refused", async () => {
-    const runner = createPageRunner(deps(new Promise<Guest>(() => undefined)));
+    const runner = createPageRunner(deps(new Promise<GuestPort>(() => undefined)));
     void runner.run();
     await expect(runner.run()).rejects.toThrow("a run is already in progress");
   });

@@ -1,4 +1,4 @@
-import type { WriteApprovalRequest, WriteApprover } from "../../../kms";
+import type { WriteApprovalRequest, WriteApprover } from "../../kms";
 
 /**
  * The page's side of "write grants need the operator": the KMS's approver puts each question

@@ -1,7 +1,7 @@
-import agentRules from "../../../../guest/runner/agent-rules.md?raw";
-import { createModelEndpoint, type ModelEndpoint } from "../../../model";
-import { systemTimers } from "../../../platform";
-import { AgentStep, MODEL_VERBS } from "../../../runner";
+import agentRules from "../../../guest/runner/agent-rules.md?raw";
+import { createModelEndpoint, type ModelEndpoint } from "../../model";
+import { systemTimers } from "../../platform";
+import { AgentStep, MODEL_VERBS } from "../../runner";
 
 /**
  * The page's `POST /v0/model` endpoint, built once by the page's services: the proxy serves

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createSkillChoices } from "./choices";
+import { createSkillChoices } from "./skill-choices";
 
 function memoryStorage(initial: Record<string, string> = {}) {
   const items = new Map(Object.entries(initial));

@@ -1,29 +1,29 @@
-import type { Cas } from "../../../cas";
-import type { EventLog } from "../../../log";
+import type { Cas } from "../../cas";
+import type { EventLog } from "../../log";
 import {
   buildLockFile,
   createFixtureFetch,
   createHttpLocalFiles,
   type FetchLike,
   type LocalFiles,
+  lockNameOf,
   type OrgAllowlist,
   type OrgConfig,
   type Resolution,
-  type ResolveSession,
+  type RunScope,
   readOrgConfig,
   renderLockFile,
   resolveHarnessSession,
-} from "../../../resolver";
+} from "../../resolver";
+import { SAMPLE } from "../link";
 
-/** `?harness=sample` and the "Resolve the sample" button: the bundle's default harness. */
-export const SAMPLE = "sample";
 export const SAMPLE_HARNESS_PATH = "/.fullsend/harness/demo.yaml";
 export const ORG_CONFIG_PATH = "/.fullsend/config.yaml";
 const FIXTURES_ROOT = "/fixtures";
 
 export type ResolveMode = "resolve" | "warm" | "offline";
 
-export interface ResolverSessionOptions {
+export interface PageResolverOptions {
   cas: Cas;
   log: EventLog;
   /** The sample bundle's root URL (public/samples, served at `samples/`). */
@@ -42,7 +42,7 @@ export interface ResolveRecord {
   resolution: Resolution;
 }
 
-export interface ResolverSession {
+export interface PageResolver {
   readonly cas: Cas;
   readonly bundle: LocalFiles;
   /** Resolves `sample`, a bundle path, or an `https://…#sha256=…` URL. Runs one at a time. */
@@ -52,7 +52,7 @@ export interface ResolverSession {
    * Resolver tree), keeping the run's session: what the run may still resolve while it lasts
    * (run-time fetches) meets the same allowlists, pins and cache. Null session: it did not resolve.
    */
-  resolveForRun(harness: string, runId: string): Promise<{ resolution: Resolution; session: ResolveSession | null }>;
+  resolveForRun(harness: string, runId: string): Promise<{ resolution: Resolution; session: RunScope | null }>;
   /** The last run of any mode, and the last full successful one (what a lock file is made of). */
   last(): ResolveRecord | null;
   lastLockable(): ResolveRecord | null;
@@ -66,7 +66,7 @@ export interface ResolverSession {
  * `allowed_remote_resources`, recordings or the real fetch, and the shared CAS. Runs are
  * serialized so the Resolver panel's tree always belongs to one run.
  */
-export function createResolverSession(options: ResolverSessionOptions): ResolverSession {
+export function createPageResolver(options: PageResolverOptions): PageResolver {
   const { cas, log } = options;
   const bundle = createHttpLocalFiles({ root: options.bundleRoot, fetch: (url, init) => fetch(url, init) });
   const recorded = createFixtureFetch(bundle, FIXTURES_ROOT);
@@ -83,11 +83,7 @@ export function createResolverSession(options: ResolverSessionOptions): Resolver
     return orgConfig;
   };
 
-  async function run(
-    harness: string,
-    mode: ResolveMode,
-    runId?: string,
-  ): Promise<{ resolution: Resolution; session: ResolveSession | null }> {
+  async function run(harness: string, mode: ResolveMode, runId?: string): Promise<{ resolution: Resolution; session: RunScope | null }> {
     const isBundle = harness === SAMPLE || harness.startsWith("/");
     const ref = harness === SAMPLE ? SAMPLE_HARNESS_PATH : harness;
     await options.orgAllowlist.ready;
@@ -126,7 +122,7 @@ export function createResolverSession(options: ResolverSessionOptions): Resolver
       if (!lastLockable) return null;
       const { harness, resolution } = lastLockable;
       const ref = harness === SAMPLE ? SAMPLE_HARNESS_PATH : harness;
-      const name = (ref.split("#")[0] ?? ref).replace(/^.*\//, "").replace(/\.ya?ml$/i, "");
+      const name = lockNameOf(ref);
       // A local harness is named by its path relative to the .fullsend base.
       const source = ref.startsWith("/.fullsend/") ? ref.slice("/.fullsend/".length) : resolution.source;
       return renderLockFile(buildLockFile(resolution, name, now, { source }));

@@ -1,7 +1,7 @@
-import type { Cas } from "../../../cas";
-import { createIdbKeyStore, createVaultService, type VaultService } from "../../../kms";
-import type { EventLog } from "../../../log";
-import { type ApprovalQueue, createApprovalQueue } from "./approvals";
+import type { Cas } from "../../cas";
+import { createIdbKeyStore, createVaultService, type VaultService } from "../../kms";
+import type { EventLog } from "../../log";
+import { type ApprovalQueue, createApprovalQueue } from "./vault-approvals";
 
 /** How long a guest's write grant waits for the operator's Approve or Deny. */
 export const APPROVAL_TIMEOUT_MS = 60_000;

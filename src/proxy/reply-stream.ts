@@ -9,7 +9,7 @@ import { type UpstreamClock, upstreamTimeoutReason, within } from "./timeouts";
  * proxy frames it again (Content-Length when it is still known, else chunked, else close).
  */
 
-export interface RelayResult {
+export interface StreamedReply {
   bytes: number;
   /** True when the connection cannot carry another request after this response. */
   close: boolean;
@@ -22,27 +22,27 @@ export interface RelayResult {
   cut?: true;
 }
 
-/** The guest's side failed while relaying (it went away): nothing more can be sent to it. */
+/** The guest's side failed while its reply streamed (it went away): nothing more can be sent to it. */
 class GuestGone extends Error {
   bytes = 0;
 }
 
 /**
  * Never throws: an upstream body that fails or stalls, and a guest that goes away, both end
- * the relay with `error` set, so the exchange still records its one decision.
+ * the stream with `error` set, so the exchange still records its one decision.
  */
-export async function relayResponse(
+export async function streamReply(
   conn: Connection,
   response: Response,
   method: string,
   clientVersion: "1.0" | "1.1",
   keepAlive: boolean,
   clock: UpstreamClock | null = null,
-): Promise<RelayResult> {
+): Promise<StreamedReply> {
   const reader = response.body?.getReader() ?? null;
   const cancel = () => reader?.cancel().catch(() => undefined);
   try {
-    return await relay(conn, response, reader, method, clientVersion, keepAlive, clock);
+    return await stream(conn, response, reader, method, clientVersion, keepAlive, clock);
   } catch (error) {
     void cancel(); // the upstream's body is not wanted any more: free its connection
     const why = error instanceof Error ? error.message : String(error);
@@ -51,7 +51,7 @@ export async function relayResponse(
   }
 }
 
-async function relay(
+async function stream(
   conn: Connection,
   response: Response,
   reader: ReadableStreamDefaultReader<Uint8Array> | null,
@@ -59,7 +59,7 @@ async function relay(
   clientVersion: "1.0" | "1.1",
   keepAlive: boolean,
   clock: UpstreamClock | null,
-): Promise<RelayResult> {
+): Promise<StreamedReply> {
   const write = async (...parts: Uint8Array[]) => {
     try {
       await conn.write(...parts);

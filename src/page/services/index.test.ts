@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { createVaultHandlers, type Kms, type VaultStorage } from "../kms";
-import { allow, createEventLog } from "../log";
-import { MODEL_ROUTE } from "../model";
-import type { OwnEndpointSpec, OwnRequest } from "../proxy";
-import { createRuntimeFetchEndpoint } from "../resolver";
-import { lazyHandlers, PAGE_ROUTES } from "./services";
+import { createVaultHandlers, type Kms, type VaultStorage } from "../../kms";
+import { allow, createEventLog } from "../../log";
+import { MODEL_ROUTE } from "../../model";
+import type { OwnEndpointSpec, OwnRequest } from "../../proxy";
+import { createRuntimeFetchEndpoint } from "../../resolver";
+import { lazyHandlers, PAGE_ROUTES } from "./index";
 
 describe("the page's lazily loaded services", () => {
   it("the proxy's page routes, known before their code loads, are exactly the vault's, the model endpoint's and the run-time fetch's, each with its own mode and body type", () => {

@@ -1,5 +1,6 @@
 import type { EventLog } from "../../../log";
-import { type RunnerDeps, type RunOptions, type RunResult, runAgent } from "./run-agent";
+import { type RunnerDeps, type RunOptions, type RunResult, runAgent } from "../../../runner";
+import { RUNNER_SCRIPTS } from "./scripts";
 
 /** Where the page's runner is: what the Run agent buttons and status show. */
 export type RunnerState =
@@ -22,7 +23,8 @@ export interface PageRunner {
   subscribe(listener: (state: RunnerState) => void): () => void;
 }
 
-export interface PageRunnerDeps extends RunnerDeps {
+/** The runner's needs; the runner scripts are the page's bundled ones (./scripts.ts). */
+export interface PageRunnerDeps extends Omit<RunnerDeps, "scripts"> {
   log: EventLog;
   /** What to run when the caller does not say: the harness field, the link's, or the demo. */
   defaultHarness(): string;
@@ -47,7 +49,7 @@ export function createPageRunner(deps: PageRunnerDeps): PageRunner {
         options.onWaiting?.(waiting);
         tell({ phase: waiting ? "waiting" : "running", harness });
       };
-      busy = runAgent(deps, { ...options, harness, signal: options.signal ?? own.signal, onWaiting })
+      busy = runAgent({ ...deps, scripts: RUNNER_SCRIPTS }, { ...options, harness, signal: options.signal ?? own.signal, onWaiting })
         .then((result) => {
           tell({ phase: "done", result });
           return result;

@@ -1,8 +1,8 @@
-import { captureRepositoryNotes, type RepositoryNote } from "../../../model";
-import type { RuntimeArm, RuntimeDelivery } from "../../../resolver";
-import { isPlainRelativePath, skillDirName } from "../../../runner";
-import { type AttachedSkill, scriptsGiven } from "../../../skills";
-import type { Guest } from "../../emulator/boot";
+import type { GuestPort } from "../console";
+import { captureRepositoryNotes, type RepositoryNote } from "../model";
+import type { RuntimeArm, RuntimeDelivery } from "../resolver";
+import { type AttachedSkill, scriptsGiven } from "../skills";
+import { isPlainRelativePath, skillDirName } from "./plan";
 
 /**
  * What a run offers while it lasts (from the moment its command is typed until its outcome):
@@ -43,7 +43,7 @@ export function repositoryNotes(repo: Readonly<Record<string, string | Uint8Arra
  * `run/<id>/runtime/<N>/` on the share (N the call's index), each path checked plain first.
  * The guest is told the file's path (a single file) or the directory's (a skill directory).
  */
-export function runtimeDeliverer(guest: Guest, runDir: string, note: (message: string) => void): RuntimeArm["deliver"] {
+export function runtimeDeliverer(guest: GuestPort, runDir: string, note: (message: string) => void): RuntimeArm["deliver"] {
   return async (delivery: RuntimeDelivery) => {
     const base = `${runDir}/runtime/${delivery.index}`;
     for (const file of delivery.files)
@@ -63,7 +63,7 @@ export function runtimeDeliverer(guest: Guest, runDir: string, note: (message: s
  * attached before the run (`skills/<dir>/SKILL.md`, `scripts/` only for an allowed pin), so the
  * agent's `skill` and `skill-script` verbs find it in the run's tree.
  */
-export function skillDeliverer(guest: Guest, runDir: string, note: (message: string) => void): ActiveRun["deliverSkill"] {
+export function skillDeliverer(guest: GuestPort, runDir: string, note: (message: string) => void): ActiveRun["deliverSkill"] {
   return async (skill) => {
     const dir = `${runDir}/skills/${skillDirName(skill.activation.handle)}`;
     for (const script of skill.scripts)

@@ -8,7 +8,7 @@ import type { Harness } from "./schema";
  * pins, the cache) and node record. Whatever the run resolves later goes through these, so it
  * meets exactly the rules the harness met and appears as a node of the same tree.
  */
-export interface ResolveSession {
+export interface RunScope {
   /** The run id its `resolver.step` events carry. */
   readonly run: string;
   /** The merged harness (fields as written, before they were rewritten to locations). */

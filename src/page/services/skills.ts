@@ -1,7 +1,7 @@
 import { createStore, get, set, values } from "idb-keyval";
-import type { Cas } from "../../../cas";
-import { DEFAULT_REGISTRY, type SkillBlobStore, SkillHandleRecord, type SkillHandleStore } from "../../../skills";
-import { createSkillChoices, type SkillChoices } from "./choices";
+import type { Cas } from "../../cas";
+import { DEFAULT_REGISTRY, type SkillBlobStore, SkillHandleRecord, type SkillHandleStore } from "../../skills";
+import { createSkillChoices, type SkillChoices } from "./skill-choices";
 
 /**
  * Admitted skill bytes live in the page's CAS (IndexedDB, keyed by sha256, re-hashed on every

@@ -1,6 +1,6 @@
-import type { EventLog } from "../../../log";
-import { createHttpLocalFiles, createOrgAllowlist, type OrgAllowlist, type OrgAllowlistStorage, readOrgConfig } from "../../../resolver";
-import { ORG_CONFIG_PATH } from "./session";
+import type { EventLog } from "../../log";
+import { createHttpLocalFiles, createOrgAllowlist, type OrgAllowlist, type OrgAllowlistStorage, readOrgConfig } from "../../resolver";
+import { ORG_CONFIG_PATH } from "./resolver";
 
 /**
  * The page's org allowlist: the core's (src/resolver/org-allowlist-store.ts), kept in

@@ -1,17 +1,17 @@
 import { describe, expect, it } from "vitest";
-import { utf8 } from "../../../bytes";
-import { refuse } from "../../../log";
-import { sharePath } from "../../../machine";
-import type { AttachedSkill } from "../../../skills";
-import type { Guest } from "../../emulator/boot";
+import { utf8 } from "../bytes";
+import type { GuestPort } from "../console";
+import { refuse } from "../log";
+import { sharePath } from "../machine";
+import type { AttachedSkill } from "../skills";
 import { repositoryNotes, runtimeDeliverer, skillDeliverer } from "./run-time";
 
 /** A guest whose 9p share is a map of written files, keyed by the share's path. */
-function shareGuest(): { guest: Guest; files: Map<string, string> } {
+function shareGuest(): { guest: GuestPort; files: Map<string, string> } {
   const files = new Map<string, string>();
   const guest = {
     writeFile: async (path: string, bytes: Uint8Array) => void files.set(sharePath(path), new TextDecoder().decode(bytes)),
-  } as unknown as Guest;
+  } as unknown as GuestPort;
   return { guest, files };
 }
 
