@@ -37,9 +37,9 @@ export const FRAME_OVERHEAD_BYTES = 256;
 /** The frames a stream may send before the relay's next CONTINUE (wisp-js's grant). */
 export const FRAMES_GRANTED = 128;
 /**
- * Frames a stream may have queued: a client keeping to its grant has at most two grants' worth
- * queued (the frames in flight when a CONTINUE is sent, and the new grant); past that it is
- * ignoring CONTINUE.
+ * The frames the byte budgets below are sized for: a grant, and the last one's frames still on
+ * their way. A client is judged on the sum of its grants (grants.ts), not on this count: frames
+ * in flight can queue more than two grants without the client breaking any.
  */
 export const FRAMES_QUEUED_LIMIT = 2 * FRAMES_GRANTED;
 

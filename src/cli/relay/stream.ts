@@ -1,6 +1,7 @@
 import { packet, server } from "@mercuryworkshop/wisp-js/server";
 import { refuse, type Verdict } from "../../log";
-import { FRAME_OVERHEAD_BYTES, FRAMES_GRANTED, FRAMES_QUEUED_LIMIT, type RelayLimits } from "./limits";
+import { GrantLedger } from "./grants";
+import { FRAME_OVERHEAD_BYTES, FRAMES_GRANTED, type RelayLimits } from "./limits";
 import type { RelaySocket } from "./socket";
 
 /**
@@ -33,6 +34,7 @@ export interface StreamHost {
 export class RelayStream extends server.ServerStream {
   private queuedBytes = 0;
   private readonly queuedCosts: number[] = [];
+  private readonly grants = new GrantLedger(FRAMES_GRANTED);
   private closed = false;
   private lastActive = performance.now();
   private idleTimer: NodeJS.Timeout;
@@ -52,16 +54,15 @@ export class RelayStream extends server.ServerStream {
     if (this.closed) return;
     const { limits, inbound, relayInbound } = this.host;
     const cost = data.byteLength + FRAME_OVERHEAD_BYTES;
-    const over =
-      this.queuedCosts.length >= FRAMES_QUEUED_LIMIT
-        ? `the client sent ${this.queuedCosts.length + 1} frames the destination has not taken, past its CONTINUE grant of ${FRAMES_GRANTED}`
-        : this.queuedBytes + cost > limits.inboundBytesPerStream
-          ? `the stream's queued bytes would pass ${limits.inboundBytesPerStream} (frames count ${FRAME_OVERHEAD_BYTES} bytes each besides their payload)`
-          : inbound.websocket + cost > limits.inboundBytesPerWebsocket
-            ? `the WebSocket's queued bytes would pass ${limits.inboundBytesPerWebsocket}`
-            : relayInbound.total + cost > limits.inboundBytesTotal
-              ? `the relay's queued bytes would pass ${limits.inboundBytesTotal}`
-              : null;
+    const over = !this.grants.receive()
+      ? `the client sent ${this.grants.received} frames (${this.queuedCosts.length + 1} of them frames the destination has not taken), past its CONTINUE grant of ${FRAMES_GRANTED} at a time (${this.grants.granted} granted in all)`
+      : this.queuedBytes + cost > limits.inboundBytesPerStream
+        ? `the stream's queued bytes would pass ${limits.inboundBytesPerStream} (frames count ${FRAME_OVERHEAD_BYTES} bytes each besides their payload)`
+        : inbound.websocket + cost > limits.inboundBytesPerWebsocket
+          ? `the WebSocket's queued bytes would pass ${limits.inboundBytesPerWebsocket}`
+          : relayInbound.total + cost > limits.inboundBytesTotal
+            ? `the relay's queued bytes would pass ${limits.inboundBytesTotal}`
+            : null;
     if (over !== null) return this.throttle(refuse("too-large", `${over}; the stream was closed (ConnThrottled)`, "proxy"));
     this.queuedBytes += cost;
     this.queuedCosts.push(cost);
@@ -80,8 +81,11 @@ export class RelayStream extends server.ServerStream {
       await this.socket.send(data);
       this.lastActive = performance.now();
       this.packets_sent++;
-      if (this.packets_sent % (FRAMES_GRANTED / 2) === 0 && !this.closed)
-        this.host.sendNow(frame(CONTINUE, this.stream_id, u32(FRAMES_GRANTED - this.send_buffer.size)));
+      if (this.packets_sent % (FRAMES_GRANTED / 2) === 0 && !this.closed) {
+        const frames = Math.max(0, FRAMES_GRANTED - this.send_buffer.size);
+        this.grants.grant(frames);
+        this.host.sendNow(frame(CONTINUE, this.stream_id, u32(frames)));
+      }
     }
     await this.close();
   }
