@@ -1,5 +1,6 @@
 import { createServer, type Server, type Socket } from "node:net";
 import { WebSocket } from "ws";
+import { wispFrame as frame, WISP } from "../src/cli/relay/testing/wisp-wire";
 
 /**
  * What bench/relay-throughput.ts drives two Wisp servers with, identically: a lean Wisp v1
@@ -11,14 +12,10 @@ import { WebSocket } from "ws";
 export const OP = { download: 0x44, upload: 0x55, echo: 0x45, hold: 0x48 } as const;
 /**
  * What the client lets wait in its own WebSocket before it stops sending: small, so that its
- * frames in flight stay near one grant (CONTINUE's count is absolute, and a client with many
- * frames in flight when it applies one can pass the relay's queued-frames cap).
+ * frames in flight stay near one grant, as a browser's Wisp client keeps them.
  */
 const SEND_BUFFER_BYTES = 256 * 1024;
-const CONNECT = 0x01;
-const DATA = 0x02;
-const CONTINUE = 0x03;
-const CLOSE = 0x04;
+const { CONNECT, DATA, CONTINUE, CLOSE } = WISP;
 
 /** The upstream's request: op, then a count (bytes to send, or to expect). */
 export function request(op: number, count = 0): Buffer {
@@ -123,14 +120,6 @@ export function openLoadConnection(url: string, origin: string): Promise<LoadCon
   const streams = new Map<number, StreamState>();
   let nextId = 1;
   let grant = 0;
-
-  const frame = (type: number, id: number, payload: Uint8Array): Buffer => {
-    const bytes = Buffer.allocUnsafe(5 + payload.byteLength);
-    bytes[0] = type;
-    bytes.writeUInt32LE(id, 1);
-    bytes.set(payload, 5);
-    return bytes;
-  };
 
   const make = (): LoadConnection => ({
     open(port) {

@@ -1,9 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { createCas, createMemoryStore } from "../cas";
-import { createConsoleDriver, createConsoleTurns, type GuestPort } from "../console";
+import { createConsoleDriver, type GuestPort } from "../console";
 import { fakeConsole, prompt } from "../console/testing/fake-console";
-import { createEventLog } from "../log";
 import { type RunnerDeps, runAgent } from "./run";
+import { runnerDeps } from "./testing/deps";
 
 /**
  * A guest the test plays through its console: `answer` says what the guest prints when a
@@ -42,23 +41,7 @@ function fakeGuest(answer: (command: string) => { lines: string[]; status: numbe
 }
 
 function deps(guest: GuestPort): RunnerDeps {
-  const log = createEventLog();
-  return {
-    log,
-    cas: createCas({ store: createMemoryStore(), log }),
-    resolver: { resolveForRun: () => Promise.reject(new Error("not in this test")) },
-    runtimeFetch: { arm: () => () => undefined },
-    guest: Promise.resolve(guest),
-    randomId: () => "abcd",
-    skills: {
-      store: { put: () => Promise.reject(new Error("unused")), get: async () => null },
-      handles: { put: async () => undefined, get: async () => null, list: async () => [] },
-      attached: () => [],
-      scriptPins: () => new Set(),
-    },
-    turns: createConsoleTurns(),
-    scripts: { "bin/tab-run": "#!/bin/sh\n" },
-  };
+  return runnerDeps(Promise.resolve(guest));
 }
 
 describe("an agent run, seen through the guest's port", () => {

@@ -236,8 +236,9 @@ interface StreamState {
   end(reason: number): void;
 }
 
+/** A Wisp frame: type, stream id (LE), payload. Not zero-filled first: every byte is written. */
 export function wispFrame(type: number, id: number, payload: Uint8Array): Buffer {
-  const frame = Buffer.alloc(5 + payload.length);
+  const frame = Buffer.allocUnsafe(5 + payload.length);
   frame[0] = type;
   frame.writeUInt32LE(id, 1);
   frame.set(payload, 5);

@@ -1,27 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { createCas, createMemoryStore } from "../../../cas";
 import type { GuestPort } from "../../../console";
-import { createEventLog } from "../../../log";
+import { runnerDeps } from "../../../runner/testing/deps";
 import { createPageRunner, type PageRunnerDeps, type RunnerState } from "./page-runner";
 
 function deps(guest: Promise<GuestPort>): PageRunnerDeps {
-  const log = createEventLog();
-  return {
-    log,
-    cas: createCas({ store: createMemoryStore(), log }),
-    resolver: { resolveForRun: () => Promise.reject(new Error("not in this test")) },
-    runtimeFetch: { arm: () => () => undefined },
-    guest,
-    randomId: () => "abcd",
-    skills: {
-      store: { put: () => Promise.reject(new Error("unused")), get: async () => null },
-      handles: { put: async () => undefined, get: async () => null, list: async () => [] },
-      attached: () => [],
-      scriptPins: () => new Set(),
-    },
-    turns: { take: (task) => task() } as PageRunnerDeps["turns"],
-    defaultHarness: () => "demo",
-  };
+  const { scripts: _bundled, ...run } = runnerDeps(guest);
+  return { ...run, turns: { take: (task) => task() } as PageRunnerDeps["turns"], defaultHarness: () => "demo" };
 }
 
 describe("the page's one runner", () => {
