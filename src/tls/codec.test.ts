@@ -136,6 +136,22 @@ describe("handshake messages (RFC 8446 §4)", () => {
     expect(() => assembler.next()).toThrow(/too large/);
   });
 
+  it("a psk_ke ServerHello carries pre_shared_key and no key_share (RFC 8446 §4.2.9)", () => {
+    const hello = serializeServerHello({ random: new Uint8Array(32).fill(0xab), legacySessionId: bytes(0x11, 0x22), selectedIdentity: 0 });
+    const expected = concatBytes(
+      bytes(0x02, 0x00, 0x00, 0x36), //     ServerHello, length 54
+      bytes(0x03, 0x03), //                 legacy_version TLS 1.2
+      new Uint8Array(32).fill(0xab), //     random
+      bytes(0x02, 0x11, 0x22), //           legacy_session_id_echo
+      bytes(0x13, 0x01), //                 cipher_suite TLS_AES_128_GCM_SHA256
+      bytes(0x00), //                       legacy_compression_method
+      bytes(0x00, 0x0c), //                 extensions length 12
+      bytes(0x00, 0x2b, 0x00, 0x02, 0x03, 0x04), // supported_versions: TLS 1.3
+      bytes(0x00, 0x29, 0x00, 0x02, 0x00, 0x00), // pre_shared_key: selected_identity 0
+    );
+    expect(toHex(hello)).toBe(toHex(expected));
+  });
+
   it("a ServerHello selects TLS 1.3, TLS_AES_128_GCM_SHA256 and x25519", () => {
     const hello = serializeServerHello({
       random: new Uint8Array(32).fill(0xab),

@@ -35,6 +35,15 @@ export const ExtensionType = {
   keyShare: 51,
 } as const;
 
+/** PskKeyExchangeMode (RFC 8446 §4.2.9). */
+export const PskKeyExchangeMode = {
+  /** PSK-only key establishment: no (EC)DHE, so no forward secrecy; the server sends no key_share. */
+  psk_ke: 0,
+  /** The PSK mixed with a fresh (EC)DHE exchange. */
+  psk_dhe_ke: 1,
+} as const;
+export type PskMode = keyof typeof PskKeyExchangeMode;
+
 export const TLS13 = 0x0304;
 export const LEGACY_VERSION = 0x0303;
 export const TLS_AES_128_GCM_SHA256 = 0x1301;

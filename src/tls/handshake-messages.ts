@@ -111,13 +111,15 @@ function writeExtension(w: ByteWriter, type: number, fill: (w: ByteWriter) => vo
 
 /**
  * ServerHello (§4.1.3) selecting TLS 1.3, TLS_AES_128_GCM_SHA256 and the server's key share,
- * and, when resuming, the index of the client's PSK identity it accepted (§4.2.11).
+ * and, when resuming, the index of the client's PSK identity it accepted (§4.2.11). A psk_ke
+ * resumption has no key share: the server MUST NOT send one (§4.2.9).
  */
 export function serializeServerHello(hello: {
   random: Uint8Array;
   legacySessionId: Uint8Array;
-  group: number;
-  keyExchange: Uint8Array;
+  /** Both absent in a psk_ke resumption. */
+  group?: number;
+  keyExchange?: Uint8Array;
   selectedIdentity?: number;
 }): Uint8Array {
   const w = new ByteWriter(128);
@@ -128,12 +130,14 @@ export function serializeServerHello(hello: {
   w.u16(TLS_AES_128_GCM_SHA256).u8(0); // cipher_suite, legacy_compression_method
   const endExtensions = w.lengthPrefix(2);
   writeExtension(w, ExtensionType.supportedVersions, (x) => x.u16(TLS13));
-  writeExtension(w, ExtensionType.keyShare, (x) => {
-    x.u16(hello.group);
-    const end = x.lengthPrefix(2);
-    x.bytes(hello.keyExchange);
-    end();
-  });
+  const { group, keyExchange } = hello;
+  if (group !== undefined && keyExchange !== undefined)
+    writeExtension(w, ExtensionType.keyShare, (x) => {
+      x.u16(group);
+      const end = x.lengthPrefix(2);
+      x.bytes(keyExchange);
+      end();
+    });
   const selected = hello.selectedIdentity;
   if (selected !== undefined) writeExtension(w, ExtensionType.preSharedKey, (x) => x.u16(selected));
   endExtensions();

@@ -1,7 +1,7 @@
 import { concatBytes, constantTimeEqual } from "../bytes";
 import type { LeafCertificate } from "./ca";
 import { type ClientHello, parseClientHello } from "./client-hello";
-import { alertLabel, ContentType, HandshakeType, TLS_AES_128_GCM_SHA256, TLS13 } from "./constants";
+import { alertLabel, ContentType, HandshakeType, PskKeyExchangeMode, type PskMode, TLS_AES_128_GCM_SHA256, TLS13 } from "./constants";
 import { protocolError, TlsFailure } from "./failure";
 import {
   certificateVerifyContent,
@@ -17,7 +17,15 @@ import {
 } from "./handshake-messages";
 import { sha256 } from "./hkdf";
 import { normalizeHost } from "./host";
-import { type GroupName, groupList, type KeyExchangeGroup, preferredGroup, SERVER_GROUPS, usableServerGroups } from "./key-exchange";
+import {
+  type GroupName,
+  groupList,
+  type KeyExchangeGroup,
+  type KeyExchangeResult,
+  preferredGroup,
+  SERVER_GROUPS,
+  usableServerGroups,
+} from "./key-exchange";
 import { deriveApplicationSecrets, deriveHandshakeSecrets, deriveTrafficKeys, finishedVerifyData } from "./key-schedule";
 import { RecordCipher } from "./record";
 import type { RecordLayer } from "./record-layer";
@@ -35,10 +43,12 @@ export interface HandshakeProgress {
   alpn: string | null;
   certFingerprint: string | null;
   helloRetry: boolean;
-  /** The key exchange group chosen (from a share sent, or asked for by a HelloRetryRequest). */
+  /** The key exchange group chosen (from a share sent, or asked for by a HelloRetryRequest); null in a psk_ke resumption. */
   group: GroupName | null;
   /** True once a session ticket's PSK was accepted (no certificate sent). */
   resumed: boolean;
+  /** How the accepted PSK was used: with a fresh (EC)DHE (psk_dhe_ke) or alone (psk_ke). */
+  pskMode: PskMode | null;
 }
 
 export interface Established {
@@ -60,6 +70,8 @@ export interface HandshakeParams {
   leafScheme: number;
   /** Where tickets are issued to and resumed from; without it no ticket is sent and none accepted. */
   tickets?: TicketStore;
+  /** Accept psk_ke resumption (no (EC)DHE): docs/decisions/0024-psk-ke-on-the-guest-link.md. Default false. */
+  resumeWithoutKeyExchange?: boolean;
   progress: HandshakeProgress;
 }
 
@@ -106,11 +118,14 @@ export function checkClientHello(
   if (hello.signatureAlgorithms === null) throw protocolError("missing_extension", "the ClientHello has no signature_algorithms");
   if (!hello.signatureAlgorithms.includes(leafScheme))
     throw protocolError("handshake_failure", `the client does not accept ${SCHEME_NAMES[leafScheme] ?? `signature scheme ${leafScheme}`}`);
-  if (hello.supportedGroups === null || hello.keyShares === null)
+  // A client offering a PSK for psk_ke may leave key_share out: it needs none to resume. If it
+  // is not resumed, a HelloRetryRequest asks it for a share, as for an empty client_shares (§4.2.8).
+  const mayOmitKeyShare = hello.preSharedKey !== null && hello.pskModes?.includes(PskKeyExchangeMode.psk_ke) === true;
+  if (hello.supportedGroups === null || (hello.keyShares === null && !mayOmitKeyShare))
     throw protocolError("missing_extension", "the ClientHello lacks supported_groups or key_share");
   if (preferredGroup(hello.supportedGroups, serverGroups) === null) throw noGroupInCommon(hello.supportedGroups, serverGroups);
   const groups = new Set(hello.supportedGroups); // a Set: shares × groups could be 10^8 comparisons
-  if (hello.keyShares.some((share) => !groups.has(share.group)))
+  if ((hello.keyShares ?? []).some((share) => !groups.has(share.group)))
     throw protocolError("illegal_parameter", "a key share for a group not in supported_groups");
   // A client offering a PSK must say how it may be used (§4.2.9).
   if (hello.preSharedKey !== null && hello.pskModes === null)
@@ -172,7 +187,8 @@ function retriedShare(hello: ClientHello, group: KeyExchangeGroup): Uint8Array {
  * The server side of a TLS 1.3 handshake (RFC 8446 §2, Figure 1, with the HRR of Figure 2):
  * ClientHello → [HelloRetryRequest → ClientHello] → ServerHello, [CCS], {EncryptedExtensions,
  * Certificate, CertificateVerify, Finished} → client {Finished} → {NewSessionTicket}. A
- * resumption (§2.2, psk_dhe_ke) sends no Certificate or CertificateVerify.
+ * resumption (§2.2) sends no Certificate or CertificateVerify; a psk_ke one (§4.2.9, where
+ * allowed) also no key share, and makes no (EC)DHE exchange at all.
  */
 export async function serverHandshake(params: HandshakeParams): Promise<Established> {
   const { layer, connectHost, leafFor, leafScheme, tickets, progress } = params;
@@ -233,31 +249,41 @@ export async function serverHandshake(params: HandshakeParams): Promise<Establis
   const groups = await usableServerGroups();
   let sni = checkClientHello(hello, connectHost, leafScheme, groups);
   // Looked at only once the SNI rule passed; no resumption needs a HelloRetryRequest.
-  const resumption: Resumption | null = tickets ? await selectResumption(hello, first.message.raw, tickets, connectHost) : null;
+  const resumption: Resumption | null = tickets
+    ? await selectResumption(hello, first.message.raw, tickets, connectHost, {
+        withoutKeyExchange: params.resumeWithoutKeyExchange ?? false,
+        groups,
+      })
+    : null;
   const leafPromise = resumption ? null : leafFor(connectHost);
   leafPromise?.catch(() => undefined); // awaited below; a failure must not surface as unhandled first
   let transcript: Uint8Array[] = [first.message.raw];
-  const { group, share: firstShare } = selectGroup(hello, groups);
-  progress.group = group.name;
-  let share = firstShare;
 
-  if (share === null) {
-    // No share for a group this server takes, but one is in supported_groups: ask for it (§4.1.4).
-    progress.helloRetry = true;
-    const retry = serializeHelloRetryRequest({ legacySessionId: hello.legacySessionId, group: group.code });
-    transcript = [messageHash(await sha256(first.message.raw)), retry];
-    await layer.send(ContentType.handshake, retry);
-    await sendChangeCipherSpecOnce(hello.legacySessionId);
-    const second = await readClientHello("second");
-    if (!constantTimeEqual(second.hello.legacySessionId, hello.legacySessionId))
-      throw protocolError("illegal_parameter", "the second ClientHello changed legacy_session_id");
-    sni = checkClientHello(second.hello, connectHost, leafScheme, groups);
-    hello = second.hello;
-    transcript.push(second.message.raw);
-    share = retriedShare(hello, group);
+  /** The (EC)DHE: with a share the client sent, or with the one a HelloRetryRequest asks for (§4.1.4). */
+  async function exchangeKeys(): Promise<{ group: KeyExchangeGroup; exchange: KeyExchangeResult }> {
+    const { group, share: firstShare } = selectGroup(hello, groups);
+    progress.group = group.name;
+    let share = firstShare;
+    if (share === null) {
+      progress.helloRetry = true;
+      const retry = serializeHelloRetryRequest({ legacySessionId: hello.legacySessionId, group: group.code });
+      transcript = [messageHash(await sha256(first.message.raw)), retry];
+      await layer.send(ContentType.handshake, retry);
+      await sendChangeCipherSpecOnce(hello.legacySessionId);
+      const second = await readClientHello("second");
+      if (!constantTimeEqual(second.hello.legacySessionId, hello.legacySessionId))
+        throw protocolError("illegal_parameter", "the second ClientHello changed legacy_session_id");
+      sni = checkClientHello(second.hello, connectHost, leafScheme, groups);
+      hello = second.hello;
+      transcript.push(second.message.raw);
+      share = retriedShare(hello, group);
+    }
+    return { group, exchange: await group.exchange(share) };
   }
+  // psk_ke: the PSK alone keys the session; there is no group, no share and no HelloRetryRequest.
+  const keys = resumption?.mode === "psk_ke" ? null : await exchangeKeys();
+  progress.pskMode = resumption?.mode ?? null;
 
-  const exchange = await group.exchange(share);
   const leaf = await leafPromise?.catch((error: unknown) => {
     throw new TlsFailure("internal_error", "tls-error", `no certificate for ${connectHost}: ${(error as Error).message}`);
   });
@@ -270,15 +296,18 @@ export async function serverHandshake(params: HandshakeParams): Promise<Establis
   const serverHello = serializeServerHello({
     random: crypto.getRandomValues(new Uint8Array(32)),
     legacySessionId: hello.legacySessionId,
-    group: group.code,
-    keyExchange: exchange.publicKey,
+    ...(keys ? { group: keys.group.code, keyExchange: keys.exchange.publicKey } : {}),
     ...(resumption ? { selectedIdentity: resumption.selectedIdentity } : {}),
   });
   transcript.push(serverHello);
   await layer.send(ContentType.handshake, serverHello);
   await sendChangeCipherSpecOnce(hello.legacySessionId);
 
-  const secrets = await deriveHandshakeSecrets(exchange.sharedSecret, await sha256(concatBytes(...transcript)), resumption?.entry.psk);
+  const secrets = await deriveHandshakeSecrets(
+    keys?.exchange.sharedSecret ?? null,
+    await sha256(concatBytes(...transcript)),
+    resumption?.entry.psk,
+  );
   await layer.setWriteCipher(await RecordCipher.create(await deriveTrafficKeys(secrets.serverHandshakeTrafficSecret)));
   layer.readCipher = await RecordCipher.create(await deriveTrafficKeys(secrets.clientHandshakeTrafficSecret));
 

@@ -1,3 +1,4 @@
+import { createHmac } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { concatBytes, fromHex, toHex } from "../bytes";
 import { hkdfExpand, hkdfExtract, sha256 } from "./hkdf";
@@ -138,6 +139,18 @@ describe("the key schedule with a resumption PSK (RFC 8446 §4.2.11, §4.6.1, §
     const secrets = await deriveHandshakeSecrets(fromHex(RFC8448.sharedSecret), fromHex(RFC8448.helloHash), fromHex(r.psk));
     expect(toHex(secrets.earlySecret)).toBe(h(r.earlySecret));
     expect(toHex(secrets.handshakeSecret)).not.toBe(h(RFC8448.handshakeSecret));
+  });
+
+  it("psk_ke (no (EC)DHE) extracts the handshake secret from Hash.length zeros, salted as with psk_dhe_ke (§7.1)", async () => {
+    const r = RFC8448_RESUMPTION;
+    const pskOnly = await deriveHandshakeSecrets(null, fromHex(RFC8448.helloHash), fromHex(r.psk));
+    const withDhe = await deriveHandshakeSecrets(fromHex(RFC8448.sharedSecret), fromHex(RFC8448.helloHash), fromHex(r.psk));
+    expect(toHex(pskOnly.earlySecret)).toBe(h(r.earlySecret));
+    expect(toHex(pskOnly.derivedFromEarly)).toBe(toHex(withDhe.derivedFromEarly));
+    // HKDF-Extract(salt, IKM) is HMAC-Hash(salt, IKM) (RFC 5869 §2.2), computed here by node:crypto.
+    const expected = createHmac("sha256", pskOnly.derivedFromEarly).update(new Uint8Array(32)).digest("hex");
+    expect(toHex(pskOnly.handshakeSecret)).toBe(expected);
+    expect(toHex(pskOnly.handshakeSecret)).not.toBe(toHex(withDhe.handshakeSecret));
   });
 
   it("without a PSK the early secret is the all-zero one of §3", async () => {

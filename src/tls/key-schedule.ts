@@ -39,13 +39,19 @@ export function deriveEarlySecret(psk?: Uint8Array): Promise<Uint8Array> {
 
 /**
  * From the (EC)DHE shared secret and Transcript-Hash(ClientHello..ServerHello); with a PSK
- * (psk_dhe_ke) the early secret is extracted from it instead of from zeros.
+ * (psk_dhe_ke) the early secret is extracted from it instead of from zeros. A psk_ke
+ * resumption has no (EC)DHE: `sharedSecret` is null and the handshake secret is extracted
+ * from Hash.length zeros (§7.1: "If a given secret is not available, then the 0-value ... is used").
  */
-export async function deriveHandshakeSecrets(sharedSecret: Uint8Array, helloHash: Uint8Array, psk?: Uint8Array): Promise<HandshakeSecrets> {
+export async function deriveHandshakeSecrets(
+  sharedSecret: Uint8Array | null,
+  helloHash: Uint8Array,
+  psk?: Uint8Array,
+): Promise<HandshakeSecrets> {
   const emptyHash = await sha256(EMPTY);
   const earlySecret = await deriveEarlySecret(psk);
   const derivedFromEarly = await deriveSecret(earlySecret, "derived", emptyHash);
-  const handshakeSecret = await hkdfExtract(derivedFromEarly, sharedSecret);
+  const handshakeSecret = await hkdfExtract(derivedFromEarly, sharedSecret ?? ZEROS);
   return {
     earlySecret,
     derivedFromEarly,

@@ -5,7 +5,7 @@ import { TlsFailure } from "./failure";
 import { checkClientHello } from "./handshake";
 import { sha256 } from "./hkdf";
 import { deriveEarlySecret, resumptionBinder } from "./key-schedule";
-import { selectResumption } from "./resumption";
+import { resumptionMode, selectResumption } from "./resumption";
 import { buildClientHello, type ClientHelloSpec, preSharedKeyData, pskModesData } from "./testing/client-hello-builder";
 import { TicketStore } from "./ticket-store";
 
@@ -82,7 +82,7 @@ describe("the server resumes only a PSK-DHE offer of a live ticket of this CONNE
     expect(tickets.size).toBe(0);
   });
 
-  it("psk_ke alone (no fresh key exchange, so no forward secrecy) is never accepted: full handshake, ticket kept", async () => {
+  it("without the guest link's rule, psk_ke alone (no fresh key exchange, so no forward secrecy) is not accepted: full handshake, ticket kept", async () => {
     const { tickets, identity, psk } = storeWithTicket();
     const { message, hello } = await helloOffering(identity, psk, { modes: [PSK_KE] });
     expect(await selectResumption(hello, message, tickets, HOST)).toBeNull();
@@ -141,6 +141,56 @@ describe("the server resumes only a PSK-DHE offer of a live ticket of this CONNE
       extra: [{ type: ExtensionType.preSharedKey, data: preSharedKeyData([{ identity: Uint8Array.of(1) }], [new Uint8Array(32)]) }],
     }).subarray(4);
     expect(() => checkClientHello(parseClientHello(body), HOST, ECDSA_SECP256R1_SHA256)).toThrow(
+      expect.objectContaining({ alert: "missing_extension" }),
+    );
+  });
+});
+
+describe("on the guest link (decision 0024) psk_ke is accepted too, but psk_dhe_ke wins whenever the client already sent a usable share", () => {
+  const guestLink = { withoutKeyExchange: true };
+  const x25519 = [{ group: 0x1d, key: new Uint8Array(32).fill(5) }];
+  const p384 = [{ group: 0x18, key: new Uint8Array(97).fill(4) }];
+  const modeOf = (modes: number[], keyShares: ClientHelloSpec["keyShares"], rules = guestLink) =>
+    resumptionMode(
+      parseClientHello(
+        buildClientHello({ keyShares, extra: [{ type: ExtensionType.pskKeyExchangeModes, data: pskModesData(modes) }] }).subarray(4),
+      ),
+      rules,
+    );
+
+  it.each([
+    ["psk_ke only, no key_share", [PSK_KE], null, "psk_ke"],
+    ["psk_ke only, an empty client_shares", [PSK_KE], [], "psk_ke"],
+    ["psk_ke only, though an x25519 share was sent (the client asked for no (EC)DHE)", [PSK_KE], x25519, "psk_ke"],
+    ["both modes with an x25519 share", [PSK_KE, PSK_DHE_KE], x25519, "psk_dhe_ke"],
+    ["both modes, no share", [PSK_DHE_KE, PSK_KE], [], "psk_ke"],
+    ["both modes, only a share the server does not take", [PSK_KE, PSK_DHE_KE], p384, "psk_ke"],
+    ["psk_dhe_ke only, no share", [PSK_DHE_KE], [], null],
+  ] as const)("%s: %s", (_name, modes, keyShares, expected) => {
+    expect(modeOf([...modes], keyShares === null ? null : [...keyShares])).toBe(expected);
+  });
+
+  it("without the rule (a real socket), psk_ke is never chosen, whatever the client offers", () => {
+    const socket = { withoutKeyExchange: false };
+    expect(modeOf([PSK_KE], null, socket)).toBeNull();
+    expect(modeOf([PSK_KE, PSK_DHE_KE], [], socket)).toBeNull();
+    expect(modeOf([PSK_KE, PSK_DHE_KE], x25519, socket)).toBe("psk_dhe_ke");
+  });
+
+  it("a psk_ke offer of a live ticket resumes once, and takes the ticket out of the store", async () => {
+    const { tickets, identity, psk } = storeWithTicket();
+    const { message, hello } = await helloOffering(identity, psk, { modes: [PSK_KE], spec: { keyShares: null } });
+    expect(await selectResumption(hello, message, tickets, HOST, guestLink)).toMatchObject({ selectedIdentity: 0, mode: "psk_ke" });
+    expect(tickets.size).toBe(0);
+    expect(await selectResumption(hello, message, tickets, HOST, guestLink)).toBeNull();
+  });
+
+  it("a ClientHello without key_share is accepted for checking only when it offers a PSK for psk_ke", async () => {
+    const { identity, psk } = storeWithTicket();
+    const pskKe = await helloOffering(identity, psk, { modes: [PSK_KE], spec: { keyShares: null } });
+    expect(checkClientHello(pskKe.hello, HOST, ECDSA_SECP256R1_SHA256)).toBe(HOST);
+    const pskDheKe = await helloOffering(identity, psk, { modes: [PSK_DHE_KE], spec: { keyShares: null } });
+    expect(() => checkClientHello(pskDheKe.hello, HOST, ECDSA_SECP256R1_SHA256)).toThrow(
       expect.objectContaining({ alert: "missing_extension" }),
     );
   });

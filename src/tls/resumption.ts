@@ -1,15 +1,13 @@
 import { ByteWriter, constantTimeEqual } from "../bytes";
 import type { ClientHello } from "./client-hello";
-import { ExtensionType } from "./constants";
+import { ExtensionType, PskKeyExchangeMode, type PskMode } from "./constants";
 import { protocolError } from "./failure";
 import { serializeNewSessionTicket } from "./handshake-messages";
 import { sha256 } from "./hkdf";
-import { preferredGroup } from "./key-exchange";
+import { type KeyExchangeGroup, preferredGroup, SERVER_GROUPS } from "./key-exchange";
 import { deriveEarlySecret, resumptionBinder, resumptionMasterSecret, ticketPsk } from "./key-schedule";
 import type { TicketEntry, TicketStore } from "./ticket-store";
 
-/** psk_dhe_ke (RFC 8446 §4.2.9): the PSK is mixed with a fresh (EC)DHE, so the session keeps forward secrecy. */
-const PSK_DHE_KE = 1;
 /** The ticket identity: 32 random bytes, a key into the server's store (never the state itself). */
 const TICKET_IDENTITY_LENGTH = 32;
 
@@ -17,25 +15,53 @@ export interface Resumption {
   entry: TicketEntry;
   /** The index of the accepted identity, echoed in the ServerHello's pre_shared_key. */
   selectedIdentity: number;
+  /** psk_dhe_ke: a fresh (EC)DHE with the client's share; psk_ke: the PSK alone, no key_share sent. */
+  mode: PskMode;
+}
+
+export interface ResumptionRules {
+  /**
+   * Whether psk_ke (no (EC)DHE, so no forward secrecy) is accepted: only where nobody but this
+   * process can record the link (docs/decisions/0024-psk-ke-on-the-guest-link.md).
+   */
+  withoutKeyExchange: boolean;
+  /** The groups this engine can compute; a psk_dhe_ke share must be for one of them. */
+  groups?: readonly KeyExchangeGroup[];
+}
+
+/**
+ * The mode a PSK offer resumes with, or null for a full handshake. psk_dhe_ke whenever the
+ * client offers it and already sent a share for a group the server takes (forward secrecy at
+ * no cost to a client that paid for its share); else psk_ke if the client offers it and the
+ * rules allow it. Never through a HelloRetryRequest.
+ */
+export function resumptionMode(hello: ClientHello, rules: ResumptionRules): PskMode | null {
+  const modes = hello.pskModes ?? [];
+  const shareGroups = hello.keyShares?.map((share) => share.group) ?? [];
+  if (modes.includes(PskKeyExchangeMode.psk_dhe_ke) && preferredGroup(shareGroups, rules.groups ?? SERVER_GROUPS) !== null)
+    return "psk_dhe_ke";
+  if (rules.withoutKeyExchange && modes.includes(PskKeyExchangeMode.psk_ke)) return "psk_ke";
+  return null;
 }
 
 /**
  * Decides whether this ClientHello resumes, after checkClientHello (and its SNI rule) passed.
- * Resumes only with psk_dhe_ke, a key share already sent for a group the server takes (x25519
- * or secp256r1: never through a HelloRetryRequest),
- * no early_data offered (0-RTT is never accepted), and the first offered ticket this store
- * holds, unexpired, issued under this CONNECT host; otherwise null: a full handshake. A known
- * ticket whose binder does not verify aborts with decrypt_error (§4.2.11 says the server MUST).
+ * Resumes only in a mode resumptionMode allows, with no early_data offered (0-RTT is never
+ * accepted), and the first offered ticket this store holds, unexpired, issued under this
+ * CONNECT host; otherwise null: a full handshake, and no ticket is spent. A known ticket whose
+ * binder does not verify aborts with decrypt_error (§4.2.11 says the server MUST).
  */
 export async function selectResumption(
   hello: ClientHello,
   helloMessage: Uint8Array,
   tickets: TicketStore,
   connectHost: string,
+  rules: ResumptionRules = { withoutKeyExchange: false },
 ): Promise<Resumption | null> {
   const offered = hello.preSharedKey;
-  if (offered === null || !hello.pskModes?.includes(PSK_DHE_KE)) return null;
-  if (preferredGroup(hello.keyShares?.map((share) => share.group) ?? []) === null) return null;
+  if (offered === null) return null;
+  const mode = resumptionMode(hello, rules);
+  if (mode === null) return null;
   if (hello.extensionTypes.includes(ExtensionType.earlyData)) return null;
   for (let index = 0; index < offered.identities.length; index++) {
     // Taken out of the store at once: single use, even when the binder then fails.
@@ -45,7 +71,7 @@ export async function selectResumption(
     const expected = await resumptionBinder(await deriveEarlySecret(entry.psk), await sha256(truncated));
     if (!constantTimeEqual(offered.binders[index]!, expected))
       throw protocolError("decrypt_error", "the PSK binder of a known session ticket does not verify");
-    return { entry, selectedIdentity: index };
+    return { entry, selectedIdentity: index, mode };
   }
   return null;
 }

@@ -33,6 +33,13 @@ export interface TlsTerminatorOptions {
    * The store belongs to this terminator, so to one page session and its CA, in memory only.
    */
   tickets?: TicketStoreOptions;
+  /**
+   * Resume with psk_ke (the ticket's PSK alone, no (EC)DHE, so no forward secrecy) when a client
+   * offers it and psk_dhe_ke cannot be used without a HelloRetryRequest. Only for a link nobody
+   * but this process can record: the guest's in-process NIC, never a real socket
+   * (docs/decisions/0024-psk-ke-on-the-guest-link.md). Default false.
+   */
+  resumeWithoutKeyExchange?: boolean;
 }
 
 export interface TlsTerminator {
@@ -83,6 +90,7 @@ export function createTlsTerminator(options: TlsTerminatorOptions): TlsTerminato
         helloRetry: false,
         group: null,
         resumed: false,
+        pskMode: null,
       };
       let requests = 0;
       let keyUpdates = 0;
@@ -101,6 +109,7 @@ export function createTlsTerminator(options: TlsTerminatorOptions): TlsTerminato
           keyUpdates,
           helloRetry: progress.helloRetry,
           resumed: progress.resumed,
+          ...(progress.resumed && progress.pskMode ? { pskMode: progress.pskMode } : {}),
         });
       };
       const verdict = (failure: TlsFailure, alertSent: boolean): void => {
@@ -123,6 +132,7 @@ export function createTlsTerminator(options: TlsTerminatorOptions): TlsTerminato
         leafFor: (host) => ca.leafFor(host),
         leafScheme: ca.leafScheme,
         tickets,
+        resumeWithoutKeyExchange: options.resumeWithoutKeyExchange ?? false,
         progress,
       });
       handshake.catch(() => undefined); // after a timeout nobody awaits it; it ends when reading is aborted

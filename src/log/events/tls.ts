@@ -20,6 +20,11 @@ export const TlsSession = z.object({
   helloRetry: z.boolean().optional(),
   /** True when a session ticket resumed the session (no certificate sent; certFingerprint is the ticket's). */
   resumed: z.boolean().optional(),
+  /**
+   * On a resumed session, how its ticket's PSK was used (RFC 8446 §4.2.9): psk_dhe_ke with a
+   * fresh (EC)DHE in `group`; psk_ke alone, group null (docs/decisions/0024-psk-ke-on-the-guest-link.md).
+   */
+  pskMode: z.enum(["psk_ke", "psk_dhe_ke"]).optional(),
 });
 
 /** A TLS-level refusal (SNI mismatch, bad ClientHello, alert sent). */

@@ -12,6 +12,10 @@ export interface NodeClientRun {
     peerFingerprint: string;
   } | null;
   received: Buffer;
+  /** The last session ticket the server sent (node:tls 'session'), to resume with; null if none. */
+  ticket: Buffer | null;
+  /** Whether the session was resumed from the `session` passed in. */
+  reused: boolean;
   error: (Error & { code?: string }) | null;
 }
 
@@ -29,6 +33,8 @@ export function nodeClient(
     const chunks: Buffer[] = [];
     let session: NodeClientRun["session"] = null;
     let error: NodeClientRun["error"] = null;
+    let ticket: Buffer | null = null;
+    let reused = false;
     const socket = tls.connect({ port, host: "127.0.0.1", ALPNProtocols: ["http/1.1"], ...options });
     socket.on("secureConnect", () => {
       session = {
@@ -39,12 +45,16 @@ export function nodeClient(
         keyExchange: (socket.getEphemeralKeyInfo() as { name?: string } | null)?.name,
         peerFingerprint: socket.getPeerX509Certificate()?.fingerprint256.replaceAll(":", "").toLowerCase() ?? "",
       };
+      reused = socket.isSessionReused();
       socket.end(send);
     });
     socket.on("data", (chunk: Buffer) => chunks.push(chunk));
+    socket.on("session", (t: Buffer) => {
+      ticket = t;
+    });
     socket.on("error", (e) => {
       error = e;
     });
-    socket.on("close", () => resolve({ session, received: Buffer.concat(chunks), error }));
+    socket.on("close", () => resolve({ session, received: Buffer.concat(chunks), ticket, reused, error }));
   });
 }

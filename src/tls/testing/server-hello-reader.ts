@@ -2,16 +2,19 @@ import { ByteReader, toHex } from "../../bytes";
 import { ContentType, ExtensionType, HandshakeType, HELLO_RETRY_RANDOM } from "../constants";
 import { parseRecord } from "../record";
 
-/** A ServerHello or HelloRetryRequest as a client reads it: which it is, and its key_share. */
+/** A ServerHello or HelloRetryRequest as a client reads it: which it is, its key_share and pre_shared_key. */
 export interface ServerHelloSeen {
   helloRetry: boolean;
-  /** ServerHello: the group of the server's share; HelloRetryRequest: the selected_group asked for. */
-  group: number;
-  /** The server's key_exchange bytes; null in a HelloRetryRequest. */
+  /** ServerHello: the group of the server's share; HelloRetryRequest: the selected_group asked for; null without key_share (psk_ke). */
+  group: number | null;
+  /** The server's key_exchange bytes; null in a HelloRetryRequest or without key_share. */
   keyExchange: Uint8Array | null;
+  /** The index of the PSK identity the server accepted (pre_shared_key), or null: no resumption. */
+  selectedIdentity: number | null;
 }
 
-function readServerHello(body: Uint8Array): ServerHelloSeen {
+/** Reads a ServerHello (or HelloRetryRequest) handshake body. */
+export function readServerHello(body: Uint8Array): ServerHelloSeen {
   const r = new ByteReader(body);
   r.u16(); // legacy_version
   const helloRetry = toHex(r.take(32)) === HELLO_RETRY_RANDOM;
@@ -19,16 +22,18 @@ function readServerHello(body: Uint8Array): ServerHelloSeen {
   r.u16(); // cipher_suite
   r.u8(); // legacy_compression_method
   const extensions = r.prefixed(2);
+  const seen: ServerHelloSeen = { helloRetry, group: null, keyExchange: null, selectedIdentity: null };
   while (extensions.remaining > 0) {
     const type = extensions.u16();
     const data = extensions.prefixed(2);
+    if (type === ExtensionType.preSharedKey) seen.selectedIdentity = data.u16();
     if (type !== ExtensionType.keyShare) continue;
-    const group = data.u16();
-    if (helloRetry) return { helloRetry, group, keyExchange: null };
+    seen.group = data.u16();
+    if (helloRetry) continue;
     const key = data.prefixed(2);
-    return { helloRetry, group, keyExchange: key.take(key.remaining) };
+    seen.keyExchange = key.take(key.remaining);
   }
-  throw new Error("a ServerHello without key_share");
+  return seen;
 }
 
 /** Every ServerHello and HelloRetryRequest among the plaintext records the server sent, in order. */
