@@ -259,6 +259,41 @@ describe("npx tab proxy terminates TLS inside CONNECT", () => {
     expect(result.stdout).toMatch(/TLSv1\.3, Cipher is TLS_AES_128_GCM_SHA256/);
   });
 
+  it("over its real socket never resumes with psk_ke: an OpenSSL client allowing it, with no share the server takes, gets a full handshake", async () => {
+    const sessionFile = join(dir, "psk-ke-session.pem");
+    const request = `GET /psk HTTP/1.1\r\nHost: localhost:${upstreamPort}\r\nConnection: close\r\n\r\n`;
+    // -allow_no_dhe_kex offers psk_ke besides psk_dhe_ke; X448 first makes the only share one the server does not take.
+    const sClient = (session: string[]) =>
+      client(
+        "openssl",
+        [
+          "s_client",
+          "-proxy",
+          proxyAddress,
+          "-connect",
+          `localhost:${upstreamPort}`,
+          "-servername",
+          "localhost",
+          "-CAfile",
+          caFile,
+          "-verify_return_error",
+          "-allow_no_dhe_kex",
+          "-groups",
+          "X448:X25519",
+          "-ign_eof",
+          ...session,
+        ],
+        request,
+      );
+    const full = await sClient(["-sess_out", sessionFile]);
+    expect(full.stdout).toContain("hello over tls GET /psk");
+    const again = await sClient(["-sess_in", sessionFile]);
+    expect(again.stdout).toContain("hello over tls GET /psk");
+    expect(again.stdout).toContain("New, TLSv1.3");
+    const established = events().filter((e) => e.kind === "tls.session" && e.phase === "established" && e.connectHost === "localhost");
+    expect(established.at(-1)).toMatchObject({ resumed: false, helloRetry: true, group: "x25519" });
+  });
+
   it("is not trusted by a client that trusts another CA only (here the upstream's own): the tunnel never relays upstream TLS", async () => {
     const result = await curlViaProxy([`https://localhost:${upstreamPort}/hello`], join(dir, "upstream-cert.pem"));
     expect(result.code).toBe(60); // CURLE_PEER_FAILED_VERIFICATION

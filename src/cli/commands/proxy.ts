@@ -192,7 +192,9 @@ export const command: Command = {
       ...bounds,
       log,
       ownHost: [`${shownHost}:${boundPort}`, `localhost:${boundPort}`],
-      tunnel: tlsTunnelHook(createTlsTerminator({ ca, log })),
+      // Clients reach this terminator over a real socket, which can be recorded: resumption keeps
+      // a fresh (EC)DHE (psk_dhe_ke only; decisions 0022 and 0024).
+      tunnel: tlsTunnelHook(createTlsTerminator({ ca, log, resumeWithoutKeyExchange: false })),
       ...(corsProxy ? { corsProxy } : {}),
     });
     process.stderr.write(`tab proxy: session CA sha256 ${ca.fingerprint}${values["ca-out"] ? ` written to ${values["ca-out"]}` : ""}\n`);
