@@ -77,7 +77,7 @@ export function proxyRow(e: LogEvent): Row | null {
         details: [
           ["session", e.id],
           // A resumed session sent no certificate: the one on record is the ticket's first session's.
-          ["handshake", e.resumed ? "resumed from a session ticket (no certificate sent)" : "full"],
+          ["handshake", e.resumed ? `resumed from a session ticket${e.pskMode ? ` (${e.pskMode})` : ""} (no certificate sent)` : "full"],
           ["SNI", e.sni ?? "(none)"],
           ["cipher", e.cipher ?? ""],
           ["key share group", e.group ?? ""],
