@@ -182,8 +182,15 @@ test("the next curl to the same host resumes the last one's TLS session: no cert
   }
   const after = (await sessions()).slice(before.length);
   expect(after).toHaveLength(2);
+  // This curl offers psk_dhe_ke with an X25519 share, so that is how it resumes (decision 0024).
   for (const session of after)
-    expect(session).toMatchObject({ resumed: true, sni: "api.github.com", group: "x25519", certFingerprint: full?.certFingerprint });
+    expect(session).toMatchObject({
+      resumed: true,
+      pskMode: "psk_dhe_ke",
+      sni: "api.github.com",
+      group: "x25519",
+      certFingerprint: full?.certFingerprint,
+    });
   // The Proxy panel says so on the session's row.
   await page.locator('[data-tab="proxy"]').click();
   await expect(page.locator("#panel-proxy tbody tr").filter({ hasText: "tls established (resumed)" }).first()).toBeVisible();
