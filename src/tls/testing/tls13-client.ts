@@ -117,20 +117,20 @@ export async function runTls13Client(stream: ByteStream, options: Tls13ClientOpt
   // Queued, not awaited: a pipe with no buffer would otherwise deadlock a write against the
   // server's own write of its ticket. The writer keeps the order.
   const send = (bytes: Uint8Array): void => void writer.write(bytes).catch(() => undefined);
-  const nextRecord = recordReader(stream.readable);
-  /** The next plaintext handshake record (a CCS is skipped); an alert ends the run. */
-  const nextPlainHandshake = async (): Promise<Uint8Array | null> => {
+  const nextAnyRecord = recordReader(stream.readable);
+  /** The next record that is not a CCS (skipped); a plaintext alert ends the run (null). */
+  const nextRecord = async () => {
     for (;;) {
-      const record = await nextRecord();
+      const record = await nextAnyRecord();
       if (record === null) return null;
       if (record.type === ContentType.changeCipherSpec) continue;
-      if (record.type === ContentType.alert) {
-        run.alert = record.fragment[1] ?? null;
-        return null;
-      }
-      return record.fragment;
+      if (record.type !== ContentType.alert) return record;
+      run.alert = record.fragment[1] ?? null;
+      return null;
     }
   };
+  /** The next plaintext handshake record. */
+  const nextPlainHandshake = async (): Promise<Uint8Array | null> => (await nextRecord())?.fragment ?? null;
 
   let key = await x25519ClientKey();
   const first = await clientHello(options, options.firstKeyShare === "x25519" ? { group: 0x1d, key } : options.firstKeyShare, []);
@@ -169,11 +169,6 @@ export async function runTls13Client(stream: ByteStream, options: Tls13ClientOpt
       if (message) return message;
       const record = await nextRecord();
       if (record === null) return null;
-      if (record.type === ContentType.changeCipherSpec) continue;
-      if (record.type === ContentType.alert) {
-        run.alert = record.fragment[1] ?? null;
-        return null;
-      }
       const inner = await serverCipher.open(record);
       if (inner.type === ContentType.handshake) assembler.push(inner.content);
       else if (inner.type === ContentType.alert)
