@@ -182,13 +182,15 @@ test("the next curl to the same host resumes the last one's TLS session: no cert
   }
   const after = (await sessions()).slice(before.length);
   expect(after).toHaveLength(2);
-  // This curl offers psk_dhe_ke with an X25519 share, so that is how it resumes (decision 0024).
+  // The guest's curl resumes offering psk_ke alone with no key share, and the page accepts it
+  // on the guest's link: no key exchange at all (docs/decisions/0024-psk-ke-on-the-guest-link.md).
   for (const session of after)
     expect(session).toMatchObject({
       resumed: true,
-      pskMode: "psk_dhe_ke",
+      pskMode: "psk_ke",
+      helloRetry: false,
       sni: "api.github.com",
-      group: "x25519",
+      group: null,
       certFingerprint: full?.certFingerprint,
     });
   // The Proxy panel says so on the session's row.

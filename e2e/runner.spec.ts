@@ -137,6 +137,44 @@ test("the verdict table under the runner: a disallowed host is refused by the pr
   await expect(page.locator("#panel-proxy tbody tr").filter({ hasText: "host-not-allowed" }).first()).toBeAttached();
 });
 
+test("an agent's fetch steps to one host ride one kept connection: one CONNECT tunnel, one TLS session", async () => {
+  test.setTimeout(300_000);
+  const page = pg.page;
+  const from = await nextSeq(page);
+  const result = await run(page, {
+    preflight: null,
+    steps: ["fetch https://api.github.com/zen", "fetch https://api.github.com/zen", "fetch https://api.github.com/zen", "done ok"],
+  });
+  expect(result).toMatchObject({ outcome: "ok" });
+  expect(step(result, { verb: "fetch", outcome: "served", status: "200" })).toHaveLength(3);
+  const events = await page.evaluate((f) => window.__tab?.log.events().filter((e) => e.seq >= f) ?? [], from);
+  // tab-keep (guest/runner/README.md) serves the three steps on one libcurl handle.
+  const sessions = events.filter((e) => e.kind === "tls.session" && e.phase === "established");
+  expect(sessions).toHaveLength(1);
+  const served = events.filter((e) => e.kind === "proxy.decision" && e.code === "served" && e.target === "https://api.github.com/zen");
+  expect(served).toHaveLength(3);
+});
+
+test("tab-keep shares the guest's TLS session file with curl: its first request resumes curl's session, the next curl resumes tab-keep's", async () => {
+  test.setTimeout(300_000);
+  const page = pg.page;
+  const established = (from: number) =>
+    page.evaluate((f) => window.__tab?.log.ofKind("tls.session").filter((e) => e.seq >= f && e.phase === "established") ?? [], from);
+  const zen = "https://api.github.com/zen";
+  expect((await runInGuest(page, `curl -sS -o /dev/null ${zen}`)).status).toBe(0);
+  const from = await nextSeq(page);
+  const asked = await runInGuest(
+    page,
+    `rm -f /tmp/k && mkfifo /tmp/k && { tab-keep /tmp/k > /dev/null 2>&1 & p=$!; } && tab-keep --ask /tmp/k GET ${zen} /tmp/k.out '' '' '' 0 60; kill $p; cat /tmp/k.out`,
+  );
+  expect(asked.output).toContain("exit=0 status=200 connect=200 connects=1 --");
+  // Single-use tickets: curl's is spent, so the next curl resumes only if tab-keep wrote its own back.
+  expect((await runInGuest(page, `curl -sS -o /dev/null ${zen}`)).status).toBe(0);
+  const sessions = await established(from);
+  expect(sessions).toHaveLength(2);
+  for (const session of sessions) expect(session).toMatchObject({ resumed: true, pskMode: "psk_ke", helloRetry: false });
+});
+
 test("a ${GH_TOKEN} preflight is refused before expansion; the agent never starts", async () => {
   test.setTimeout(240_000);
   const page = pg.page;

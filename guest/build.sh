@@ -265,7 +265,7 @@ build_curl() {
   echo "wolfssl $wver (source)" >> "$WORK/unpacked.pkgs"
   echo "curl $cver (source)" >> "$WORK/unpacked.pkgs"
   echo "zlib $zver (source)" >> "$WORK/unpacked.pkgs"
-  stamp=$( { echo "$wver $cver $zver"; gcc --version | head -n1; printf '%s\n' "${WOLFSSL_CONFIG[@]}" "${WOLFSSL_DEFINES[@]}" "${CURL_CONFIG[@]}"; sed -n '/^build_curl() {/,/^}/p' "$0"; cat "$HERE"/patches/*.patch; } | sha256sum | cut -c1-64)
+  stamp=$( { echo "$wver $cver $zver"; gcc --version | head -n1; printf '%s\n' "${WOLFSSL_CONFIG[@]}" "${WOLFSSL_DEFINES[@]}" "${CURL_CONFIG[@]}"; sed -n '/^build_curl() {/,/^}/p' "$0"; cat "$HERE"/patches/*.patch "$HERE"/src/libcurl/*.c; } | sha256sum | cut -c1-64)
   if [ -x "$TLSW/curl.static" ] && [ "$(cat "$TLSW/stamp" 2>/dev/null)" = "$stamp" ]; then
     log "curl: up to date (curl $cver, wolfSSL $wver)"; return
   fi
@@ -281,6 +281,8 @@ build_curl() {
     log "curl: applying $(basename "$p")"
     patch -s -d "$TLSW/$(basename "$p" | cut -d- -f1)" -p1 < "$p" || die "$(basename "$p") does not apply"
   done
+  # tab-keep is compiled into curl's program (patches/curl-tab-keep-in-one-program.patch).
+  cp "$HERE/src/libcurl/tab-keep.c" "$TLSW/curl/src/tab-keep.c"
   local cflags="-Os -ffile-prefix-map=$TLSW=." cross=(--host=i686-linux-gnu CC="gcc -m32")
   log "curl: building wolfSSL $wver (static, i386; ~1 min)"
   # wolfSSL writes these defines into its installed options.h, so curl is built with them too.
@@ -346,6 +348,8 @@ build_rootfs() {
   # curl: static, built above (build_curl); no shared library in the image at all. The
   # command /usr/bin/curl is src/curl.c, which runs it with the TLS session file (installed below).
   install -D -m 0755 "$TLSW/curl.static" usr/libexec/curl
+  # tab-keep (src/libcurl/tab-keep.c) is the same program under another name.
+  ln -s ../libexec/curl usr/bin/tab-keep
   # CA bundle: the Mozilla set from ca-certificates, concatenated (update-ca-certificates does the same)
   cat "$UNP"/usr/share/ca-certificates/mozilla/*.crt > etc/ssl/certs/mozilla-ca-certificates.crt
   # the project's programs and /init
