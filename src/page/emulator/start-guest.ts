@@ -8,7 +8,7 @@ import { browserFallbacks, missingBrowserFeatures, UnsupportedBrowserError, unsu
 import type { GuestTerminal } from "../chrome/terminal";
 import type { PageLink } from "../link";
 import type { PageRelay } from "../relay";
-import { bootGuest, type Guest, loadEmulatorWasm, spawnGuestMachine } from "./boot";
+import { bootGuest, type Guest, spawnGuestMachine } from "./boot";
 import { abandonEarlyDownloads } from "./early-downloads";
 import { GuestImageError, type GuestImages, imageHashes, loadGuestImages, loadGuestSums } from "./images";
 import { connectPageNetwork, type PageNetwork } from "./network";
@@ -25,6 +25,8 @@ export interface StartGuestOptions {
   proxyHandlers: OwnHandlers;
   /** The Wisp relay setting (the Policy panel's, or `?relay=`). */
   relay?: PageRelay;
+  /** Told when the guest's files are in and the machine starts: whether it restores a saved state or boots. */
+  onStarting?(restoring: boolean): void;
   /** Told once v86 exists and its network is connected, before the guest is ready. */
   onBooted(guest: Guest, network: PageNetwork | null): void;
 }
@@ -48,48 +50,57 @@ type Start = { files: GuestImages } | { state: ArrayBuffer; origin: string };
  */
 export async function startGuest(options: StartGuestOptions): Promise<StartedGuest> {
   const { log, link, terminal } = options;
-  const missing = await missingBrowserFeatures(globalThis);
-  if (missing.length > 0) throw new UnsupportedBrowserError(unsupportedBrowserMessage(missing));
-  // A fallback is said before the guest starts: on the log, and at the top of the terminal.
-  for (const message of await browserFallbacks(globalThis)) {
-    log.append({ kind: "note", level: "warning", source: "page", message });
-    terminal.write(`\x1b[33mtab: ${message}\x1b[0m\r\n`);
-  }
+  performance.mark("tab:guest-start");
   const coldBoot = link.boot === "fresh";
-  // Asked for once: a reload after this cold boot restores the state it saves.
-  if (coldBoot) history.replaceState(history.state, "", link.with({ boot: null }));
   // `?net=v86-fetch` swaps the page's peer for v86's own fetch backend: only for bench/wire,
   // which compares the two on the same guest, always on a cold boot.
   const v86Fetch = link.net === "v86-fetch";
-  // The emulator's worker and v86's wasm load beside the guest's files (index.html preloads the wasm).
-  const machine = spawnGuestMachine();
-  const wasmLoad = loadEmulatorWasm();
-  wasmLoad.catch(() => undefined);
-  // A first visit makes its CA (an RSA key) while the guest's state downloads, not before.
-  const session = obtainSessionCa();
-  session.catch(() => undefined);
-  const prepared = (async () => {
-    const sums = await loadGuestSums(BASE);
-    const key = snapshotKey(imageHashes(sums));
-    const [start, ca] = await Promise.all([
-      chooseStart({ sums, key, log, cold: coldBoot || v86Fetch }).finally(abandonEarlyDownloads),
-      session,
-    ]);
-    return { key, start, ca, wasm: await wasmLoad };
-  })();
-  // A guest that cannot start (a bad image, no wasm) leaves no idle emulator worker behind.
-  const { key, start, ca, wasm } = await prepared.catch((error: unknown) => {
+  // The emulator's worker compiles v86's wasm (and, for a restore, prepares the machine) while
+  // the browser is checked and the guest's files download; index.html has usually started it.
+  const machine = spawnGuestMachine(coldBoot || v86Fetch ? "boot" : "restore");
+  // A guest that cannot start (a bad image, a browser that lacks a piece) leaves no idle worker behind.
+  const stopMachine = (error: unknown): never => {
     machine.worker.terminate();
     throw error;
-  });
+  };
+  const browserChecked = checkBrowser(log, terminal);
+  browserChecked.catch(() => undefined);
+  // Asked for once: a reload after this cold boot restores the state it saves.
+  if (coldBoot) history.replaceState(history.state, "", link.with({ boot: null }));
+  // A first visit makes its CA (an RSA key) while the guest's state downloads and restores: the
+  // guest needs it only for its network and for its first command (tls/ca.pem, below).
+  const session = obtainSessionCa();
+  session.then(
+    () => performance.mark("tab:session-ca"),
+    () => undefined,
+  );
+  const { key, start } = await (async () => {
+    const sums = await loadGuestSums(BASE);
+    const key = snapshotKey(imageHashes(sums));
+    const start = await chooseStart({ sums, key, log, cold: coldBoot || v86Fetch }).finally(abandonEarlyDownloads);
+    // The browser's check says its sentence before the guest starts.
+    await browserChecked;
+    return { key, start };
+  })()
+    .catch(async (error: unknown) => {
+      // A browser that lacks a piece is what the page says, whatever else failed meanwhile.
+      await browserChecked;
+      throw error;
+    })
+    .catch(stopMachine);
   const restoring = "state" in start;
+  options.onStarting?.(restoring);
   const guest = await bootGuest(machine, {
     files: restoring ? null : start.files,
-    wasm,
     log,
     ...(restoring ? { state: start.state, stateOrigin: start.origin } : {}),
     ...(v86Fetch ? { relayUrl: "fetch" } : {}),
     onOutput: (text) => terminal.write(text),
+  });
+  // The guest's frames wait for the network (boot.ts), so the CA may come after the machine starts.
+  const ca = await session.catch(async (error: unknown) => {
+    await guest.destroy();
+    throw error;
   });
   const network = v86Fetch
     ? null
@@ -106,14 +117,16 @@ export async function startGuest(options: StartGuestOptions): Promise<StartedGue
   await guest.ready;
   // The guest reads the CA from the share on every TLS connection (guest/README.md), so a
   // restored state trusts the CA this page holds now.
-  await guest.writeFile("tls/ca.pem", utf8(ca.certPem));
+  const caWritten = guest.writeFile("tls/ca.pem", utf8(ca.certPem));
   shareTerminalSize(guest, terminal);
   if (restoring) {
     // A restored shell sits at a prompt the console never saw: a fresh one (and only it) shows,
     // and its marks make the shell idle for whatever types first. The prompt hook applies the
-    // fresh clock and seed before that prompt is drawn.
-    await offerFreshness(guest);
+    // fresh clock and seed before that prompt is drawn. The share's writes go before the Enter
+    // that asks for it (they travel on another channel than the typed keys).
+    await Promise.all([caWritten, offerFreshness(guest)]);
     await guest.console.requestPrompt();
+    performance.mark("tab:fresh-prompt");
     const applied = await freshnessApplied(guest);
     log.append({
       kind: "boot.progress",
@@ -122,10 +135,24 @@ export async function startGuest(options: StartGuestOptions): Promise<StartedGue
         ? "the restored guest took this page's clock and a fresh random seed"
         : "the restored guest did not take a fresh clock and random seed (tab-fresh failed): its TLS randoms may repeat another visit's",
     });
-  } else if (!v86Fetch) {
-    await saveBootedState(guest, key, log);
+  } else {
+    await caWritten;
+    if (!v86Fetch) await saveBootedState(guest, key, log);
   }
   return { guest, snapshotKey: key };
+}
+
+/**
+ * Throws when the browser lacks a piece the page needs; says a fallback on the log and at the
+ * top of the terminal.
+ */
+async function checkBrowser(log: EventLog, terminal: GuestTerminal): Promise<void> {
+  const [missing, fallbacks] = await Promise.all([missingBrowserFeatures(globalThis), browserFallbacks(globalThis)]);
+  if (missing.length > 0) throw new UnsupportedBrowserError(unsupportedBrowserMessage(missing));
+  for (const message of fallbacks) {
+    log.append({ kind: "note", level: "warning", source: "page", message });
+    terminal.write(`\x1b[33mtab: ${message}\x1b[0m\r\n`);
+  }
 }
 
 const BASE = "guest/";
