@@ -1,11 +1,12 @@
 import * as Comlink from "comlink";
 import { V86 } from "v86";
 import wasmUrl from "v86/build/v86.wasm?url";
-import { type BootFiles, machineOptions, type ShareFs, sharePath, writeIntoShare } from "../../machine";
+import { type BootFiles, type MachineChoice, machineOptions, type ShareFs, sharePath, writeIntoShare } from "../../machine";
 import { connectV86Link, type V86Bus } from "../../net";
 import { createJitGovernor, JIT_WINDOW_MS, type JitGovernor, type JitState } from "./jit-governor";
 import { type EmulatorWasmMessage, MACHINE_EXPECTS, MACHINE_WASM, type MachinePhase, type MachineTimes } from "./machine-phases";
 import { batchPerTask, type MachineMessage } from "./machine-port";
+import { prepareMachine, restoreInto } from "./prepared-machine";
 
 /**
  * The emulator in a worker of its own. v86 runs the guest in slices on the thread it lives on;
@@ -41,8 +42,6 @@ interface V86Internals {
     cpu: {
       /** The CPU's wasm exports: `set_jit_config(0, 1)` stops the JIT compiling (v86 uses it for its `disable_jit` option). */
       wm: { exports: { set_jit_config(index: number, value: number): void } };
-      /** Zeroes all of guest memory (`mem8.fill(0)`). */
-      reset_memory(): void;
     };
   };
 }
@@ -99,21 +98,14 @@ async function compileEmulatorWasm(): Promise<WebAssembly.Module> {
 
 const wasmFn = async (imports: WebAssembly.Imports) => (await WebAssembly.instantiate(await wasmModule, imports)).exports;
 
-/**
- * A machine with no files, not running, its memory in: what a saved state is restored into.
- * v86 unpacks a state by zeroing all of guest memory and writing the state's pages; on fresh
- * wasm memory that zeroing is the first touch of 96 MiB (a page fault per 4 KiB page, most of a
- * restore's time), so it is done here, before the state is in.
- */
-async function prepareMachine(choice: { relayUrl?: string }): Promise<V86> {
-  const machine = new V86({ ...machineOptions(null, choice), autostart: false, wasm_fn: wasmFn });
-  await new Promise<void>((resolve) => machine.add_listener("emulator-loaded", () => resolve()));
-  (machine as unknown as V86Internals).v86?.cpu.reset_memory();
+/** A machine for a saved state (prepared-machine.ts), made while the state downloads. */
+async function prepare(choice: MachineChoice): Promise<V86> {
+  const machine = await prepareMachine(wasmModule, choice);
   reached("machine-prepared");
   return machine;
 }
 
-let prepared: Promise<V86> | null = address.get(MACHINE_EXPECTS) === "restore" ? prepareMachine({}) : null;
+let prepared: Promise<V86> | null = address.get(MACHINE_EXPECTS) === "restore" ? prepare({}) : null;
 prepared?.catch(() => undefined);
 
 function running(): V86 {
@@ -140,7 +132,7 @@ export const machineApi = {
     if (prepared && !preparedUse) void prepared.then((unused) => unused.destroy()).catch(() => undefined);
     prepared = null;
     const created = restoring
-      ? await (preparedUse ?? prepareMachine(options.relayUrl ? { relayUrl: options.relayUrl } : {}))
+      ? await (preparedUse ?? prepare(options.relayUrl ? { relayUrl: options.relayUrl } : {}))
       : new V86({ ...machineOptions(options.files, options.relayUrl ? { relayUrl: options.relayUrl } : {}), wasm_fn: wasmFn });
     emulator = created;
     const { port } = options;
@@ -217,7 +209,7 @@ export type MachineApi = typeof machineApi;
 /** Restores `state` (raw or zstd: v86 tells them apart by magic) into the prepared machine and runs it. */
 async function restore(machine: V86, state: ArrayBuffer): Promise<void> {
   reached("restore-started");
-  await machine.restore_state(state);
+  await restoreInto(machine, state);
   governJit(machine, false);
   await machine.run();
   reached("restored");
