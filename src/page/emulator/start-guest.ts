@@ -1,7 +1,7 @@
 import { utf8 } from "../../bytes";
 import { parseGuestLine } from "../../console";
 import type { EventLog } from "../../log";
-import { freshnessApplied, offerFreshness } from "../../machine";
+import { freshnessApplied, offerFreshness, SHIPPED_STATE_FILE } from "../../machine";
 import type { PolicyHolder } from "../../policy";
 import type { OwnHandlers } from "../../proxy";
 import { browserFallbacks, missingBrowserFeatures, UnsupportedBrowserError, unsupportedBrowserMessage } from "../chrome/browser-support";
@@ -9,7 +9,7 @@ import type { GuestTerminal } from "../chrome/terminal";
 import type { PageLink } from "../link";
 import type { PageRelay } from "../relay";
 import { bootGuest, type Guest, spawnGuestMachine } from "./boot";
-import { abandonEarlyDownloads } from "./early-downloads";
+import { abandonEarlyDownloads, earlyDownloadWaiting } from "./early-downloads";
 import { GuestImageError, type GuestImages, imageHashes, loadGuestImages, loadGuestSums } from "./images";
 import { connectPageNetwork, type PageNetwork } from "./network";
 import { obtainSessionCa } from "./session-ca";
@@ -160,7 +160,9 @@ const BASE = "guest/";
 /** The saved state of a returning visitor, else the shipped one, else the image to boot. */
 async function chooseStart(o: { sums: Map<string, string>; key: string; log: EventLog; cold: boolean }): Promise<Start> {
   if (!o.cold) {
-    const saved = await loadSnapshot(o.key);
+    // Where index.html's first script started the shipped state's download, the browser had
+    // no snapshot database: nothing saved to look for (IndexedDB can take a while to answer).
+    const saved = earlyDownloadWaiting(`${BASE}${SHIPPED_STATE_FILE}`) ? null : await loadSnapshot(o.key);
     if (saved) return { state: saved, origin: "the state saved on your last visit" };
     const shipped = await loadShippedState(BASE, o.sums, o.log);
     if (shipped)
