@@ -20,6 +20,13 @@ export interface Guest {
   saveState(): Promise<ArrayBuffer>;
   /** Writes a file into the 9p share the guest mounts at /mnt/tab, creating its folders. */
   writeFile(path: string, bytes: Uint8Array): Promise<void>;
+  /**
+   * A restored guest only: once restored, the machine writes `files` into the share, leaves a
+   * fresh clock and seed and sends the Enter that draws the fresh prompt (machine-worker.ts).
+   */
+  freshPrompt(files: Record<string, Uint8Array>): Promise<void>;
+  /** Marks the emulator worker's phases so far on the page's timeline (`tab:` marks). */
+  markPhases(): Promise<void>;
   /** Whether the share holds the file (the guest deletes what it consumed). */
   hasFile(path: string): Promise<boolean>;
   /** v86's count of instructions the guest executed (32 bits, wraps). */
@@ -174,6 +181,8 @@ export async function bootGuest({ worker, remote: machine }: GuestMachine, optio
     ready,
     saveState: () => machine.saveState(),
     writeFile: (path, bytes) => machine.writeFile(path, bytes),
+    freshPrompt: (files) => machine.freshPrompt(files),
+    markPhases: () => markMachinePhases(machine).catch(() => undefined),
     hasFile: (path) => machine.hasFile(path),
     instructions: () => machine.instructions(),
     jit: () => machine.jit(),

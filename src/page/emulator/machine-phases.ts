@@ -2,7 +2,7 @@
  * What the emulator's worker reports about its own start (machine-worker.ts), for the page's
  * boot timeline (boot.ts marks them with the Performance API beside the page's own phases).
  */
-export type MachinePhase = "worker-started" | "wasm-compiled" | "machine-prepared" | "restore-started" | "restored";
+export type MachinePhase = "worker-started" | "wasm-compiled" | "machine-prepared" | "restore-started" | "restored" | "fresh-prompt-asked";
 
 /** When each phase ended, in ms on the shared clock (`performance.timeOrigin + performance.now()`). */
 export type MachineTimes = Partial<Record<MachinePhase, number>>;

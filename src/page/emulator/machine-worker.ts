@@ -1,7 +1,7 @@
 import * as Comlink from "comlink";
 import { V86 } from "v86";
 import wasmUrl from "v86/build/v86.wasm?url";
-import { type BootFiles, type MachineChoice, machineOptions, type ShareFs, sharePath, writeIntoShare } from "../../machine";
+import { type BootFiles, type MachineChoice, machineOptions, offerFreshness, type ShareFs, sharePath, writeIntoShare } from "../../machine";
 import { connectV86Link, type V86Bus } from "../../net";
 import { createJitGovernor, JIT_WINDOW_MS, type JitGovernor, type JitState } from "./jit-governor";
 import { type EmulatorWasmMessage, MACHINE_EXPECTS, MACHINE_WASM, type MachinePhase, type MachineTimes } from "./machine-phases";
@@ -157,6 +157,23 @@ export const machineApi = {
           }),
         );
     ready.catch(() => undefined);
+  },
+
+  /**
+   * A restored guest's way to its first prompt, here so that no round trip to the page sits
+   * between its steps: once the state is restored, writes `files` into the share (the page's
+   * CA, the terminal's size), leaves this machine's clock and a fresh seed for the prompt hook
+   * (src/machine/fresh-guest.ts), and sends the Enter that draws the fresh prompt.
+   */
+  async freshPrompt(files: Record<string, Uint8Array>): Promise<void> {
+    await ready;
+    for (const [path, bytes] of Object.entries(files)) await machineApi.writeFile(path, bytes);
+    await offerFreshness({
+      writeFile: (path, bytes) => machineApi.writeFile(path, bytes),
+      hasFile: async (path) => machineApi.hasFile(path),
+    });
+    running().serial0_send("\r");
+    reached("fresh-prompt-asked");
   },
 
   /** When the worker reached each phase (machine-phases.ts), for the page's boot timeline. */

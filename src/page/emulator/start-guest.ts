@@ -1,7 +1,7 @@
 import { utf8 } from "../../bytes";
 import { parseGuestLine } from "../../console";
 import type { EventLog } from "../../log";
-import { freshnessApplied, offerFreshness, SHIPPED_STATE_FILE } from "../../machine";
+import { freshnessApplied, SHIPPED_STATE_FILE } from "../../machine";
 import type { PolicyHolder } from "../../policy";
 import type { OwnHandlers } from "../../proxy";
 import { browserFallbacks, missingBrowserFeatures, UnsupportedBrowserError, unsupportedBrowserMessage } from "../chrome/browser-support";
@@ -114,19 +114,21 @@ export async function startGuest(options: StartGuestOptions): Promise<StartedGue
       });
   options.onBooted(guest, network);
   connectConsole(guest, terminal, log);
-  await guest.ready;
   // The guest reads the CA from the share on every TLS connection (guest/README.md), so a
-  // restored state trusts the CA this page holds now.
-  const caWritten = guest.writeFile("tls/ca.pem", utf8(ca.certPem));
-  shareTerminalSize(guest, terminal);
+  // restored state trusts the CA this page holds now; the prompt hook reads the terminal's size.
+  const caPem = utf8(ca.certPem);
+  const size = () => utf8(`${terminal.terminal.rows} ${terminal.terminal.cols}\n`);
   if (restoring) {
     // A restored shell sits at a prompt the console never saw: a fresh one (and only it) shows,
-    // and its marks make the shell idle for whatever types first. The prompt hook applies the
-    // fresh clock and seed before that prompt is drawn. The share's writes go before the Enter
-    // that asks for it (they travel on another channel than the typed keys).
-    await Promise.all([caWritten, offerFreshness(guest)]);
-    await guest.console.requestPrompt();
+    // and its marks make the shell idle for whatever types first. The machine writes the share's
+    // files, leaves a fresh clock and seed and sends the Enter itself, right after the restore;
+    // the prompt hook applies the clock and seed before that prompt is drawn.
+    const prompt = guest.console.expectPrompt();
+    await Promise.all([guest.ready, guest.freshPrompt({ "tls/ca.pem": caPem, winsize: size() })]);
+    followTerminalSize(guest, terminal);
+    await prompt;
     performance.mark("tab:fresh-prompt");
+    void guest.markPhases();
     const applied = await freshnessApplied(guest);
     log.append({
       kind: "boot.progress",
@@ -136,7 +138,10 @@ export async function startGuest(options: StartGuestOptions): Promise<StartedGue
         : "the restored guest did not take a fresh clock and random seed (tab-fresh failed): its TLS randoms may repeat another visit's",
     });
   } else {
-    await caWritten;
+    await guest.ready;
+    await guest.writeFile("tls/ca.pem", caPem);
+    void guest.writeFile("winsize", size()).catch(() => undefined);
+    followTerminalSize(guest, terminal);
     if (!v86Fetch) await saveBootedState(guest, key, log);
   }
   return { guest, snapshotKey: key };
@@ -192,12 +197,10 @@ function connectConsole(guest: Guest, terminal: GuestTerminal, log: EventLog): v
 
 /**
  * The serial console cannot carry the terminal's size: the guest's prompt reads it from the
- * share (guest/rootfs/usr/bin/tab-prompt).
+ * share (guest/rootfs/usr/bin/tab-prompt), written at the start and on every resize.
  */
-function shareTerminalSize(guest: Guest, terminal: GuestTerminal): void {
-  const tellSize = (cols: number, rows: number) => void guest.writeFile("winsize", utf8(`${rows} ${cols}\n`)).catch(() => undefined);
-  tellSize(terminal.terminal.cols, terminal.terminal.rows);
-  terminal.onResize(tellSize);
+function followTerminalSize(guest: Guest, terminal: GuestTerminal): void {
+  terminal.onResize((cols, rows) => void guest.writeFile("winsize", utf8(`${rows} ${cols}\n`)).catch(() => undefined));
 }
 
 /** Saves the booted state so the next visit starts in about a second. */
