@@ -40,8 +40,14 @@ function startMachine(expects: MachineExpectation): void {
   url.searchParams.set("wasm", "posted");
   const worker = new Worker(url, { type: "module", name: "guest machine" });
   const send = (message: EmulatorWasmMessage) => worker.postMessage(message);
-  // Without a module (a failed compile, a server that does not say application/wasm) the worker fetches its own.
-  WebAssembly.compileStreaming(fetch(new URL(EMULATOR_WASM, location.href)))
+  // compileStreaming wants the server's `application/wasm`; without a module (a failed download
+  // or compile, a browser that cannot send one) the worker fetches its own.
+  fetch(new URL(EMULATOR_WASM, location.href))
+    .then((response) =>
+      response.headers.get("Content-Type")?.startsWith("application/wasm")
+        ? WebAssembly.compileStreaming(response)
+        : response.arrayBuffer().then((bytes) => WebAssembly.compile(bytes)),
+    )
     .then((module) => send({ kind: "emulator-wasm", module }))
     .catch(() => send({ kind: "emulator-wasm", module: null }));
   window.__tabEarlyMachine = { worker, expects };

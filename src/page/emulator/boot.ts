@@ -166,7 +166,8 @@ export async function bootGuest({ worker, remote: machine }: GuestMachine, optio
         guestConsole.firstPrompt
   ).then(() => {
     performance.mark(restoring ? "tab:machine-restored" : "tab:machine-booted");
-    void markMachinePhases(machine).catch(() => undefined);
+    // A restore's come after its fresh prompt (start-guest.ts), which the worker asks for too.
+    if (!restoring) void markMachinePhases(machine).catch(() => undefined);
     log.append({
       kind: "boot.progress",
       phase: restoring ? "snapshot-restore" : "ready",
