@@ -17,11 +17,12 @@ import { prepareMachine, restoreInto } from "./prepared-machine";
  * checks, the network peer, the proxy, TLS, the terminal. The worker also decides when v86's
  * JIT may compile (jit-governor.ts).
  *
- * It starts before the page knows what it will run (index.html starts it, early-state-download.ts):
- * it compiles v86's wasm at once, and when its address says a restore is expected
- * (`expect=restore`) it also makes the machine and brings its memory in while the state
- * downloads, so that restoring is only unpacking the state (docs/performance.md, "A first
- * visit on localhost").
+ * It starts before the page knows what it will run (index.html starts it, early-state-download.ts,
+ * and sends it v86's wasm compiled; started by the page, it fetches its own), and when its
+ * address says a restore is expected (`expect=restore`) it makes the machine while the state
+ * downloads, so that restoring is only unpacking the state (prepared-machine.ts;
+ * docs/performance.md, "A first visit on localhost"). Once restored, it asks for the guest's
+ * fresh prompt itself (freshPrompt).
  */
 
 export interface MachineStart {
