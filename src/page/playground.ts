@@ -9,6 +9,7 @@ import { SCENARIOS } from "./chrome/scenarios";
 import { createTerminal } from "./chrome/terminal";
 import { createWireCounters } from "./chrome/wire-counters";
 import type { Guest } from "./emulator/boot";
+import { guestFilesIn } from "./emulator/guest-files-in";
 import type { PageNetwork } from "./emulator/network";
 import { mountEmbed, mountFeatures, type PageContext, wantsEmbed } from "./features";
 import { readPageLink } from "./link";
@@ -134,14 +135,6 @@ export async function startPlayground(container: HTMLElement): Promise<Playgroun
   };
 
   showBootProgress(log, layout);
-  // Everything else a visitor may never open loads once the guest's files are in (a boot's
-  // seconds of emulation leave the link and the CPU to them) or, for a restore, once its
-  // first prompt is up: a restore takes a second or two, which they would only slow
-  // (docs/performance.md).
-  let featuresMayLoad!: () => void;
-  const featuresWait = new Promise<void>((resolve) => {
-    featuresMayLoad = resolve;
-  });
   const started = emulator.then(({ startGuest }) =>
     startGuest({
       log,
@@ -150,10 +143,6 @@ export async function startPlayground(container: HTMLElement): Promise<Playgroun
       terminal: term,
       proxyHandlers: services.proxyHandlers,
       relay,
-      onStarting: (restoring) => {
-        if (restoring) void guestReady.finally(featuresMayLoad).catch(() => undefined);
-        else featuresMayLoad();
-      },
       onBooted: (guest, connected) => {
         handle.guest = guest;
         network = connected;
@@ -179,7 +168,6 @@ export async function startPlayground(container: HTMLElement): Promise<Playgroun
       const { bootErrorMessage } = await emulator.catch(() => ({ bootErrorMessage: (e: unknown) => String(e) }));
       log.append({ kind: "boot.progress", phase: "error", message: bootErrorMessage(error) });
       rejectReady(error);
-      featuresMayLoad();
     },
   );
 
@@ -187,7 +175,9 @@ export async function startPlayground(container: HTMLElement): Promise<Playgroun
     await mountEmbed(page).finally(() => {
       layout.root.style.visibility = "";
     });
-  featuresWait
+  // Everything else a visitor may never open loads once the guest's files are in, so that
+  // the link carries them first (docs/performance.md).
+  guestFilesIn(log)
     .then(() => mountFeatures(page, services.load))
     .catch((error: unknown) => {
       log.append({ kind: "note", level: "error", source: "page", message: `a page feature did not load: ${(error as Error).message}` });
