@@ -25,8 +25,6 @@ export interface StartGuestOptions {
   proxyHandlers: OwnHandlers;
   /** The Wisp relay setting (the Policy panel's, or `?relay=`). */
   relay?: PageRelay;
-  /** Told when the guest's files are in and the machine starts: whether it restores a saved state or boots. */
-  onStarting?(restoring: boolean): void;
   /** Told once v86 exists and its network is connected, before the guest is ready. */
   onBooted(guest: Guest, network: PageNetwork | null): void;
 }
@@ -89,7 +87,6 @@ export async function startGuest(options: StartGuestOptions): Promise<StartedGue
     })
     .catch(stopMachine);
   const restoring = "state" in start;
-  options.onStarting?.(restoring);
   const guest = await bootGuest(machine, {
     files: restoring ? null : start.files,
     log,
