@@ -70,7 +70,7 @@ function preloadGuestStart(): Plugin {
             attrs: { rel: "modulepreload", crossorigin: "", href: `./${file}` },
             injectTo: "head" as const,
           })),
-          // The page fetches v86's wasm (src/page/emulator/boot.ts): a CORS-mode `fetch` preload is the request it reuses.
+          // index.html's first script fetches v86's wasm (src/page/early-state-download.ts): a CORS-mode `fetch` preload is the request it reuses.
           ...wasm.map((file) => ({
             tag: "link",
             attrs: { rel: "preload", as: "fetch", crossorigin: "anonymous", href: `./${file.fileName}` },
@@ -83,27 +83,45 @@ function preloadGuestStart(): Plugin {
 }
 
 /**
- * A first visit's early download (src/page/early-state-download.ts) is written into
- * index.html itself, in dev and in the build: as a script file it would wait for its own
- * response, which shares the link with the page's larger scripts (and Vite would bundle it into
- * the entry chunk, the largest). Inline it runs as soon as the page is parsed. It imports only
- * types, so stripping them is all it needs.
+ * The page's first script (src/page/early-state-download.ts: the emulator's worker, v86's wasm,
+ * a first visit's early downloads) is written into index.html itself, in dev and in the build:
+ * as a script file it would wait for its own response, which shares the link with the page's
+ * larger scripts (and Vite would bundle it into the entry chunk, the largest). Inline it runs as
+ * soon as the page is parsed. It imports only types, so stripping them is all it needs; in the
+ * build the worker's and the wasm's addresses are filled in (in dev the page starts the worker,
+ * which fetches its wasm).
  */
 function inlineEarlyStart(): Plugin {
   const file = "src/page/early-state-download.ts";
+  const fill = (code: string, name: string, value: string | undefined): string => {
+    const slot = `const ${name} = "";`;
+    if (!code.includes(slot)) throw new Error(`${file} has no ${slot} to fill in`);
+    return value === undefined ? code : code.replace(slot, `const ${name} = ${JSON.stringify(`./${value}`)};`);
+  };
   return {
     name: "tab-inline-early-start",
     transformIndexHtml: {
       order: "post",
-      async handler(html) {
+      async handler(html, ctx) {
         const ts = (await import("typescript")).default;
         const { outputText } = ts.transpileModule(readFileSync(file, "utf8"), {
           compilerOptions: { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ESNext, removeComments: true },
         });
+        const built = (pattern: RegExp): string | undefined => {
+          if (!ctx.bundle) return undefined;
+          const found = Object.values(ctx.bundle).find((f) => pattern.test(f.fileName));
+          if (!found) throw new Error(`the build has no ${pattern} for index.html's first script`);
+          return found.fileName;
+        };
+        const code = fill(
+          fill(outputText, "MACHINE_WORKER", built(/(^|\/)machine-worker-[^/]*\.js$/)),
+          "EMULATOR_WASM",
+          built(/(^|\/)v86-[^/]*\.wasm$/),
+        );
         // Before the page's first module script: module scripts run in document order.
         const first = html.indexOf('<script type="module"');
         if (first < 0) throw new Error("index.html has no module script to run the early download before");
-        return `${html.slice(0, first)}<script type="module">${outputText.trim()}</script>\n    ${html.slice(first)}`;
+        return `${html.slice(0, first)}<script type="module">${code.trim()}</script>\n    ${html.slice(first)}`;
       },
     },
   };

@@ -123,8 +123,17 @@ export class GuestConsole {
    * draws a fresh one, and the terminal shows only that. Resolves at the fresh prompt.
    */
   requestPrompt(): Promise<void> {
-    this.hidden = true;
+    const prompt = this.expectPrompt();
     this.send("\r");
+    return prompt;
+  }
+
+  /**
+   * As `requestPrompt`, where the Enter reaches the shell another way (the page's emulator worker
+   * sends it once it has written the share's files): only the fresh prompt shows. Resolves at it.
+   */
+  expectPrompt(): Promise<void> {
+    this.hidden = true;
     return this.firstPrompt;
   }
 

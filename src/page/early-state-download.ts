@@ -1,33 +1,83 @@
 /**
  * Runs before the rest of the page's script (vite.config.ts writes it into index.html, first;
- * it imports only types): on a first visit, the shipped guest state (the largest file before the first
- * prompt) starts downloading now, beside the page's script and v86's wasm, instead of after
- * them, SHA256SUMS and state.json. The page takes the response (emulator/early-downloads.ts),
- * reads it with progress and checks it against SHA256SUMS as for every guest file; what it does
- * not take it aborts.
+ * it imports only types), so that the slowest parts of the guest's start begin at once instead
+ * of after the page's own script has loaded and run:
+ *
+ * - The emulator's worker starts (in the build: vite.config.ts writes its address below), and
+ *   v86's wasm compiles here as it downloads (index.html preloads it) and goes to the worker,
+ *   which meanwhile loads its own script. Unless the address asks for a cold boot, the worker
+ *   then prepares a machine for a saved state (src/page/emulator/machine-worker.ts). The page
+ *   takes the worker (emulator/boot.ts).
+ * - On a first visit the shipped guest state (the largest file before the first prompt) starts
+ *   downloading, then SHA256SUMS and state.json, which the page reads before it (SHA256SUMS
+ *   also for a returning visitor's restore). The page takes the responses
+ *   (emulator/early-downloads.ts), reads them with progress and checks them against SHA256SUMS
+ *   as for every guest file; what it does not take it aborts.
  *
  * A first visit is a browser with no snapshot database: a returning visitor restores its own
  * state from IndexedDB and must not pay for this download. Where the browser cannot list its
- * databases, or the address asks for a cold boot, nothing starts here.
+ * databases, or the address asks for a cold boot, no download starts here.
  */
+import type { MachineExpectation } from "./emulator/boot";
 import type { EarlyDownload } from "./emulator/early-downloads";
+import type { EmulatorWasmMessage } from "./emulator/machine-phases";
 
 /** The names src/page/emulator/snapshots.ts and shipped-state.ts use. */
 const SNAPSHOT_DATABASE = "linux-in-a-tab-snapshots";
-const SHIPPED_STATE = "guest/state.bin.zst";
+/** What every restore reads first, and what only a first visit downloads. */
+const ALWAYS = ["guest/SHA256SUMS"];
+const FIRST_VISIT = ["guest/state.bin.zst", "guest/state.json"];
+/** The emulator worker's script and v86's wasm, relative to the page; vite.config.ts fills them in the build (empty: the page starts the worker). */
+const MACHINE_WORKER: string = "";
+const EMULATOR_WASM: string = "";
 
-async function startIfFirstVisit(): Promise<void> {
-  const params = new URLSearchParams(location.search);
-  if (params.get("boot") === "fresh" || params.get("net") === "v86-fetch") return;
-  if (typeof indexedDB?.databases !== "function") return;
-  const databases = await indexedDB.databases();
-  if (databases.some((d) => d.name === SNAPSHOT_DATABASE)) return;
-  const url = new URL(SHIPPED_STATE, location.href).href;
-  const controller = new AbortController();
-  const download: EarlyDownload = { response: fetch(url, { signal: controller.signal }), abort: () => controller.abort() };
-  // Unhandled until the page takes it; a failure then is the page's to report (or to retry).
-  download.response.catch(() => undefined);
-  window.__tabEarlyDownloads = { ...window.__tabEarlyDownloads, [url]: download };
+function startMachine(expects: MachineExpectation): void {
+  if (MACHINE_WORKER === "" || EMULATOR_WASM === "" || typeof Worker !== "function") return;
+  // The same address emulator/boot.ts (machineWorkerUrl) gives it, saying the wasm comes by message.
+  const url = new URL(MACHINE_WORKER, location.href);
+  url.searchParams.set("use-scheduling-api", "");
+  url.searchParams.set("expect", expects);
+  url.searchParams.set("wasm", "posted");
+  const worker = new Worker(url, { type: "module", name: "guest machine" });
+  const send = (message: EmulatorWasmMessage) => worker.postMessage(message);
+  // compileStreaming wants the server's `application/wasm`; without a module (a failed download
+  // or compile, a browser that cannot send one) the worker fetches its own.
+  fetch(new URL(EMULATOR_WASM, location.href))
+    .then((response) =>
+      response.headers.get("Content-Type")?.startsWith("application/wasm")
+        ? WebAssembly.compileStreaming(response)
+        : response.arrayBuffer().then((bytes) => WebAssembly.compile(bytes)),
+    )
+    .then((module) => send({ kind: "emulator-wasm", module }))
+    .catch(() => send({ kind: "emulator-wasm", module: null }));
+  window.__tabEarlyMachine = { worker, expects };
 }
 
-startIfFirstVisit().catch(() => undefined);
+async function startDownloadsForVisit(): Promise<void> {
+  if (typeof indexedDB?.databases !== "function") return;
+  const databases = await indexedDB.databases();
+  // The state first: the largest file, and what the first prompt waits for.
+  startDownloads(databases.some((d) => d.name === SNAPSHOT_DATABASE) ? ALWAYS : [...FIRST_VISIT, ...ALWAYS]);
+}
+
+function startDownloads(files: string[]): void {
+  const downloads: Record<string, EarlyDownload> = {};
+  for (const file of files) {
+    const url = new URL(file, location.href).href;
+    const controller = new AbortController();
+    const download: EarlyDownload = { response: fetch(url, { signal: controller.signal }), abort: () => controller.abort() };
+    // Unhandled until the page takes it; a failure then is the page's to report (or to retry).
+    download.response.catch(() => undefined);
+    downloads[url] = download;
+  }
+  window.__tabEarlyDownloads = { ...window.__tabEarlyDownloads, ...downloads };
+}
+
+const params = new URLSearchParams(location.search);
+const coldBoot = params.get("boot") === "fresh" || params.get("net") === "v86-fetch";
+try {
+  startMachine(coldBoot ? "boot" : "restore");
+} catch {
+  // The page starts its own.
+}
+if (!coldBoot) startDownloadsForVisit().catch(() => undefined);

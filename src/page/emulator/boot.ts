@@ -1,13 +1,13 @@
 import * as Comlink from "comlink";
-import wasmUrl from "v86/build/v86.wasm?url";
 import { type ConsoleDriver, createConsoleDriver, GuestConsole } from "../../console";
 import type { EventLog } from "../../log";
 import type { BootFiles } from "../../machine";
 import type { FrameLink } from "../../net";
 import type { JitState } from "./jit-governor";
+import { MACHINE_EXPECTS, type MachinePhase } from "./machine-phases";
 import { batchPerTask, type MachineMessage } from "./machine-port";
 import type { MachineApi } from "./machine-worker";
-import machineWorkerUrl from "./machine-worker.ts?worker&url";
+import machineWorkerUrlText from "./machine-worker.ts?worker&url";
 
 export interface Guest {
   /** The guest's NIC: the page's network peer sits on its other end. */
@@ -20,6 +20,13 @@ export interface Guest {
   saveState(): Promise<ArrayBuffer>;
   /** Writes a file into the 9p share the guest mounts at /mnt/tab, creating its folders. */
   writeFile(path: string, bytes: Uint8Array): Promise<void>;
+  /**
+   * A restored guest only: once restored, the machine writes `files` into the share, leaves a
+   * fresh clock and seed and sends the Enter that draws the fresh prompt (machine-worker.ts).
+   */
+  freshPrompt(files: Record<string, Uint8Array>): Promise<void>;
+  /** Marks the emulator worker's phases so far on the page's timeline (`tab:` marks). */
+  markPhases(): Promise<void>;
   /** Whether the share holds the file (the guest deletes what it consumed). */
   hasFile(path: string): Promise<boolean>;
   /** v86's count of instructions the guest executed (32 bits, wraps). */
@@ -34,8 +41,6 @@ export interface BootOptions {
   /** The verified guest files to boot; null when restoring `state` (a state holds all of memory). */
   files: BootFiles | null;
   log: EventLog;
-  /** v86's wasm (loadEmulatorWasm). */
-  wasm: ArrayBuffer;
   /** A saved state to start from instead of booting: raw, or zstd (v86 tells them apart by magic). */
   state?: ArrayBuffer;
   /** Says where the state came from, for the boot progress ("restored the shipped state in 1.2 s"). */
@@ -46,30 +51,51 @@ export interface BootOptions {
   onOutput(text: string): void;
 }
 
-/**
- * v86's wasm, fetched by the page: index.html preloads it beside the first screen's script
- * (vite.config.ts), and a plain same-origin `fetch()` is the request that preload serves.
- */
-export async function loadEmulatorWasm(): Promise<ArrayBuffer> {
-  const response = await fetch(new URL(wasmUrl, location.href));
-  if (!response.ok) throw new Error(`the emulator's wasm did not load: HTTP ${response.status}`);
-  return response.arrayBuffer();
-}
-
-/** The emulator's worker, started before the guest's files are in so its script loads beside them. */
+/** The emulator's worker, started before the guest's files are in so its script and v86's wasm load beside them. */
 export interface GuestMachine {
   worker: Worker;
   remote: Comlink.Remote<MachineApi>;
 }
 
-export function spawnGuestMachine(): GuestMachine {
-  const url = new URL(machineWorkerUrl, location.href);
+/** What the page expects the machine to run: a restore lets the worker prepare a machine for the state. */
+export type MachineExpectation = "restore" | "boot";
+
+declare global {
+  interface Window {
+    /** The emulator's worker, started by index.html's first script (early-state-download.ts), until the page takes it. */
+    __tabEarlyMachine?: { worker: Worker; expects: MachineExpectation };
+  }
+}
+
+/** The worker's address: v86's scheduling switch, and what to prepare for. */
+export function machineWorkerUrl(base: string | URL, expects: MachineExpectation): URL {
+  const url = new URL(base);
   // v86 times its slices with `scheduler.postTask` on its own thread when its script's URL says
   // so (where the browser has it); otherwise it starts a second worker and messages it on every
   // slice.
   url.searchParams.set("use-scheduling-api", "");
-  const worker = new Worker(url, { type: "module", name: "guest machine" });
+  url.searchParams.set(MACHINE_EXPECTS, expects);
+  return url;
+}
+
+/**
+ * The emulator's worker: the one index.html started (it loads beside the page's own script),
+ * else a new one. A worker that prepared for the other way still serves (it drops what it prepared).
+ */
+export function spawnGuestMachine(expects: MachineExpectation): GuestMachine {
+  const early = globalThis.window?.__tabEarlyMachine;
+  if (early) delete globalThis.window.__tabEarlyMachine;
+  const worker =
+    early?.worker ??
+    new Worker(machineWorkerUrl(new URL(machineWorkerUrlText, location.href), expects), { type: "module", name: "guest machine" });
   return { worker, remote: Comlink.wrap<MachineApi>(worker) };
+}
+
+/** Marks the worker's phases on the page's timeline (`performance.getEntriesByType("mark")`, as `tab:` marks). */
+async function markMachinePhases(machine: Comlink.Remote<MachineApi>): Promise<void> {
+  const times = await machine.times();
+  for (const [phase, at] of Object.entries(times) as [MachinePhase, number][])
+    performance.mark(`tab:${phase}`, { startTime: Math.max(0, at - performance.timeOrigin) });
 }
 
 /**
@@ -117,16 +143,15 @@ export async function bootGuest({ worker, remote: machine }: GuestMachine, optio
   };
 
   const transfers = [
-    options.wasm,
     ...(options.state ? [options.state] : []),
     ...(options.files ? [options.files.bios, options.files.vgaBios, options.files.bzImage, options.files.initrd] : []),
   ];
   const started = performance.now();
+  performance.mark("tab:machine-start");
   await machine.start(
     Comlink.transfer(
       {
         files: options.files,
-        wasm: options.wasm,
         port: machinePort,
         ...(options.state ? { state: options.state } : {}),
         ...(options.relayUrl ? { relayUrl: options.relayUrl } : {}),
@@ -140,6 +165,9 @@ export async function bootGuest({ worker, remote: machine }: GuestMachine, optio
       : // Ready at the first prompt's marks (guest/rootfs/etc/profile), not at anything printed.
         guestConsole.firstPrompt
   ).then(() => {
+    performance.mark(restoring ? "tab:machine-restored" : "tab:machine-booted");
+    // A restore's come after its fresh prompt (start-guest.ts), which the worker asks for too.
+    if (!restoring) void markMachinePhases(machine).catch(() => undefined);
     log.append({
       kind: "boot.progress",
       phase: restoring ? "snapshot-restore" : "ready",
@@ -154,6 +182,8 @@ export async function bootGuest({ worker, remote: machine }: GuestMachine, optio
     ready,
     saveState: () => machine.saveState(),
     writeFile: (path, bytes) => machine.writeFile(path, bytes),
+    freshPrompt: (files) => machine.freshPrompt(files),
+    markPhases: () => markMachinePhases(machine).catch(() => undefined),
     hasFile: (path) => machine.hasFile(path),
     instructions: () => machine.instructions(),
     jit: () => machine.jit(),

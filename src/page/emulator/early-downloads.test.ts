@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { abandonEarlyDownloads, type EarlyDownload, takeEarlyDownload } from "./early-downloads";
+import { abandonEarlyDownloads, type EarlyDownload, earlyDownloadWaiting, takeEarlyDownload } from "./early-downloads";
 
 function started(): EarlyDownload & { aborted: boolean } {
   const download = { response: Promise.resolve(new Response("state")), aborted: false, abort: () => undefined };
@@ -31,6 +31,16 @@ describe("a first visit's early downloads", () => {
     expect(left.aborted).toBe(true);
     expect(taken.aborted).toBe(false);
     expect(takeEarlyDownload("b")).toBeNull();
+  });
+
+  it("say whether one waits for a URL without taking it", () => {
+    const state = started();
+    vi.stubGlobal("location", { href: "http://127.0.0.1:4173/play/" });
+    vi.stubGlobal("window", { __tabEarlyDownloads: { "http://127.0.0.1:4173/play/guest/state.bin.zst": state } });
+    expect(earlyDownloadWaiting("guest/state.bin.zst")).toBe(true);
+    expect(earlyDownloadWaiting("guest/bzImage")).toBe(false);
+    expect(takeEarlyDownload("guest/state.bin.zst")).toBe(state);
+    expect(earlyDownloadWaiting("guest/state.bin.zst")).toBe(false);
   });
 
   it("are none where no early script ran", () => {

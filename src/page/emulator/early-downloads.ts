@@ -16,6 +16,15 @@ declare global {
   }
 }
 
+/**
+ * Whether the early script started `url` and nobody took it yet. The shipped state's download
+ * says the browser had no snapshot database when the page loaded: a first visit, with no saved
+ * state to look for.
+ */
+export function earlyDownloadWaiting(url: string): boolean {
+  return globalThis.window?.__tabEarlyDownloads?.[new URL(url, globalThis.location?.href).href] !== undefined;
+}
+
 /** The response already under way for `url` (taken: asked again, null), or null. */
 export function takeEarlyDownload(url: string): EarlyDownload | null {
   const early = globalThis.window?.__tabEarlyDownloads;

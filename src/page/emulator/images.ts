@@ -37,7 +37,10 @@ async function fetchWithProgress(
 
 /** The guest's SHA256SUMS, fetched first: it names (and pins) every file the page may download. */
 export async function loadGuestSums(base: string): Promise<Map<string, string>> {
-  const response = await fetch(`${base}SHA256SUMS`).catch(() => null);
+  const url = `${base}SHA256SUMS`;
+  // A first visit's may be under way already (early-downloads.ts).
+  const early = takeEarlyDownload(url);
+  const response = await (early?.response.catch(() => fetch(url)) ?? fetch(url)).catch(() => null);
   if (!response?.ok) throw new GuestImageError(`${base}SHA256SUMS is missing: the guest image is not installed (vendor/guest)`);
   return parseSha256Sums(await response.text());
 }

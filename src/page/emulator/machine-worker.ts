@@ -1,9 +1,12 @@
 import * as Comlink from "comlink";
 import { V86 } from "v86";
-import { type BootFiles, machineOptions, type ShareFs, sharePath, writeIntoShare } from "../../machine";
+import wasmUrl from "v86/build/v86.wasm?url";
+import { type BootFiles, type MachineChoice, machineOptions, offerFreshness, type ShareFs, sharePath, writeIntoShare } from "../../machine";
 import { connectV86Link, type V86Bus } from "../../net";
 import { createJitGovernor, JIT_WINDOW_MS, type JitGovernor, type JitState } from "./jit-governor";
+import { type EmulatorWasmMessage, MACHINE_EXPECTS, MACHINE_WASM, type MachinePhase, type MachineTimes } from "./machine-phases";
 import { batchPerTask, type MachineMessage } from "./machine-port";
+import { prepareMachine, restoreInto } from "./prepared-machine";
 
 /**
  * The emulator in a worker of its own. v86 runs the guest in slices on the thread it lives on;
@@ -13,6 +16,13 @@ import { batchPerTask, type MachineMessage } from "./machine-port";
  * the page answers it at once. The page keeps everything else: the downloads and their
  * checks, the network peer, the proxy, TLS, the terminal. The worker also decides when v86's
  * JIT may compile (jit-governor.ts).
+ *
+ * It starts before the page knows what it will run (index.html starts it, early-state-download.ts,
+ * and sends it v86's wasm compiled; started by the page, it fetches its own), and when its
+ * address says a restore is expected (`expect=restore`) it makes the machine while the state
+ * downloads, so that restoring is only unpacking the state (prepared-machine.ts;
+ * docs/performance.md, "A first visit on localhost"). Once restored, it asks for the guest's
+ * fresh prompt itself (freshPrompt).
  */
 
 export interface MachineStart {
@@ -20,8 +30,6 @@ export interface MachineStart {
   files: BootFiles | null;
   /** A saved state (raw or zstd) to restore instead of booting. */
   state?: ArrayBuffer;
-  /** v86's wasm, fetched by the page (its preload in index.html is that request). */
-  wasm: ArrayBuffer;
   /** v86's own network backend ("fetch", for bench/https and bench/wire) instead of the page's peer. */
   relayUrl?: string;
   /** The port the frames, the serial output and the typed text go over (machine-port.ts). */
@@ -31,10 +39,12 @@ export interface MachineStart {
 interface V86Internals {
   bus: V86Bus;
   fs9p?: ShareFs;
-  /** v86 hands its wasm to its zstd worker, to unpack a zstd state; it keeps it only when it fetched the wasm itself. */
-  wasm_source?: ArrayBuffer;
-  /** The CPU's wasm exports: `set_jit_config(0, 1)` stops the JIT compiling (v86 uses it for its `disable_jit` option). */
-  v86?: { cpu: { wm: { exports: { set_jit_config(index: number, value: number): void } } } };
+  v86?: {
+    cpu: {
+      /** The CPU's wasm exports: `set_jit_config(0, 1)` stops the JIT compiling (v86 uses it for its `disable_jit` option). */
+      wm: { exports: { set_jit_config(index: number, value: number): void } };
+    };
+  };
 }
 
 /** v86's JIT setting 0: JIT_DISABLED. */
@@ -46,6 +56,58 @@ let governing: ReturnType<typeof setInterval> | undefined;
 let turnedOn = 0;
 let ready: Promise<void> = Promise.reject(new Error("the machine has not started"));
 ready.catch(() => undefined);
+
+const times: MachineTimes = {};
+/** When each phase ended, on the clock every thread of the page shares (performance.timeOrigin + now). */
+function reached(phase: MachinePhase): void {
+  times[phase] = performance.timeOrigin + performance.now();
+}
+reached("worker-started");
+
+const address = new URL(self.location.href).searchParams;
+
+/**
+ * v86's wasm, compiled as it downloads (one compile for the machine, whichever way it starts):
+ * by index.html's first script, which sends it here, or by this worker.
+ */
+const wasmModule = address.get(MACHINE_WASM) === "posted" ? postedWasm() : compileEmulatorWasm();
+wasmModule.then(
+  () => reached("wasm-compiled"),
+  () => undefined,
+);
+
+/** The module index.html's first script sends (Comlink ignores the message: it has no `type`). */
+function postedWasm(): Promise<WebAssembly.Module> {
+  return new Promise((resolve) => {
+    const take = (event: MessageEvent<EmulatorWasmMessage | null>) => {
+      if (event.data?.kind !== "emulator-wasm") return;
+      self.removeEventListener("message", take);
+      resolve(event.data.module instanceof WebAssembly.Module ? event.data.module : compileEmulatorWasm());
+    };
+    self.addEventListener("message", take);
+  });
+}
+
+async function compileEmulatorWasm(): Promise<WebAssembly.Module> {
+  const url = new URL(wasmUrl, self.location.href);
+  const response = await fetch(url);
+  if (!response.ok) throw new Error(`the emulator's wasm did not load: HTTP ${response.status}`);
+  // compileStreaming wants the server's `application/wasm`; a host that says otherwise still works.
+  if (response.headers.get("Content-Type")?.startsWith("application/wasm")) return WebAssembly.compileStreaming(response);
+  return WebAssembly.compile(await response.arrayBuffer());
+}
+
+const wasmFn = async (imports: WebAssembly.Imports) => (await WebAssembly.instantiate(await wasmModule, imports)).exports;
+
+/** A machine for a saved state (prepared-machine.ts), made while the state downloads. */
+async function prepare(choice: MachineChoice): Promise<V86> {
+  const machine = await prepareMachine(wasmModule, choice);
+  reached("machine-prepared");
+  return machine;
+}
+
+let prepared: Promise<V86> | null = address.get(MACHINE_EXPECTS) === "restore" ? prepare({}) : null;
+prepared?.catch(() => undefined);
 
 function running(): V86 {
   if (!emulator) throw new Error("the machine has not started");
@@ -59,28 +121,23 @@ function share(): ShareFs {
 }
 
 export const machineApi = {
-  /** Starts v86: boots the files or restores the state. Resolves once it is created, not booted. */
-  start(options: MachineStart): void {
+  /**
+   * Starts v86: boots the files, or restores the state into the prepared machine. Resolves once
+   * the machine exists and is wired to the port, not booted or restored (`ready()` says when).
+   */
+  async start(options: MachineStart): Promise<void> {
     if (emulator) throw new Error("the machine already runs");
+    const restoring = options.state !== undefined;
+    // A machine prepared for a restore serves only a restore on the page's own network.
+    const preparedUse = restoring && !options.relayUrl ? prepared : null;
+    if (prepared && !preparedUse) void prepared.then((unused) => unused.destroy()).catch(() => undefined);
+    prepared = null;
+    const created = restoring
+      ? await (preparedUse ?? prepare(options.relayUrl ? { relayUrl: options.relayUrl } : {}))
+      : new V86({ ...machineOptions(options.files, options.relayUrl ? { relayUrl: options.relayUrl } : {}), wasm_fn: wasmFn });
+    emulator = created;
     const { port } = options;
     const post = (message: MachineMessage) => port.postMessage(message);
-    const wasm = options.wasm;
-    const created = new V86({
-      ...machineOptions(options.files, options.relayUrl ? { relayUrl: options.relayUrl } : {}),
-      ...(options.state ? { initial_state: { buffer: options.state } } : {}),
-      wasm_fn: async (imports) => (await WebAssembly.instantiate(wasm, imports)).instance.exports,
-    });
-    // Only a restore may meet a zstd state, which v86 unpacks in a worker of its own; it gives
-    // that worker this buffer (transfers it), so it gets a copy. A cold boot needs none.
-    if (options.state) (created as unknown as V86Internals).wasm_source = wasm.slice(0);
-    emulator = created;
-    ready = new Promise<void>((resolve) =>
-      created.add_listener("emulator-ready", () => {
-        governJit(created, !options.state);
-        resolve();
-      }),
-    );
-
     const serial = batchPerTask<number>((bytes) => post({ kind: "serial", bytes: Uint8Array.from(bytes) }));
     created.add_listener("serial0-output-byte", serial);
     const nic = connectV86Link((created as unknown as V86Internals).bus);
@@ -91,6 +148,38 @@ export const machineApi = {
       if (message.kind === "type") created.serial0_send(message.text);
       else if (message.kind === "frames") for (const frame of message.frames) nic.send(frame);
     };
+    const state = options.state;
+    ready = state
+      ? restore(created, state)
+      : new Promise<void>((resolve) =>
+          created.add_listener("emulator-ready", () => {
+            governJit(created, true);
+            resolve();
+          }),
+        );
+    ready.catch(() => undefined);
+  },
+
+  /**
+   * A restored guest's way to its first prompt, here so that no round trip to the page sits
+   * between its steps: once the state is restored, writes `files` into the share (the page's
+   * CA, the terminal's size), leaves this machine's clock and a fresh seed for the prompt hook
+   * (src/machine/fresh-guest.ts), and sends the Enter that draws the fresh prompt.
+   */
+  async freshPrompt(files: Record<string, Uint8Array>): Promise<void> {
+    await ready;
+    for (const [path, bytes] of Object.entries(files)) await machineApi.writeFile(path, bytes);
+    await offerFreshness({
+      writeFile: (path, bytes) => machineApi.writeFile(path, bytes),
+      hasFile: async (path) => machineApi.hasFile(path),
+    });
+    running().serial0_send("\r");
+    reached("fresh-prompt-asked");
+  },
+
+  /** When the worker reached each phase (machine-phases.ts), for the page's boot timeline. */
+  times(): MachineTimes {
+    return times;
   },
 
   /** Resolves when v86 runs (a restored state is running; a booted one still has to boot). */
@@ -134,6 +223,15 @@ export const machineApi = {
 };
 
 export type MachineApi = typeof machineApi;
+
+/** Restores `state` (raw or zstd: v86 tells them apart by magic) into the prepared machine and runs it. */
+async function restore(machine: V86, state: ArrayBuffer): Promise<void> {
+  reached("restore-started");
+  await restoreInto(machine, state);
+  governJit(machine, false);
+  await machine.run();
+  reached("restored");
+}
 
 /**
  * Lets the JIT compile only under sustained load (jit-governor.ts): on from the start for a

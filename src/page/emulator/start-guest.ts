@@ -1,15 +1,15 @@
 import { utf8 } from "../../bytes";
 import { parseGuestLine } from "../../console";
 import type { EventLog } from "../../log";
-import { freshnessApplied, offerFreshness } from "../../machine";
+import { freshnessApplied, SHIPPED_STATE_FILE } from "../../machine";
 import type { PolicyHolder } from "../../policy";
 import type { OwnHandlers } from "../../proxy";
 import { browserFallbacks, missingBrowserFeatures, UnsupportedBrowserError, unsupportedBrowserMessage } from "../chrome/browser-support";
 import type { GuestTerminal } from "../chrome/terminal";
 import type { PageLink } from "../link";
 import type { PageRelay } from "../relay";
-import { bootGuest, type Guest, loadEmulatorWasm, spawnGuestMachine } from "./boot";
-import { abandonEarlyDownloads } from "./early-downloads";
+import { bootGuest, type Guest, spawnGuestMachine } from "./boot";
+import { abandonEarlyDownloads, earlyDownloadWaiting } from "./early-downloads";
 import { GuestImageError, type GuestImages, imageHashes, loadGuestImages, loadGuestSums } from "./images";
 import { connectPageNetwork, type PageNetwork } from "./network";
 import { obtainSessionCa } from "./session-ca";
@@ -48,48 +48,56 @@ type Start = { files: GuestImages } | { state: ArrayBuffer; origin: string };
  */
 export async function startGuest(options: StartGuestOptions): Promise<StartedGuest> {
   const { log, link, terminal } = options;
-  const missing = await missingBrowserFeatures(globalThis);
-  if (missing.length > 0) throw new UnsupportedBrowserError(unsupportedBrowserMessage(missing));
-  // A fallback is said before the guest starts: on the log, and at the top of the terminal.
-  for (const message of await browserFallbacks(globalThis)) {
-    log.append({ kind: "note", level: "warning", source: "page", message });
-    terminal.write(`\x1b[33mtab: ${message}\x1b[0m\r\n`);
-  }
+  performance.mark("tab:guest-start");
   const coldBoot = link.boot === "fresh";
-  // Asked for once: a reload after this cold boot restores the state it saves.
-  if (coldBoot) history.replaceState(history.state, "", link.with({ boot: null }));
   // `?net=v86-fetch` swaps the page's peer for v86's own fetch backend: only for bench/wire,
   // which compares the two on the same guest, always on a cold boot.
   const v86Fetch = link.net === "v86-fetch";
-  // The emulator's worker and v86's wasm load beside the guest's files (index.html preloads the wasm).
-  const machine = spawnGuestMachine();
-  const wasmLoad = loadEmulatorWasm();
-  wasmLoad.catch(() => undefined);
-  // A first visit makes its CA (an RSA key) while the guest's state downloads, not before.
-  const session = obtainSessionCa();
-  session.catch(() => undefined);
-  const prepared = (async () => {
-    const sums = await loadGuestSums(BASE);
-    const key = snapshotKey(imageHashes(sums));
-    const [start, ca] = await Promise.all([
-      chooseStart({ sums, key, log, cold: coldBoot || v86Fetch }).finally(abandonEarlyDownloads),
-      session,
-    ]);
-    return { key, start, ca, wasm: await wasmLoad };
-  })();
-  // A guest that cannot start (a bad image, no wasm) leaves no idle emulator worker behind.
-  const { key, start, ca, wasm } = await prepared.catch((error: unknown) => {
+  // The emulator's worker compiles v86's wasm (and, for a restore, prepares the machine) while
+  // the browser is checked and the guest's files download; index.html has usually started it.
+  const machine = spawnGuestMachine(coldBoot || v86Fetch ? "boot" : "restore");
+  // A guest that cannot start (a bad image, a browser that lacks a piece) leaves no idle worker behind.
+  const stopMachine = (error: unknown): never => {
     machine.worker.terminate();
     throw error;
-  });
+  };
+  const browserChecked = checkBrowser(log, terminal);
+  browserChecked.catch(() => undefined);
+  // Asked for once: a reload after this cold boot restores the state it saves.
+  if (coldBoot) history.replaceState(history.state, "", link.with({ boot: null }));
+  // A first visit makes its CA (an RSA key) while the guest's state downloads and restores: the
+  // guest needs it only for its network and for its first command (tls/ca.pem, below).
+  const session = obtainSessionCa();
+  session.then(
+    () => performance.mark("tab:session-ca"),
+    () => undefined,
+  );
+  const { key, start } = await (async () => {
+    const sums = await loadGuestSums(BASE);
+    const key = snapshotKey(imageHashes(sums));
+    const start = await chooseStart({ sums, key, log, cold: coldBoot || v86Fetch }).finally(abandonEarlyDownloads);
+    // The browser's check says its sentence before the guest starts.
+    await browserChecked;
+    return { key, start };
+  })()
+    .catch(async (error: unknown) => {
+      // A browser that lacks a piece is what the page says, whatever else failed meanwhile.
+      await browserChecked;
+      throw error;
+    })
+    .catch(stopMachine);
   const restoring = "state" in start;
   const guest = await bootGuest(machine, {
     files: restoring ? null : start.files,
-    wasm,
     log,
     ...(restoring ? { state: start.state, stateOrigin: start.origin } : {}),
     ...(v86Fetch ? { relayUrl: "fetch" } : {}),
     onOutput: (text) => terminal.write(text),
+  });
+  // The guest's frames wait for the network (boot.ts), so the CA may come after the machine starts.
+  const ca = await session.catch(async (error: unknown) => {
+    await guest.destroy();
+    throw error;
   });
   const network = v86Fetch
     ? null
@@ -103,17 +111,21 @@ export async function startGuest(options: StartGuestOptions): Promise<StartedGue
       });
   options.onBooted(guest, network);
   connectConsole(guest, terminal, log);
-  await guest.ready;
   // The guest reads the CA from the share on every TLS connection (guest/README.md), so a
-  // restored state trusts the CA this page holds now.
-  await guest.writeFile("tls/ca.pem", utf8(ca.certPem));
-  shareTerminalSize(guest, terminal);
+  // restored state trusts the CA this page holds now; the prompt hook reads the terminal's size.
+  const caPem = utf8(ca.certPem);
+  const size = () => utf8(`${terminal.terminal.rows} ${terminal.terminal.cols}\n`);
   if (restoring) {
     // A restored shell sits at a prompt the console never saw: a fresh one (and only it) shows,
-    // and its marks make the shell idle for whatever types first. The prompt hook applies the
-    // fresh clock and seed before that prompt is drawn.
-    await offerFreshness(guest);
-    await guest.console.requestPrompt();
+    // and its marks make the shell idle for whatever types first. The machine writes the share's
+    // files, leaves a fresh clock and seed and sends the Enter itself, right after the restore;
+    // the prompt hook applies the clock and seed before that prompt is drawn.
+    const prompt = guest.console.expectPrompt();
+    await Promise.all([guest.ready, guest.freshPrompt({ "tls/ca.pem": caPem, winsize: size() })]);
+    followTerminalSize(guest, terminal);
+    await prompt;
+    performance.mark("tab:fresh-prompt");
+    void guest.markPhases();
     const applied = await freshnessApplied(guest);
     log.append({
       kind: "boot.progress",
@@ -122,10 +134,27 @@ export async function startGuest(options: StartGuestOptions): Promise<StartedGue
         ? "the restored guest took this page's clock and a fresh random seed"
         : "the restored guest did not take a fresh clock and random seed (tab-fresh failed): its TLS randoms may repeat another visit's",
     });
-  } else if (!v86Fetch) {
-    await saveBootedState(guest, key, log);
+  } else {
+    await guest.ready;
+    await guest.writeFile("tls/ca.pem", caPem);
+    void guest.writeFile("winsize", size()).catch(() => undefined);
+    followTerminalSize(guest, terminal);
+    if (!v86Fetch) await saveBootedState(guest, key, log);
   }
   return { guest, snapshotKey: key };
+}
+
+/**
+ * Throws when the browser lacks a piece the page needs; says a fallback on the log and at the
+ * top of the terminal.
+ */
+async function checkBrowser(log: EventLog, terminal: GuestTerminal): Promise<void> {
+  const [missing, fallbacks] = await Promise.all([missingBrowserFeatures(globalThis), browserFallbacks(globalThis)]);
+  if (missing.length > 0) throw new UnsupportedBrowserError(unsupportedBrowserMessage(missing));
+  for (const message of fallbacks) {
+    log.append({ kind: "note", level: "warning", source: "page", message });
+    terminal.write(`\x1b[33mtab: ${message}\x1b[0m\r\n`);
+  }
 }
 
 const BASE = "guest/";
@@ -133,7 +162,9 @@ const BASE = "guest/";
 /** The saved state of a returning visitor, else the shipped one, else the image to boot. */
 async function chooseStart(o: { sums: Map<string, string>; key: string; log: EventLog; cold: boolean }): Promise<Start> {
   if (!o.cold) {
-    const saved = await loadSnapshot(o.key);
+    // Where index.html's first script started the shipped state's download, the browser had
+    // no snapshot database: nothing saved to look for (IndexedDB can take a while to answer).
+    const saved = earlyDownloadWaiting(`${BASE}${SHIPPED_STATE_FILE}`) ? null : await loadSnapshot(o.key);
     if (saved) return { state: saved, origin: "the state saved on your last visit" };
     const shipped = await loadShippedState(BASE, o.sums, o.log);
     if (shipped)
@@ -163,12 +194,10 @@ function connectConsole(guest: Guest, terminal: GuestTerminal, log: EventLog): v
 
 /**
  * The serial console cannot carry the terminal's size: the guest's prompt reads it from the
- * share (guest/rootfs/usr/bin/tab-prompt).
+ * share (guest/rootfs/usr/bin/tab-prompt), written at the start and on every resize.
  */
-function shareTerminalSize(guest: Guest, terminal: GuestTerminal): void {
-  const tellSize = (cols: number, rows: number) => void guest.writeFile("winsize", utf8(`${rows} ${cols}\n`)).catch(() => undefined);
-  tellSize(terminal.terminal.cols, terminal.terminal.rows);
-  terminal.onResize(tellSize);
+function followTerminalSize(guest: Guest, terminal: GuestTerminal): void {
+  terminal.onResize((cols, rows) => void guest.writeFile("winsize", utf8(`${rows} ${cols}\n`)).catch(() => undefined));
 }
 
 /** Saves the booted state so the next visit starts in about a second. */
