@@ -58,6 +58,8 @@ export interface PageResolver {
   lastLockable(): ResolveRecord | null;
   /** `.fullsend/lock.yaml` for the last successful full resolve, or null when there is none. */
   lockFileText(now?: number): string | null;
+  /** Settles once no resolve is queued or running, including one queued by a callback just now. */
+  whenIdle(): Promise<void>;
 }
 
 /**
@@ -118,6 +120,15 @@ export function createPageResolver(options: PageResolverOptions): PageResolver {
     resolveForRun: (harness, runId) => queued(() => run(harness, "resolve", runId)),
     last: () => last,
     lastLockable: () => lastLockable,
+    async whenIdle() {
+      for (;;) {
+        const current = queue;
+        await current;
+        // A task later: what a settled promise's other callbacks queue counts too.
+        await new Promise((done) => setTimeout(done, 0));
+        if (queue === current) return;
+      }
+    },
     lockFileText(now = Date.now()) {
       if (!lastLockable) return null;
       const { harness, resolution } = lastLockable;

@@ -133,6 +133,9 @@ export function mount(ctx: FeatureContext): void {
     // The link's allowlist proposal (src/page/services/index.ts opens it) is answered before its acts run.
     await ctx.services.orgAllowlist.settled();
     await ctx.guest;
+    // The link's own harness resolve (the resolve feature starts it on open) belongs to opening
+    // the page, not to the replayed run: it must not land in the run's window of the log.
+    await ctx.services.resolver.whenIdle();
     for (const id of state.scenarios) {
       if (id !== AGENT_ACT) await ctx.scenarios.run(id);
       else await ctx.services.runner.run().catch(() => undefined);
