@@ -4,7 +4,7 @@
 //
 // Boots vendor/guest in v86 under Node on exactly the page's machine (src/machine/machine.ts),
 // has the guest drop its caches and zero its free memory at the first prompt (the build leaves
-// `prepare-state` in the share; guest/rootfs/usr/bin/tab-prompt runs tab-prepare-state), saves the
+// `prepare-state` in the share; the prompt hook, guest/src/tab-prompt.c, runs tab-prepare-state), saves the
 // state at that prompt, compresses it with zstd, restores it in a second emulator to check that it
 // answers a command and takes a fresh clock and seed (tab-fresh), then writes state.bin.zst and
 // state.json (what it was made from) into the image folder. guest/build.sh runs it and rewrites

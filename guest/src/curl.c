@@ -16,10 +16,12 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "tab-tools.h"
+
 #define REAL_CURL "/usr/libexec/curl"
 #define SESSIONS "/tmp/.curl-tls-sessions"
 
-int main(int argc, char **argv) {
+int curl_main(int argc, char **argv) {
   char **args = calloc((size_t)argc + 3, sizeof *args);
   if (!args) {
     perror("curl");

@@ -19,6 +19,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "tab-tools.h"
+
 /* ---- Landlock UAPI (include/uapi/linux/landlock.h, Linux 6.12) ---- */
 #if defined(__i386__)
 #define NR_landlock_create_ruleset 444
@@ -162,7 +164,7 @@ static void list_add(char *buf, size_t n, const char *item, int encode)
 		strncat(buf, item, n - strlen(buf) - 1);
 }
 
-int main(int argc, char **argv)
+int llrun_main(int argc, char **argv)
 {
 	const char *ro[MAXN], *rw[MAXN];
 	int connect_ports[MAXN], bind_ports[MAXN];

@@ -14,8 +14,9 @@
  * RNDADDENTROPY (credited), forces a reseed of the kernel's CRNG with RNDRESEEDCRNG (so
  * every getrandom() after it, e.g. OpenSSL's seeding in curl, differs from any other
  * restore), and deletes FILE: a deleted FILE is how the page knows it was applied. It
- * prints nothing on success (it runs from the prompt); on failure it prints one line on
- * stderr and leaves FILE in place. Exit status: 0 applied, 1 failed, 2 usage error.
+ * prints nothing on success; on failure it prints one line on stderr and leaves FILE in place.
+ * Exit status: 0 applied, 1 failed, 2 usage error. The prompt hook (tab-prompt.c) applies the
+ * page's request the same way, in its own process (tab_fresh_apply).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -27,11 +28,16 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "tab-tools.h"
+
 #define MAX_SEED 256
+
+static int quiet_failures;
 
 static int fail(const char *what)
 {
-	fprintf(stderr, "tab-fresh: %s: %s\n", what, strerror(errno));
+	if (!quiet_failures)
+		fprintf(stderr, "tab-fresh: %s: %s\n", what, strerror(errno));
 	return 1;
 }
 
@@ -46,20 +52,26 @@ static int hexval(int c)
 	return -1;
 }
 
-int main(int argc, char **argv)
+int tab_fresh_main(int argc, char **argv)
 {
 	if (argc != 2) {
 		fprintf(stderr, "usage: tab-fresh FILE\n");
 		return 2;
 	}
+	return tab_fresh_apply(argv[1], 0);
+}
+
+int tab_fresh_apply(const char *file, int quiet)
+{
+	quiet_failures = quiet;
 	char text[2 * MAX_SEED + 128];
-	int fd = open(argv[1], O_RDONLY);
+	int fd = open(file, O_RDONLY);
 	if (fd < 0)
-		return fail(argv[1]);
+		return fail(file);
 	ssize_t n = read(fd, text, sizeof text - 1);
 	close(fd);
 	if (n < 0)
-		return fail(argv[1]);
+		return fail(file);
 	text[n] = '\0';
 
 	long long sec, nsec;
@@ -102,7 +114,7 @@ int main(int argc, char **argv)
 	close(rnd);
 	memset(&seed, 0, sizeof seed);
 	memset(bytes, 0, sizeof bytes);
-	if (unlink(argv[1]) != 0)
+	if (unlink(file) != 0)
 		return fail("unlink");
 	return 0;
 }

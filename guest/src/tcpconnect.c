@@ -24,6 +24,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "tab-tools.h"
+
 static int report(const char *addr, const char *port, int err)
 {
 	const char *name = err ? strerrorname_np(err) : "ok";
@@ -41,7 +43,7 @@ static void usage(void)
 	exit(2);
 }
 
-int main(int argc, char **argv)
+int tcpconnect_main(int argc, char **argv)
 {
 	double timeout = 2.0;
 	int i = 1;

@@ -11,8 +11,8 @@ export interface FreshTarget {
  * restores, carries one kernel random pool and one clock for all of them: curl's TLS client
  * randoms and keys would repeat across visitors and the clock would say when the state was saved.
  * So before the restored shell's first prompt the host (the page, or the Node host) leaves `fresh` in its share: its clock and
- * random bytes from crypto.getRandomValues. The prompt hook (guest/rootfs/usr/bin/tab-prompt) runs
- * tab-fresh (guest/src/tab-fresh.c), which sets the clock, mixes the bytes into the kernel's pool,
+ * random bytes from crypto.getRandomValues. The prompt hook (guest/src/tab-prompt.c) applies
+ * it (guest/src/tab-fresh.c): it sets the clock, mixes the bytes into the kernel's pool,
  * forces a reseed of its CRNG and deletes the file, all before the prompt shows, so before any
  * command runs, and nothing reaches the terminal.
  */
