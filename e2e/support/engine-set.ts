@@ -164,6 +164,7 @@ async function guestUp(page: EnginePage): Promise<void> {
   await waitInPage(page, "the page's test handle", () => window.__tab !== undefined, null, 60_000);
   await page.evaluate(async () => {
     await window.__tab?.guestReady;
+    await window.__tab?.featuresReady;
   }, null);
 }
 

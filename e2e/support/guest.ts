@@ -44,10 +44,12 @@ export function withBootFresh(path: string): string {
   return `${base}?${params}`;
 }
 
+/** Waits for the guest's prompt and for the page's features, which mount just after it. */
 export async function waitForGuest(page: Page): Promise<void> {
   await page.waitForFunction(() => window.__tab !== undefined);
   await page.evaluate(async () => {
     await window.__tab?.guestReady;
+    await window.__tab?.featuresReady;
   });
 }
 

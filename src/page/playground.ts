@@ -9,7 +9,7 @@ import { SCENARIOS } from "./chrome/scenarios";
 import { createTerminal } from "./chrome/terminal";
 import { createWireCounters } from "./chrome/wire-counters";
 import type { Guest } from "./emulator/boot";
-import { guestFilesIn } from "./emulator/guest-files-in";
+import { featuresMayLoad } from "./emulator/features-may-load";
 import type { PageNetwork } from "./emulator/network";
 import { mountEmbed, mountFeatures, type PageContext, wantsEmbed } from "./features";
 import { readPageLink } from "./link";
@@ -33,6 +33,12 @@ export interface PlaygroundHandle {
   features: Record<string, unknown>;
   /** Resolves once the guest is ready (or rejects with the boot error). */
   guestReady: Promise<Guest>;
+  /**
+   * Resolves once every page feature is mounted (or failed to load, which the log says). They
+   * load after a restored guest's first prompt (emulator/features-may-load.ts), so a moment
+   * after `guestReady`.
+   */
+  featuresReady: Promise<void>;
 }
 
 declare global {
@@ -95,6 +101,7 @@ export async function startPlayground(container: HTMLElement): Promise<Playgroun
     storage: typeof localStorage === "undefined" ? null : localStorage,
     harnessField: () => layout.harnessInput.value.trim(),
   });
+  let featuresMounted!: () => void;
   const handle: PlaygroundHandle = {
     log,
     guest: null,
@@ -105,6 +112,9 @@ export async function startPlayground(container: HTMLElement): Promise<Playgroun
     scenarios,
     guestReady,
     features: {},
+    featuresReady: new Promise<void>((resolve) => {
+      featuresMounted = resolve;
+    }),
     terminalSize: () => ({ cols: term.terminal.cols, rows: term.terminal.rows }),
   };
   window.__tab = handle;
@@ -175,12 +185,14 @@ export async function startPlayground(container: HTMLElement): Promise<Playgroun
     await mountEmbed(page).finally(() => {
       layout.root.style.visibility = "";
     });
-  // Everything else a visitor may never open loads once the guest's files are in, so that
-  // the link carries them first (docs/performance.md).
-  guestFilesIn(log)
+  // Everything else a visitor may never open loads once a restored guest's first prompt is up
+  // (or a cold boot's files are in), so that the link and the CPU serve the guest first
+  // (features-may-load.ts).
+  featuresMayLoad(log)
     .then(() => mountFeatures(page, services.load))
     .catch((error: unknown) => {
       log.append({ kind: "note", level: "error", source: "page", message: `a page feature did not load: ${(error as Error).message}` });
-    });
+    })
+    .finally(featuresMounted);
   return handle;
 }

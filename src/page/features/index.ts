@@ -40,8 +40,8 @@ export async function mountEmbed(ctx: PageContext): Promise<void> {
 }
 
 /**
- * Loads every feature's code and the services they share (all at once, after the first
- * screen, while the guest downloads), then mounts them in order. What the link asks for
+ * Loads every feature's code and the services they share (all at once, once the guest's first
+ * prompt is up: emulator/features-may-load.ts), then mounts them in order, one per task. What the link asks for
  * (`?tour=1`, `?harness=…&run=1`, a share fragment) each feature reads when it mounts.
  */
 export async function mountFeatures(ctx: PageContext, services: () => Promise<PageServices>): Promise<void> {
@@ -51,5 +51,16 @@ export async function mountFeatures(ctx: PageContext, services: () => Promise<Pa
       ? feature.load().then((module) => async () => module.mount({ ...ctx, services: await built }))
       : feature.load().then((module) => async () => module.mount(ctx)),
   );
-  for (const mount of mounts) await (await mount)();
+  for (const mount of mounts) {
+    // One feature per task: the guest's terminal (a command typed at the first prompt, its
+    // output) is served between them instead of after all of them.
+    await nextTask();
+    await (await mount)();
+  }
+}
+
+function nextTask(): Promise<void> {
+  const scheduler = (globalThis as { scheduler?: { yield?: () => Promise<void> } }).scheduler;
+  if (typeof scheduler?.yield === "function") return scheduler.yield();
+  return new Promise((resolve) => setTimeout(resolve, 0));
 }

@@ -335,7 +335,10 @@ export function mount(ctx: FeatureContext): void {
     }
     state.index = entries;
     state.indexReady = true;
-    render();
+    // Shown only with no lesson open: redrawing an open lesson's step for it would replace the
+    // buttons under a visitor's pointer (the features mount just after the first prompt, so
+    // this list can land while a lesson a link opened is already on screen).
+    if (!state.lesson) render();
   }
 
   // ---- start ----------------------------------------------------------------------------
