@@ -1,7 +1,7 @@
 import { type Browser, expect, type Page, test } from "@playwright/test";
 import { BOOT_TIMEOUT_MS, closePlayground, type Playground, runInGuest, terminalRows, waitForGuest } from "./support/guest";
 import { refuseUnplanned, routeZen } from "./support/upstreams";
-import { keepWarmState } from "./support/warm-state";
+import { keepWarmState, seedWarmState } from "./support/warm-state";
 
 // A first visit restores the shipped post-boot state (vendor/guest/state.bin.zst)
 // instead of booting; every restored guest is a fresh machine (its own clock and random seed,
@@ -227,6 +227,7 @@ test('"Boot fresh" boots the image cold, and a reload then restores the state th
     timeout: 120_000,
   });
   await keepWarmState(page); // the suite's other files may restore it (e2e/support/warm-state.ts)
+  visit.fetched.length = 0;
   await page.reload();
   await waitForGuest(page);
   const again = await phases(page);
@@ -236,6 +237,30 @@ test('"Boot fresh" boots the image cold, and a reload then restores the state th
     () => window.__tab?.log.ofKind("boot.progress").find((e) => e.phase === "snapshot-restore")?.message,
   );
   expect(restored).toContain("the state saved on your last visit");
+  // A returning visitor does not download the shipped state: the page's localStorage flag said
+  // so before IndexedDB could (src/page/early-state-download.ts).
+  expect(visit.fetched).not.toContain("state.bin.zst");
   const { output } = await runInGuest(page, "echo again-$((40+2))");
   expect(output).toContain("again-42");
+});
+
+test("a state saved without the page's localStorage flag is still restored, not the shipped one", async ({ browser }) => {
+  test.setTimeout(BOOT_TIMEOUT_MS);
+  // The state the cold boot above saved, in a browser whose localStorage is empty (as for a
+  // visitor whose state was saved before the page kept its flag): the first script starts
+  // the shipped state's download at once, and the page asks IndexedDB before it takes it.
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  const visit = { context, page, fetched: [] as string[] };
+  visits.push(visit);
+  expect(await seedWarmState(page)).toBe(true);
+  expect(await page.evaluate(() => localStorage.length)).toBe(0);
+  await page.goto("./");
+  await waitForGuest(page);
+  const restored = await page.evaluate(
+    () => window.__tab?.log.ofKind("boot.progress").find((e) => e.phase === "snapshot-restore")?.message,
+  );
+  expect(restored).toContain("the state saved on your last visit");
+  // Restoring it left the flag, so the next visit does not start that download at all.
+  expect(await page.evaluate(() => localStorage.getItem("linux-in-a-tab-snapshot-saved"))).toBe("1");
 });

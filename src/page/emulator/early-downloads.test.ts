@@ -1,5 +1,11 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { abandonEarlyDownloads, type EarlyDownload, earlyDownloadWaiting, takeEarlyDownload } from "./early-downloads";
+import {
+  abandonEarlyDownloads,
+  type EarlyDownload,
+  earlyDownloadWaiting,
+  snapshotDatabaseSeen,
+  takeEarlyDownload,
+} from "./early-downloads";
 
 function started(): EarlyDownload & { aborted: boolean } {
   const download = { response: Promise.resolve(new Response("state")), aborted: false, abort: () => undefined };
@@ -45,5 +51,15 @@ describe("a first visit's early downloads", () => {
 
   it("are none where no early script ran", () => {
     expect(takeEarlyDownload("http://127.0.0.1:4173/guest/state.bin.zst")).toBeNull();
+  });
+
+  it("say whether IndexedDB holds a snapshot database, as the early script found; a failed answer counts as one", async () => {
+    expect(await snapshotDatabaseSeen()).toBe(false);
+    vi.stubGlobal("window", { __tabSnapshotDatabase: Promise.resolve(true) });
+    expect(await snapshotDatabaseSeen()).toBe(true);
+    vi.stubGlobal("window", { __tabSnapshotDatabase: Promise.resolve(false) });
+    expect(await snapshotDatabaseSeen()).toBe(false);
+    vi.stubGlobal("window", { __tabSnapshotDatabase: Promise.reject(new Error("IndexedDB is gone")) });
+    expect(await snapshotDatabaseSeen()).toBe(true);
   });
 });

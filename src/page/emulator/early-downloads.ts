@@ -13,16 +13,26 @@ declare global {
   interface Window {
     /** By absolute URL: what the early script started and nobody has taken yet. */
     __tabEarlyDownloads?: Record<string, EarlyDownload>;
+    /**
+     * Whether IndexedDB holds the page's snapshot database, where the early script started the
+     * shipped state's download before IndexedDB had said (no localStorage flag: snapshots.ts).
+     */
+    __tabSnapshotDatabase?: Promise<boolean>;
   }
 }
 
 /**
  * Whether the early script started `url` and nobody took it yet. The shipped state's download
- * says the browser had no snapshot database when the page loaded: a first visit, with no saved
- * state to look for.
+ * says the browser had no snapshot database when the page loaded, or no flag of a saved state
+ * (then `snapshotDatabaseSeen` says whether there is a database after all).
  */
 export function earlyDownloadWaiting(url: string): boolean {
   return globalThis.window?.__tabEarlyDownloads?.[new URL(url, globalThis.location?.href).href] !== undefined;
+}
+
+/** Whether IndexedDB holds a snapshot database, as the early script asked it; false when it did not ask. */
+export function snapshotDatabaseSeen(): Promise<boolean> {
+  return (globalThis.window?.__tabSnapshotDatabase ?? Promise.resolve(false)).catch(() => true);
 }
 
 /** The response already under way for `url` (taken: asked again, null), or null. */

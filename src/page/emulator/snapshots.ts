@@ -7,6 +7,22 @@ import { packState, unpackState } from "./state-codec";
  */
 const store = createStore("linux-in-a-tab-snapshots", "states");
 
+/**
+ * Left in localStorage while this browser holds a state of the page's: index.html's first
+ * script reads it at once (IndexedDB answers later) to know a returning visitor, who must not
+ * download the shipped state (early-state-download.ts, which names it too).
+ */
+export const SNAPSHOT_FLAG = "linux-in-a-tab-snapshot-saved";
+
+function flagSnapshot(saved: boolean): void {
+  try {
+    if (saved) localStorage.setItem(SNAPSHOT_FLAG, "1");
+    else localStorage.removeItem(SNAPSHOT_FLAG);
+  } catch {
+    // Storage refused: the first script asks IndexedDB instead, as without the flag.
+  }
+}
+
 export function snapshotKey(hashes: Record<string, string>): string {
   return `state:${Object.keys(hashes)
     .sort()
@@ -18,7 +34,9 @@ export function snapshotKey(hashes: Record<string, string>): string {
 export async function loadSnapshot(key: string): Promise<ArrayBuffer | null> {
   try {
     const value = await get<ArrayBuffer>(key, store);
-    return value instanceof ArrayBuffer ? await unpackState(value) : null;
+    if (!(value instanceof ArrayBuffer)) return null;
+    flagSnapshot(true);
+    return await unpackState(value);
   } catch {
     return null;
   }
@@ -28,9 +46,11 @@ export async function loadSnapshot(key: string): Promise<ArrayBuffer | null> {
 export async function saveSnapshot(key: string, state: ArrayBuffer): Promise<number> {
   const packed = await packState(state);
   await set(key, packed, store);
+  flagSnapshot(true);
   return packed.byteLength;
 }
 
 export async function dropSnapshot(key: string): Promise<void> {
   await del(key, store);
+  flagSnapshot(false);
 }

@@ -9,7 +9,7 @@ import type { GuestTerminal } from "../chrome/terminal";
 import type { PageLink } from "../link";
 import type { PageRelay } from "../relay";
 import { bootGuest, type Guest, spawnGuestMachine } from "./boot";
-import { abandonEarlyDownloads, earlyDownloadWaiting } from "./early-downloads";
+import { abandonEarlyDownloads, earlyDownloadWaiting, snapshotDatabaseSeen } from "./early-downloads";
 import { GuestImageError, type GuestImages, imageHashes, loadGuestImages, loadGuestSums } from "./images";
 import { connectPageNetwork, type PageNetwork } from "./network";
 import { obtainSessionCa } from "./session-ca";
@@ -163,8 +163,10 @@ const BASE = "guest/";
 async function chooseStart(o: { sums: Map<string, string>; key: string; log: EventLog; cold: boolean }): Promise<Start> {
   if (!o.cold) {
     // Where index.html's first script started the shipped state's download, the browser had
-    // no snapshot database: nothing saved to look for (IndexedDB can take a while to answer).
-    const saved = earlyDownloadWaiting(`${BASE}${SHIPPED_STATE_FILE}`) ? null : await loadSnapshot(o.key);
+    // no snapshot database, or no flag of one (then the script asked IndexedDB meanwhile):
+    // nothing saved to look for.
+    const firstVisit = earlyDownloadWaiting(`${BASE}${SHIPPED_STATE_FILE}`) && !(await snapshotDatabaseSeen());
+    const saved = firstVisit ? null : await loadSnapshot(o.key);
     if (saved) return { state: saved, origin: "the state saved on your last visit" };
     const shipped = await loadShippedState(BASE, o.sums, o.log);
     if (shipped)
@@ -194,7 +196,7 @@ function connectConsole(guest: Guest, terminal: GuestTerminal, log: EventLog): v
 
 /**
  * The serial console cannot carry the terminal's size: the guest's prompt reads it from the
- * share (guest/rootfs/usr/bin/tab-prompt), written at the start and on every resize.
+ * share (guest/src/tab-prompt.c), written at the start and on every resize.
  */
 function followTerminalSize(guest: Guest, terminal: GuestTerminal): void {
   terminal.onResize((cols, rows) => void guest.writeFile("winsize", utf8(`${rows} ${cols}\n`)).catch(() => undefined));
