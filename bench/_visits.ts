@@ -21,6 +21,8 @@ export interface Visits {
   returning: number;
   /** The first visit's timeline: ms from navigation to each of the page's `tab:` marks and boot phases. */
   firstPhases: Record<string, number>;
+  /** The cold boot's timeline, the same way. */
+  coldPhases: Record<string, number>;
 }
 
 interface Visit {
@@ -101,6 +103,7 @@ export async function measureVisits(browser: Browser, url: string): Promise<Visi
       coldAnswered: coldPrompt + (coldCommand.answered - coldCommand.typed),
       returning: returning.answered,
       firstPhases: first.phases,
+      coldPhases: coldCommand.phases,
     };
   } finally {
     await context.close();

@@ -4,7 +4,9 @@
 // to its first command answered, and a returning visit (the state the cold boot saved in
 // IndexedDB) to its first command. Several runs; median and spread, the first visit as a
 // fraction of the cold boot (a usable prompt: one that has answered a command, on both sides),
-// and where the first visit's time went (the page's `tab:` marks and boot phases).
+// the emulator's part alone (the worker's restore to the fresh prompt against its boot to the
+// first prompt, without the page's start), and where the first visit's time went (the page's
+// `tab:` marks and boot phases).
 import { loadavg } from "node:os";
 import { median, startBenchPage, table } from "./_browser";
 import { firstVisitRatio, measureVisits, type Visits } from "./_visits";
@@ -40,6 +42,17 @@ async function main() {
   );
   console.log(`prompt to prompt: ${(median(of("firstPrompt")) / median(of("cold"))).toFixed(2)}×`);
   console.log(`usable prompt (first command answered), ${firstVisitRatio(median(of("first")), median(of("coldAnswered")))}`);
+  // The emulator's part alone, without the page's start: from the worker starting the restore to
+  // the fresh prompt, against the worker starting the boot to its first prompt.
+  const span = (phases: Record<string, number>, from: string, to: string) =>
+    phases[from] !== undefined && phases[to] !== undefined ? phases[to] - phases[from] : null;
+  const restoreSpans = runs.map((r) => span(r.firstPhases, "restore-started", "fresh-prompt")).filter((v): v is number => v !== null);
+  const bootSpans = runs.map((r) => span(r.coldPhases, "machine-start", "machine-booted")).filter((v): v is number => v !== null);
+  if (restoreSpans.length > 0 && bootSpans.length > 0)
+    console.log(
+      `the emulator alone: restore started to fresh prompt ${median(restoreSpans)} ms (${spread(restoreSpans)}), ` +
+        `boot started to first prompt ${median(bootSpans)} ms (${spread(bootSpans)}): ${(median(restoreSpans) / median(bootSpans)).toFixed(2)}×`,
+    );
 
   // Where a first visit's time went: each phase's median time from the navigation, in order.
   const names = [...new Set(runs.flatMap((r) => Object.keys(r.firstPhases)))];
