@@ -5,7 +5,7 @@ import { h } from "../../chrome/dom";
 import { localTextStore } from "../../local-text-store";
 import { createEventPanel } from "../../panels";
 import type { FeatureContext } from "../context";
-import { bundledLessonNames, bundledLessonText } from "./bundled";
+import { bundledLessonIndex, bundledLessonText } from "./bundled";
 import { runOnConsole } from "./console-run";
 import { createLessonMessenger, embeddingParent } from "./embed-messages";
 import {
@@ -324,14 +324,14 @@ export function mount(ctx: FeatureContext): void {
 
   async function refreshIndex(): Promise<void> {
     const entries = [];
-    for (const name of bundledLessonNames()) {
-      const text = await bundledLessonText(name);
+    for (const listed of await bundledLessonIndex()) {
+      const text = await bundledLessonText(listed.name);
       if (text === null) continue;
-      const source = await lessonFromText(text, "bundled", name);
-      const parsed = loadLessonText(source);
-      if (!parsed.ok) continue;
+      // Progress is kept by the lesson's pin (its sha256), so the text is hashed; its title and
+      // step count come from the index (a lesson is parsed when it is opened).
+      const source = await lessonFromText(text, "bundled", listed.name);
       const saved = store.get(source.pin);
-      entries.push({ name, title: parsed.lesson.title, steps: parsed.lesson.steps.length, passed: saved?.passed ?? 0 });
+      entries.push({ name: listed.name, title: listed.title, steps: listed.steps, passed: saved?.passed ?? 0 });
     }
     state.index = entries;
     state.indexReady = true;
