@@ -132,6 +132,18 @@ test("a first visit with empty storage restores the shipped state: no kernel or 
     () => window.__tab?.log.ofKind("boot.progress").find((e) => e.phase === "snapshot-restore")?.message,
   );
   expect(restored).toMatch(/restored the shipped state \(\d+\.\d MB download/);
+  // The page's features load once the restored guest's prompt is up, not during the restore
+  // (src/page/emulator/features-may-load.ts).
+  const features = await page.evaluate(() => {
+    const prompt = performance.getEntriesByName("tab:fresh-prompt")[0]?.startTime ?? Number.POSITIVE_INFINITY;
+    const mounts = performance
+      .getEntriesByType("resource")
+      .filter((r) => /\/assets\/mount-[^/]*\.js$/.test(r.name))
+      .map((r) => r.startTime);
+    return { prompt, mounts };
+  });
+  expect(features.mounts.length).toBeGreaterThan(5);
+  expect(Math.min(...features.mounts)).toBeGreaterThanOrEqual(features.prompt);
   // Nothing of the restore, the fresh clock or the seed shows: a fresh prompt and nothing else.
   // Once xterm has painted it (its renderer draws on the next frame).
   await expect.poll(() => terminalRows(page), { timeout: 10_000 }).toEqual(["guest:~#"]);
