@@ -27,7 +27,7 @@ import type { MachineExpectation } from "./emulator/boot";
 import type { EarlyDownload } from "./emulator/early-downloads";
 import type { EmulatorWasmMessage } from "./emulator/machine-phases";
 
-/** The names src/page/emulator/snapshots.ts and shipped-state.ts use. */
+/** The names src/page/emulator/snapshot-names.ts and shipped-state.ts give (early-state-download.test.ts holds them together). */
 const SNAPSHOT_DATABASE = "linux-in-a-tab-snapshots";
 const SNAPSHOT_FLAG = "linux-in-a-tab-snapshot-saved";
 /** What every restore reads first, and what only a first visit downloads. */

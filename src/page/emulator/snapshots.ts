@@ -1,19 +1,18 @@
 import { createStore, del, get, set } from "idb-keyval";
+import { SNAPSHOT_DATABASE, SNAPSHOT_FLAG } from "./snapshot-names";
 import { packState, unpackState } from "./state-codec";
 
 /**
  * Saved guest states in IndexedDB, keyed by the hashes of the image they were taken from:
  * a state only restores on the exact same kernel, initrd and BIOS.
  */
-const store = createStore("linux-in-a-tab-snapshots", "states");
+const store = createStore(SNAPSHOT_DATABASE, "states");
 
 /**
- * Left in localStorage while this browser holds a state of the page's: index.html's first
- * script reads it at once (IndexedDB answers later) to know a returning visitor, who must not
- * download the shipped state (early-state-download.ts, which names it too).
+ * Keeps SNAPSHOT_FLAG in localStorage while this browser holds a state of the page's:
+ * index.html's first script reads it at once (IndexedDB answers later) to know a returning
+ * visitor, who must not download the shipped state (early-state-download.ts).
  */
-export const SNAPSHOT_FLAG = "linux-in-a-tab-snapshot-saved";
-
 function flagSnapshot(saved: boolean): void {
   try {
     if (saved) localStorage.setItem(SNAPSHOT_FLAG, "1");
