@@ -1,4 +1,5 @@
 import { type Browser, expect, type Page, test } from "@playwright/test";
+import { SNAPSHOT_FLAG } from "../src/page/emulator/snapshot-names";
 import { BOOT_TIMEOUT_MS, closePlayground, type Playground, runInGuest, terminalRows, waitForGuest } from "./support/guest";
 import { refuseUnplanned, routeZen } from "./support/upstreams";
 import { keepWarmState, seedWarmState } from "./support/warm-state";
@@ -274,5 +275,5 @@ test("a state saved without the page's localStorage flag is still restored, not 
   );
   expect(restored).toContain("the state saved on your last visit");
   // Restoring it left the flag, so the next visit does not start that download at all.
-  expect(await page.evaluate(() => localStorage.getItem("linux-in-a-tab-snapshot-saved"))).toBe("1");
+  expect(await page.evaluate((flag) => localStorage.getItem(flag), SNAPSHOT_FLAG)).toBe("1");
 });

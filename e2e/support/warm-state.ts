@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Page } from "@playwright/test";
+import { SNAPSHOT_DATABASE } from "../../src/page/emulator/snapshot-names";
 
 /**
  * One cold boot for the whole suite: the first test file that boots the guest keeps the state
@@ -12,7 +13,7 @@ import type { Page } from "@playwright/test";
 const DIR = join(process.cwd(), ".e2e");
 const STATE = join(DIR, "warm-state.bin");
 const META = join(DIR, "warm-state.json");
-const DB = "linux-in-a-tab-snapshots";
+const DB = SNAPSHOT_DATABASE;
 const STORE = "states";
 const CHUNK = 8 * 1024 * 1024;
 

@@ -1,5 +1,5 @@
 /**
- * Where the page keeps saved guest states, by name: index.html's first script
+ * Where the page keeps saved guest states, by name (the e2e helpers use them too): index.html's first script
  * (src/page/early-state-download.ts, which can import nothing at run time) spells the same
  * names, and a test holds the two together.
  */
