@@ -94,6 +94,13 @@ function playwrightChromium(): string | undefined {
 /**
  * Flags for every Chromium the tests and benchmarks start: they keep it off the network
  * (the tests never reach the internet) and let it run as root in CI.
+ *
+ * The features turned off are the browser's own omnibox popup, which Chromium 156 builds as a
+ * web page in a renderer of its own for every new window, before anyone types in it. The tests
+ * and benchmarks open a new window (a context) for every visit, and headless nobody ever sees
+ * that popup: measured in a trace, it took one of the test machine's two cores for the first
+ * ~3 s of each visit, exactly while the page restores its guest (docs/performance.md, "The
+ * browser's own omnibox popup").
  */
 export const CHROMIUM_ARGS = [
   "--no-sandbox",
@@ -103,6 +110,7 @@ export const CHROMIUM_ARGS = [
   "--disable-component-update",
   "--disable-sync",
   "--no-first-run",
+  "--disable-features=PreloadTopChromeWebUI,WebUIOmniboxPopup,WebUIOmniboxFullPopup,WebUIOmniboxAimPopup",
 ];
 
 /**
