@@ -39,9 +39,11 @@ function guestImage(): Plugin {
 }
 
 /**
- * The emulator's script (the network, the proxy, TLS), the guest image's loader and v86's
- * wasm are loaded with `import()` and `fetch()`, so the browser would ask for them only once the
- * first screen's script has run. Preload hints in index.html start them beside it instead.
+ * The emulator's script (the guest's start, the image's loader) and v86's wasm are loaded with
+ * `import()` and `fetch()`, so the browser would ask for them only once the first screen's
+ * script has run. Preload hints in index.html start them beside it instead. The network's
+ * script (the proxy, TLS, X.509) is not among them: the page loads it once the machine runs
+ * (src/page/emulator/start-guest.ts, prepareNetwork).
  */
 function preloadGuestStart(): Plugin {
   const starts = /[\\/]src[\\/]page[\\/]emulator[\\/](start-guest|images)\.ts$/;
@@ -127,6 +129,26 @@ function inlineEarlyStart(): Plugin {
   };
 }
 
+/**
+ * The core's modules and the `yaml` package run nothing when imported (they define schemas,
+ * classes and functions), but neither says so, so a folder's index.ts that re-exports a YAML
+ * reader (src/policy/index.ts) would pull the parser into the first screen's script. Declared
+ * here, it loads with its first use (docs/architecture.md, "The page's script"). CSS and the
+ * page's own modules keep their side effects, and so does src/tls/reflect-polyfill.ts: the
+ * X.509 library needs the polyfill installed before it loads.
+ */
+const CORE_TREESHAKE = {
+  moduleSideEffects: [
+    { test: /[\\/]node_modules[\\/]yaml[\\/]/, sideEffects: false },
+    {
+      test: /[\\/]src[\\/](bytes|cas|console|kms|log|machine|model|net|policy|proxy|resolver|runner|skills)[\\/][^/\\]+\.ts$/,
+      sideEffects: false,
+    },
+    // src/tls too, but for the module that installs reflect-metadata for the X.509 library.
+    { test: /[\\/]src[\\/]tls[\\/](?!reflect-polyfill\.ts$)[^/\\]+\.ts$/, sideEffects: false },
+  ],
+};
+
 // `base: "./"` makes the static build work from any host and under any sub-path.
 export default defineConfig({
   base: "./",
@@ -138,27 +160,14 @@ export default defineConfig({
     assetsInlineLimit: 0,
     chunkSizeWarningLimit: 4096,
     rolldownOptions: {
-      // The core's modules and the `yaml` package run nothing when imported (they define
-      // schemas, classes and functions), but neither says so, so a folder's index.ts that
-      // re-exports a YAML reader (src/policy/index.ts) would pull the parser into the first
-      // screen's script. Declared here, it loads with its first use (docs/architecture.md,
-      // "The page's script"). CSS and the page's own modules keep their side effects, and so
-      // does src/tls: its CA module imports reflect-metadata for what it does (the X.509
-      // library needs the polyfill installed before it loads).
-      treeshake: {
-        moduleSideEffects: [
-          { test: /[\\/]node_modules[\\/]yaml[\\/]/, sideEffects: false },
-          {
-            test: /[\\/]src[\\/](bytes|cas|kms|log|model|net|policy|proxy|resolver|runner|skills)[\\/][^/\\]+\.ts$/,
-            sideEffects: false,
-          },
-        ],
-      },
+      treeshake: CORE_TREESHAKE,
     },
   },
   server: { host: "127.0.0.1", port: 5173, strictPort: false },
   preview: { host: "127.0.0.1", port: 4173, strictPort: false },
-  worker: { format: "es" },
+  // The emulator's worker is built apart; the same declaration keeps zod and the log's schemas,
+  // which it never uses, out of the script every first visit parses before the guest restores.
+  worker: { format: "es", rolldownOptions: { treeshake: CORE_TREESHAKE } },
   test: {
     include: ["src/**/*.test.ts", "bench/**/*.test.ts", "scripts/**/*.test.ts"],
     environment: "node",

@@ -133,18 +133,30 @@ test("a first visit with empty storage restores the shipped state: no kernel or 
     () => window.__tab?.log.ofKind("boot.progress").find((e) => e.phase === "snapshot-restore")?.message,
   );
   expect(restored).toMatch(/restored the shipped state \(\d+\.\d MB download/);
-  // The page's features load once the restored guest's prompt is up, not during the restore
-  // (src/page/emulator/features-may-load.ts).
-  const features = await page.evaluate(() => {
-    const prompt = performance.getEntriesByName("tab:fresh-prompt")[0]?.startTime ?? Number.POSITIVE_INFINITY;
-    const mounts = performance
-      .getEntriesByType("resource")
-      .filter((r) => /\/assets\/mount-[^/]*\.js$/.test(r.name))
-      .map((r) => r.startTime);
-    return { prompt, mounts };
+  // The page's features load once the restored guest is ready (its prompt, then its network),
+  // not during the restore (src/page/emulator/features-may-load.ts); the network's own script
+  // (the proxy, TLS, X.509) once the machine runs, not beside the first screen's
+  // (src/page/emulator/start-guest.ts, prepareNetwork).
+  const order = await page.evaluate(() => {
+    const mark = (name: string) => performance.getEntriesByName(name)[0]?.startTime ?? Number.POSITIVE_INFINITY;
+    const requested = (pattern: RegExp) =>
+      performance
+        .getEntriesByType("resource")
+        .filter((r) => pattern.test(r.name))
+        .map((r) => r.startTime);
+    return {
+      prompt: mark("tab:fresh-prompt"),
+      ready: mark("tab:guest-ready"),
+      machine: mark("tab:machine-start"),
+      mounts: requested(/\/assets\/mount-[^/]*\.js$/),
+      network: requested(/\/assets\/network-[^/]*\.js$/),
+    };
   });
-  expect(features.mounts.length).toBeGreaterThan(5);
-  expect(Math.min(...features.mounts)).toBeGreaterThanOrEqual(features.prompt);
+  expect(order.prompt).toBeLessThan(order.ready);
+  expect(order.mounts.length).toBeGreaterThan(5);
+  expect(Math.min(...order.mounts)).toBeGreaterThanOrEqual(order.ready);
+  expect(order.network).toHaveLength(1);
+  expect(order.network[0]).toBeGreaterThanOrEqual(order.machine);
   // Nothing of the restore, the fresh clock or the seed shows: a fresh prompt and nothing else.
   // Once xterm has painted it (its renderer draws on the next frame).
   await expect.poll(() => terminalRows(page), { timeout: 10_000 }).toEqual(["guest:~#"]);

@@ -35,8 +35,8 @@ export interface PlaygroundHandle {
   guestReady: Promise<Guest>;
   /**
    * Resolves once every page feature is mounted (or failed to load, which the log says). They
-   * load after a restored guest's first prompt (emulator/features-may-load.ts), so a moment
-   * after `guestReady`.
+   * load once a restored guest is ready (emulator/features-may-load.ts), so a moment after
+   * `guestReady`.
    */
   featuresReady: Promise<void>;
 }
@@ -185,10 +185,10 @@ export async function startPlayground(container: HTMLElement): Promise<Playgroun
     await mountEmbed(page).finally(() => {
       layout.root.style.visibility = "";
     });
-  // Everything else a visitor may never open loads once a restored guest's first prompt is up
-  // (or a cold boot's files are in), so that the link and the CPU serve the guest first
+  // Everything else a visitor may never open loads once a restored guest is ready (or a cold
+  // boot's files are in), so that the link and the CPU serve the guest first
   // (features-may-load.ts).
-  featuresMayLoad(log)
+  featuresMayLoad(log, guestReady)
     .then(() => mountFeatures(page, services.load))
     .catch((error: unknown) => {
       log.append({ kind: "note", level: "error", source: "page", message: `a page feature did not load: ${(error as Error).message}` });

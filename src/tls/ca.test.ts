@@ -1,6 +1,6 @@
 import { X509Certificate as NodeX509 } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { caPem, createSessionCa, DEFAULT_MAX_LEAVES, loadSessionCa } from "./index";
+import { caPem, createSessionCa, DEFAULT_MAX_LEAVES, loadSessionCa, startCaKeys } from "./index";
 
 const HOUR = 3_600_000;
 const T0 = Date.UTC(2026, 0, 15, 12, 0, 0);
@@ -45,6 +45,31 @@ describe("the per-session CA (the page terminates the guest's TLS with its own C
     expect(cert.publicKey.asymmetricKeyType).toBe("rsa");
     expect(cert.publicKey.asymmetricKeyDetails?.modulusLength).toBe(2048);
     expect(cert.verify(issuer.publicKey)).toBe(true);
+  });
+
+  it("takes the key pairs a host started before it loaded the CA's code, for the CA and for its leaves", async () => {
+    const keys = startCaKeys(true);
+    const [caKeys, leafKeys] = await Promise.all([keys.ca, keys.leaf]);
+    const ca = await createSessionCa({ now: () => T0, keys });
+    expect(ca.keys).toBe(caKeys);
+    const spki = async (key: CryptoKey | undefined) => Buffer.from(await crypto.subtle.exportKey("spki", key as CryptoKey)).toString("hex");
+    const der = (cert: NodeX509) => cert.publicKey.export({ type: "spki", format: "der" }).toString("hex");
+    expect(der(new NodeX509(ca.certPem))).toBe(await spki(caKeys?.publicKey));
+    const leaf = new NodeX509((await ca.leafFor("example.com")).der);
+    expect(der(leaf)).toBe(await spki(leafKeys?.publicKey));
+    expect(leaf.verify(new NodeX509(ca.certPem).publicKey)).toBe(true);
+  });
+
+  it("starts no CA key pair when there is a CA to load, and a loaded CA takes the leaves' pair", async () => {
+    const stored = await createSessionCa({ now: () => T0 });
+    const keys = startCaKeys(false);
+    expect(keys.ca).toBeUndefined();
+    const loaded = await loadSessionCa({ keys: stored.keys, certPem: stored.certPem }, { now: () => T0, keys });
+    const leaf = new NodeX509((await loaded.leafFor("example.com")).der);
+    const leafKeys = await keys.leaf;
+    expect(leaf.publicKey.export({ type: "spki", format: "der" }).toString("hex")).toBe(
+      Buffer.from(await crypto.subtle.exportKey("spki", leafKeys?.publicKey as CryptoKey)).toString("hex"),
+    );
   });
 
   it("mints ahead the leaves of the names it is given, skipping wildcard patterns", async () => {

@@ -1,4 +1,4 @@
-import "reflect-metadata";
+import "./reflect-polyfill";
 import {
   AuthorityKeyIdentifierExtension,
   BasicConstraintsExtension,
@@ -13,20 +13,20 @@ import {
 } from "@peculiar/x509";
 import { equalBytes, sha256Hex, toHex } from "../bytes";
 import type { Clock } from "../log";
-import { type CertKeyType, certKeyTypeOf, generateCertKeys, KEY_TYPES } from "./cert-keys";
+import {
+  type CaKeysUnderWay,
+  type CertKeyType,
+  certKeyTypeOf,
+  DEFAULT_CA_KEY,
+  DEFAULT_LEAF_KEY,
+  generateCertKeys,
+  KEY_TYPES,
+} from "./cert-keys";
 import { isCertifiableHost, normalizeHost } from "./host";
 
 const HOUR = 3_600_000;
 
-/**
- * The key types a new session CA and its leaves get by default: RSA-2048 for both, because the
- * guest verifies both signatures on every connection and an RSA verification is the cheapest
- * one for its emulated 32-bit CPU (docs/performance.md). The page pays for it once: an RSA key
- * takes longer to generate than an EC one, but there is one CA key per 20 hours and one leaf
- * key per session CA, generated ahead of the first connection.
- */
-export const DEFAULT_CA_KEY: CertKeyType = "rsa-2048";
-export const DEFAULT_LEAF_KEY: CertKeyType = "rsa-2048";
+export { DEFAULT_CA_KEY, DEFAULT_LEAF_KEY };
 
 /** A per-host certificate the TLS server presents, with its non-extractable signing key. */
 export interface LeafCertificate {
@@ -83,6 +83,8 @@ export interface SessionCaOptions {
   caKey?: CertKeyType;
   /** The key type of the leaves; default DEFAULT_LEAF_KEY. */
   leafKey?: CertKeyType;
+  /** Key pairs already under way, of the types above (startCaKeys); what is missing is made here. */
+  keys?: CaKeysUnderWay;
 }
 
 /**
@@ -104,7 +106,7 @@ const der = (cert: X509Certificate): Uint8Array => new Uint8Array(cert.rawData);
 export async function createSessionCa(options: SessionCaOptions = {}): Promise<SessionCa> {
   const now = options.now ?? Date.now;
   const caKey = options.caKey ?? DEFAULT_CA_KEY;
-  const keys = await generateCertKeys(caKey, "ca");
+  const keys = await (options.keys?.ca ?? generateCertKeys(caKey, "ca"));
   const at = now();
   const commonName = options.commonName ?? `Linux in a tab session CA ${randomSerial().slice(0, 8)}`;
   const cert = await X509CertificateGenerator.createSelfSigned(
@@ -150,7 +152,7 @@ async function sessionCaFrom(cert: X509Certificate, keys: CryptoKeyPair, options
   // certificate): minting a leaf is then one signature, not a key generation, which matters
   // for RSA. The key is non-extractable and lives as long as the page's CA object; it is
   // generated now, ahead of the first connection.
-  const leafKeys = generateCertKeys(options.leafKey ?? DEFAULT_LEAF_KEY, "leaf");
+  const leafKeys = options.keys?.leaf ?? generateCertKeys(options.leafKey ?? DEFAULT_LEAF_KEY, "leaf");
   leafKeys.catch(() => undefined); // awaited by mint(), which reports a failure
   // A Map iterates in insertion order: re-inserting on use keeps the least recently used first.
   const leaves = new Map<string, Promise<LeafCertificate>>();

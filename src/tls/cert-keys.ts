@@ -69,3 +69,35 @@ export function certKeyTypeOf(key: CryptoKey): CertKeyType {
   if (algorithm.name === "Ed25519") return "ed25519";
   throw new Error(`a CA key of an unsupported type: ${JSON.stringify(algorithm)}`);
 }
+
+/**
+ * The key types a new session CA and its leaves get by default: RSA-2048 for both, because the
+ * guest verifies both signatures on every connection and an RSA verification is the cheapest
+ * one for its emulated 32-bit CPU (docs/performance.md). The page pays for it once: an RSA key
+ * takes longer to generate than an EC one, but there is one CA key per 20 hours and one leaf
+ * key per session CA, generated ahead of the first connection.
+ */
+export const DEFAULT_CA_KEY: CertKeyType = "rsa-2048";
+export const DEFAULT_LEAF_KEY: CertKeyType = "rsa-2048";
+
+/** Key pairs a session CA takes already under way (SessionCaOptions.keys). */
+export interface CaKeysUnderWay {
+  /** A new CA's own (createSessionCa only), of `caKey`'s type. */
+  ca?: Promise<CryptoKeyPair>;
+  /** Its leaves', of `leafKey`'s type. */
+  leaf?: Promise<CryptoKeyPair>;
+}
+
+/**
+ * Starts making the default key pairs of a session CA: the leaves' always, the CA's own when
+ * `newCa` says there is none to load. It is WebCrypto alone, off the page's main thread, so a
+ * host can start it before it loads the CA's X.509 code (src/page/emulator/start-guest.ts);
+ * RSA keys are the slow part of a new CA.
+ */
+export function startCaKeys(newCa: boolean): CaKeysUnderWay {
+  const keys: CaKeysUnderWay = { leaf: generateCertKeys(DEFAULT_LEAF_KEY, "leaf") };
+  if (newCa) keys.ca = generateCertKeys(DEFAULT_CA_KEY, "ca");
+  // Awaited by the CA that takes them; a host that never does must not see an unhandled rejection.
+  for (const pair of Object.values(keys)) pair.catch(() => undefined);
+  return keys;
+}

@@ -7,6 +7,7 @@ export {
   type SessionCa,
   type SessionCaOptions,
 } from "./ca";
+export { type CaKeysUnderWay, startCaKeys } from "./cert-keys";
 export { AlertDescription, type AlertName, alertLabel } from "./constants";
 export { TlsFailure } from "./failure";
 export { normalizeHost } from "./host";

@@ -162,8 +162,8 @@ export const machineApi = {
 
   /**
    * A restored guest's way to its first prompt, here so that no round trip to the page sits
-   * between its steps: once the state is restored, writes `files` into the share (the page's
-   * CA, the terminal's size), leaves this machine's clock and a fresh seed for the prompt hook
+   * between its steps: once the state is restored, writes `files` into the share (the
+   * terminal's size), leaves this machine's clock and a fresh seed for the prompt hook
    * (src/machine/fresh-guest.ts), and sends the Enter that draws the fresh prompt.
    */
   async freshPrompt(files: Record<string, Uint8Array>): Promise<void> {

@@ -6,6 +6,8 @@ import type { PolicyHolder } from "../../policy";
 import type { OwnHandlers, UpstreamFetch } from "../../proxy";
 import type { SessionCa } from "../../tls";
 
+/** The CA's X.509 code, which loads with the network's (start-guest.ts, prepareNetwork). */
+export { createSessionCa, loadSessionCa } from "../../tls";
 export { PROXY_PORT };
 
 export type PageNetwork = GuestNetwork;

@@ -1,5 +1,5 @@
 import { createStore, get, set } from "idb-keyval";
-import { createSessionCa, loadSessionCa, type SessionCa } from "../../tls";
+import { type CaKeysUnderWay, type createSessionCa, type loadSessionCa, type SessionCa, startCaKeys } from "../../tls";
 
 /**
  * The page's CA for terminating the guest's TLS. Its private key is a non-extractable
@@ -10,6 +10,7 @@ import { createSessionCa, loadSessionCa, type SessionCa } from "../../tls";
 const store = createStore("linux-in-a-tab-ca", "ca");
 // v2: RSA-2048 keys (v1 held ECDSA P-256 ones; a v1 entry is left unread and replaced).
 const KEY = "session-ca-v2";
+const MAX_AGE_MS = 20 * 60 * 60 * 1000;
 
 interface StoredCa {
   keys: CryptoKeyPair;
@@ -17,14 +18,44 @@ interface StoredCa {
   created: number;
 }
 
-export async function obtainSessionCa(maxAgeMs = 20 * 60 * 60 * 1000): Promise<SessionCa> {
+/** The CA begun (beginSessionCa): the stored one still young enough, and the key pairs under way. */
+export interface SessionCaStart {
+  stored: StoredCa | null;
+  keys: CaKeysUnderWay;
+}
+
+/** The CA module's two ways to a CA (src/tls/ca.ts), which the page loads apart (start-guest.ts). */
+export interface CaCode {
+  createSessionCa: typeof createSessionCa;
+  loadSessionCa: typeof loadSessionCa;
+}
+
+/**
+ * Begins the CA with what needs none of its X.509 code: reads the stored CA, and starts the key
+ * pairs (the leaves', and a new CA's when none is stored: RSA keys, the slow part) on
+ * WebCrypto's own thread.
+ */
+export async function beginSessionCa(maxAgeMs = MAX_AGE_MS): Promise<SessionCaStart> {
+  let stored: StoredCa | null = null;
   try {
-    const stored = await get<StoredCa>(KEY, store);
-    if (stored && Date.now() - stored.created < maxAgeMs) return await loadSessionCa({ keys: stored.keys, certPem: stored.certPem });
+    const found = await get<StoredCa>(KEY, store);
+    if (found && Date.now() - found.created < maxAgeMs) stored = found;
   } catch {
-    // An unreadable entry is replaced below.
+    // An unreadable entry is replaced by a new CA.
   }
-  const ca = await createSessionCa();
+  return { stored, keys: startCaKeys(stored === null) };
+}
+
+/** The CA begun, finished with its X.509 code: the stored one loaded, else a new one, stored. */
+export async function obtainSessionCa(begun: SessionCaStart, code: CaCode): Promise<SessionCa> {
+  if (begun.stored) {
+    try {
+      return await code.loadSessionCa(begun.stored, { keys: { leaf: begun.keys.leaf } });
+    } catch {
+      // A stored CA that does not load is replaced below.
+    }
+  }
+  const ca = await code.createSessionCa({ keys: begun.keys });
   try {
     await set(KEY, { keys: ca.keys, certPem: ca.certPem, created: Date.now() } satisfies StoredCa, store);
   } catch {

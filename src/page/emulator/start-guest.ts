@@ -1,18 +1,19 @@
 import { utf8 } from "../../bytes";
-import { parseGuestLine } from "../../console";
 import type { EventLog } from "../../log";
 import { freshnessApplied, SHIPPED_STATE_FILE } from "../../machine";
 import type { PolicyHolder } from "../../policy";
 import type { OwnHandlers } from "../../proxy";
+import type { SessionCa } from "../../tls";
 import { browserFallbacks, missingBrowserFeatures, UnsupportedBrowserError, unsupportedBrowserMessage } from "../chrome/browser-support";
 import type { GuestTerminal } from "../chrome/terminal";
 import type { PageLink } from "../link";
 import type { PageRelay } from "../relay";
 import { bootGuest, type Guest, spawnGuestMachine } from "./boot";
+import { connectConsole } from "./console-link";
 import { abandonEarlyDownloads, earlyDownloadWaiting, snapshotDatabaseSeen } from "./early-downloads";
 import { GuestImageError, type GuestImages, imageHashes, loadGuestImages, loadGuestSums } from "./images";
-import { connectPageNetwork, type PageNetwork } from "./network";
-import { obtainSessionCa } from "./session-ca";
+import type { connectPageNetwork as ConnectPageNetwork, PageNetwork } from "./network";
+import { beginSessionCa, obtainSessionCa, type SessionCaStart } from "./session-ca";
 import { loadShippedState } from "./shipped-state";
 import { loadSnapshot, saveSnapshot, snapshotKey } from "./snapshots";
 
@@ -39,12 +40,12 @@ export interface StartedGuest {
 type Start = { files: GuestImages } | { state: ArrayBuffer; origin: string };
 
 /**
- * The guest from nothing to an idle prompt: the session CA, then the state this browser saved
- * (a returning visitor), else the shipped state (a first visit: guest/README.md, "The shipped
- * state"), else a cold boot of the verified image, saved for the next visit. `?boot=fresh` (the
- * "Boot fresh" button) always boots cold. Then the network behind the proxy, the terminal on the
- * serial console, and the files the guest reads from the share; a restored guest is made a fresh
- * machine (clock, random pool) before its first prompt.
+ * The guest from nothing to an idle prompt: the state this browser saved (a returning visitor),
+ * else the shipped state (a first visit: guest/README.md, "The shipped state"), else a cold boot
+ * of the verified image, saved for the next visit. `?boot=fresh` (the "Boot fresh" button)
+ * always boots cold. Then the terminal on the serial console; a restored guest is made a fresh
+ * machine (clock, random pool) and shows its first prompt; then the network behind the proxy
+ * with the session CA, which the guest reads from the share, and the visitor's keys go through.
  */
 export async function startGuest(options: StartGuestOptions): Promise<StartedGuest> {
   const { log, link, terminal } = options;
@@ -65,13 +66,12 @@ export async function startGuest(options: StartGuestOptions): Promise<StartedGue
   browserChecked.catch(() => undefined);
   // Asked for once: a reload after this cold boot restores the state it saves.
   if (coldBoot) history.replaceState(history.state, "", link.with({ boot: null }));
-  // A first visit makes its CA (an RSA key) while the guest's state downloads and restores: the
-  // guest needs it only for its network and for its first command (tls/ca.pem, below).
-  const session = obtainSessionCa();
-  session.then(
-    () => performance.mark("tab:session-ca"),
-    () => undefined,
-  );
+  // The CA's key pairs (a first visit's are new RSA keys) are made on WebCrypto's own thread
+  // while the guest starts. A cold boot takes seconds: its network and CA get ready meanwhile.
+  // A restore's code waits for the restore (prepareNetwork).
+  const caBegun = beginSessionCa();
+  caBegun.catch(() => undefined);
+  let networking = coldBoot || v86Fetch ? prepareNetwork(caBegun) : null;
   const { key, start } = await (async () => {
     const sums = await loadGuestSums(BASE);
     const key = snapshotKey(imageHashes(sums));
@@ -87,6 +87,9 @@ export async function startGuest(options: StartGuestOptions): Promise<StartedGue
     })
     .catch(stopMachine);
   const restoring = "state" in start;
+  if (!restoring) networking ??= prepareNetwork(caBegun);
+  // Awaited below; a failure meanwhile is reported there.
+  networking?.catch(() => undefined);
   const guest = await bootGuest(machine, {
     files: restoring ? null : start.files,
     log,
@@ -94,34 +97,21 @@ export async function startGuest(options: StartGuestOptions): Promise<StartedGue
     ...(v86Fetch ? { relayUrl: "fetch" } : {}),
     onOutput: (text) => terminal.write(text),
   });
-  // The guest's frames wait for the network (boot.ts), so the CA may come after the machine starts.
-  const ca = await session.catch(async (error: unknown) => {
-    await guest.destroy();
-    throw error;
-  });
-  const network = v86Fetch
-    ? null
-    : connectPageNetwork({
-        link: guest.link,
-        log,
-        policy: options.policy,
-        ca,
-        handlers: options.proxyHandlers,
-        ...(options.relay ? { relay: options.relay } : {}),
-      });
-  options.onBooted(guest, network);
-  connectConsole(guest, terminal, log);
-  // The guest reads the CA from the share on every TLS connection (guest/README.md), so a
-  // restored state trusts the CA this page holds now; the prompt hook reads the terminal's size.
-  const caPem = utf8(ca.certPem);
+  // The machine runs (a restore unpacks the state in its worker): the network's code loads meanwhile.
+  networking ??= prepareNetwork(caBegun);
+  networking.catch(() => undefined);
+  // What the visitor types waits, in order, for the network and the CA (below): a command typed
+  // at a restored guest's first prompt may already need them.
+  const openInput = connectConsole(guest.console, terminal, log);
   const size = () => utf8(`${terminal.terminal.rows} ${terminal.terminal.cols}\n`);
   if (restoring) {
     // A restored shell sits at a prompt the console never saw: a fresh one (and only it) shows,
-    // and its marks make the shell idle for whatever types first. The machine writes the share's
-    // files, leaves a fresh clock and seed and sends the Enter itself, right after the restore;
-    // the prompt hook applies the clock and seed before that prompt is drawn.
+    // and its marks make the shell idle for whatever types first. The machine writes the
+    // terminal's size into the share, leaves a fresh clock and seed and sends the Enter itself,
+    // right after the restore; the prompt hook applies the clock and seed before that prompt is
+    // drawn.
     const prompt = guest.console.expectPrompt();
-    await Promise.all([guest.ready, guest.freshPrompt({ "tls/ca.pem": caPem, winsize: size() })]);
+    await Promise.all([guest.ready, guest.freshPrompt({ winsize: size() })]);
     followTerminalSize(guest, terminal);
     await prompt;
     performance.mark("tab:fresh-prompt");
@@ -136,11 +126,32 @@ export async function startGuest(options: StartGuestOptions): Promise<StartedGue
     });
   } else {
     await guest.ready;
-    await guest.writeFile("tls/ca.pem", caPem);
     void guest.writeFile("winsize", size()).catch(() => undefined);
     followTerminalSize(guest, terminal);
-    if (!v86Fetch) await saveBootedState(guest, key, log);
   }
+  networking ??= prepareNetwork(caBegun);
+  const { ca, connectPageNetwork } = await networking.catch(async (error: unknown) => {
+    await guest.destroy();
+    throw error;
+  });
+  const network = v86Fetch
+    ? null
+    : connectPageNetwork({
+        link: guest.link,
+        log,
+        policy: options.policy,
+        ca,
+        handlers: options.proxyHandlers,
+        ...(options.relay ? { relay: options.relay } : {}),
+      });
+  options.onBooted(guest, network);
+  // The guest reads the CA from the share on every TLS connection (guest/README.md), so a
+  // restored state trusts the CA this page holds now.
+  performance.mark("tab:network-connected");
+  await guest.writeFile("tls/ca.pem", utf8(ca.certPem));
+  openInput();
+  performance.mark("tab:guest-ready");
+  if (!restoring && !v86Fetch) await saveBootedState(guest, key, log);
   return { guest, snapshotKey: key };
 }
 
@@ -185,13 +196,20 @@ export function bootErrorMessage(error: unknown): string {
     : `the guest did not start: ${(error as Error).message}`;
 }
 
-/** Keys go to the guest; its console lines that report something become events. */
-function connectConsole(guest: Guest, terminal: GuestTerminal, log: EventLog): void {
-  terminal.onInput((text) => guest.console.type(text));
-  guest.console.onLine((line) => {
-    const event = parseGuestLine(line);
-    if (event) log.append(event);
-  });
+/**
+ * The guest's network and the page's CA. Their code (the proxy, TLS, X.509) is most of the
+ * emulator's script and a restored guest's first prompt needs none of it, so it loads apart,
+ * once the restore is done, while the guest draws that prompt: before, its parsing and running
+ * took the CPU from the restore. The CA's key pairs are under way since the guest's start
+ * (`begun`: session-ca.ts), so a first visit's new CA waits for its certificate only
+ * (docs/performance.md, "The network after the restore").
+ */
+async function prepareNetwork(begun: Promise<SessionCaStart>): Promise<{ ca: SessionCa; connectPageNetwork: typeof ConnectPageNetwork }> {
+  const code = await import("./network");
+  const ca = await obtainSessionCa(await begun, code);
+  const { connectPageNetwork } = code;
+  performance.mark("tab:session-ca");
+  return { ca, connectPageNetwork };
 }
 
 /**
