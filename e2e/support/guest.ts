@@ -67,7 +67,8 @@ export interface Ran {
 export async function runInGuest(page: Page, command: string, timeoutMs = 60_000): Promise<Ran> {
   return page.evaluate(
     async ({ command, timeoutMs }) => {
-      const guest = window.__tab?.guest;
+      // Once the page says the guest is ready: its prompt, its network and the CA.
+      const guest = await window.__tab?.guestReady;
       if (!guest) throw new Error("no guest");
       let timer: ReturnType<typeof setTimeout> | undefined;
       const result = await Promise.race([

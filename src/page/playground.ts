@@ -145,6 +145,10 @@ export async function startPlayground(container: HTMLElement): Promise<Playgroun
   };
 
   showBootProgress(log, layout);
+  let booting!: () => void;
+  const coldBoot = new Promise<void>((resolve) => {
+    booting = resolve;
+  });
   const started = emulator.then(({ startGuest }) =>
     startGuest({
       log,
@@ -153,6 +157,9 @@ export async function startPlayground(container: HTMLElement): Promise<Playgroun
       terminal: term,
       proxyHandlers: services.proxyHandlers,
       relay,
+      onStart: (how) => {
+        if (how === "boot") booting();
+      },
       onBooted: (guest, connected) => {
         handle.guest = guest;
         network = connected;
@@ -188,7 +195,7 @@ export async function startPlayground(container: HTMLElement): Promise<Playgroun
   // Everything else a visitor may never open loads once a restored guest is ready (or a cold
   // boot's files are in), so that the link and the CPU serve the guest first
   // (features-may-load.ts).
-  featuresMayLoad(log, guestReady)
+  featuresMayLoad(guestReady, coldBoot)
     .then(() => mountFeatures(page, services.load))
     .catch((error: unknown) => {
       log.append({ kind: "note", level: "error", source: "page", message: `a page feature did not load: ${(error as Error).message}` });

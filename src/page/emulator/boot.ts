@@ -3,7 +3,6 @@ import { type ConsoleDriver, createConsoleDriver, GuestConsole } from "../../con
 import type { EventLog } from "../../log";
 import type { BootFiles } from "../../machine";
 import type { FrameLink } from "../../net";
-import { COLD_BOOT_START } from "./features-may-load";
 import type { JitState } from "./jit-governor";
 import { MACHINE_EXPECTS, type MachinePhase } from "./machine-phases";
 import { batchPerTask, type MachineMessage } from "./machine-port";
@@ -111,7 +110,7 @@ export async function bootGuest({ worker, remote: machine }: GuestMachine, optio
   log.append({
     kind: "boot.progress",
     phase: "start",
-    message: restoring ? `restoring ${options.stateOrigin ?? "a saved guest state"}` : COLD_BOOT_START,
+    message: restoring ? `restoring ${options.stateOrigin ?? "a saved guest state"}` : "booting Linux",
   });
   const { port1: port, port2: machinePort } = new MessageChannel();
   const post = (message: MachineMessage) => port.postMessage(message);

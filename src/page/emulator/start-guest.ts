@@ -28,6 +28,8 @@ export interface StartGuestOptions {
   relay?: PageRelay;
   /** Told once v86 exists and its network is connected, before the guest is ready. */
   onBooted(guest: Guest, network: PageNetwork | null): void;
+  /** Told when the machine starts: a cold boot of the image, or a restore of a saved state. */
+  onStart?(how: "boot" | "restore"): void;
 }
 
 export interface StartedGuest {
@@ -72,6 +74,8 @@ export async function startGuest(options: StartGuestOptions): Promise<StartedGue
   const caBegun = beginSessionCa();
   caBegun.catch(() => undefined);
   let networking = coldBoot || v86Fetch ? prepareNetwork(caBegun) : null;
+  // Awaited below (connected); a failure meanwhile is reported there.
+  networking?.catch(() => undefined);
   const { key, start } = await (async () => {
     const sums = await loadGuestSums(BASE);
     const key = snapshotKey(imageHashes(sums));
@@ -87,9 +91,7 @@ export async function startGuest(options: StartGuestOptions): Promise<StartedGue
     })
     .catch(stopMachine);
   const restoring = "state" in start;
-  if (!restoring) networking ??= prepareNetwork(caBegun);
-  // Awaited below; a failure meanwhile is reported there.
-  networking?.catch(() => undefined);
+  options.onStart?.(restoring ? "restore" : "boot");
   const guest = await bootGuest(machine, {
     files: restoring ? null : start.files,
     log,
@@ -97,11 +99,30 @@ export async function startGuest(options: StartGuestOptions): Promise<StartedGue
     ...(v86Fetch ? { relayUrl: "fetch" } : {}),
     onOutput: (text) => terminal.write(text),
   });
-  // The machine runs (a restore unpacks the state in its worker): the network's code loads meanwhile.
+  // The machine runs (a restore unpacks the state in its worker): the network's code loads
+  // meanwhile, and the network connects as soon as it is in.
   networking ??= prepareNetwork(caBegun);
-  networking.catch(() => undefined);
-  // What the visitor types waits, in order, for the network and the CA (below): a command typed
-  // at a restored guest's first prompt may already need them.
+  const connected = networking.then(async ({ ca, connectPageNetwork }) => {
+    const network = v86Fetch
+      ? null
+      : connectPageNetwork({
+          link: guest.link,
+          log,
+          policy: options.policy,
+          ca,
+          handlers: options.proxyHandlers,
+          ...(options.relay ? { relay: options.relay } : {}),
+        });
+    options.onBooted(guest, network);
+    performance.mark("tab:network-connected");
+    // The guest reads the CA from the share on every TLS connection (guest/README.md), so a
+    // restored state trusts the CA this page holds now; a booting guest gets it once it is up.
+    if (!restoring) await guest.ready;
+    await guest.writeFile("tls/ca.pem", utf8(ca.certPem));
+  });
+  connected.catch(() => undefined);
+  // What the visitor types waits, in order, for the network and the CA (connected): a command
+  // typed at a restored guest's first prompt may already need them.
   const openInput = connectConsole(guest.console, terminal, log);
   const size = () => utf8(`${terminal.terminal.rows} ${terminal.terminal.cols}\n`);
   if (restoring) {
@@ -129,26 +150,10 @@ export async function startGuest(options: StartGuestOptions): Promise<StartedGue
     void guest.writeFile("winsize", size()).catch(() => undefined);
     followTerminalSize(guest, terminal);
   }
-  networking ??= prepareNetwork(caBegun);
-  const { ca, connectPageNetwork } = await networking.catch(async (error: unknown) => {
+  await connected.catch(async (error: unknown) => {
     await guest.destroy();
     throw error;
   });
-  const network = v86Fetch
-    ? null
-    : connectPageNetwork({
-        link: guest.link,
-        log,
-        policy: options.policy,
-        ca,
-        handlers: options.proxyHandlers,
-        ...(options.relay ? { relay: options.relay } : {}),
-      });
-  options.onBooted(guest, network);
-  // The guest reads the CA from the share on every TLS connection (guest/README.md), so a
-  // restored state trusts the CA this page holds now.
-  performance.mark("tab:network-connected");
-  await guest.writeFile("tls/ca.pem", utf8(ca.certPem));
   openInput();
   performance.mark("tab:guest-ready");
   if (!restoring && !v86Fetch) await saveBootedState(guest, key, log);
