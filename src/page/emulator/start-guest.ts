@@ -46,8 +46,9 @@ type Start = { files: GuestImages } | { state: ArrayBuffer; origin: string };
  * else the shipped state (a first visit: guest/README.md, "The shipped state"), else a cold boot
  * of the verified image, saved for the next visit. `?boot=fresh` (the "Boot fresh" button)
  * always boots cold. Then the terminal on the serial console; a restored guest is made a fresh
- * machine (clock, random pool) and shows its first prompt; then the network behind the proxy
- * with the session CA, which the guest reads from the share, and the visitor's keys go through.
+ * machine (clock, random pool) and shows its first prompt. Meanwhile the network behind the
+ * proxy connects, with the session CA, which the guest reads from the share; once both are
+ * there the visitor's keys go through.
  */
 export async function startGuest(options: StartGuestOptions): Promise<StartedGuest> {
   const { log, link, terminal } = options;
@@ -70,7 +71,7 @@ export async function startGuest(options: StartGuestOptions): Promise<StartedGue
   if (coldBoot) history.replaceState(history.state, "", link.with({ boot: null }));
   // The CA's key pairs (a first visit's are new RSA keys) are made on WebCrypto's own thread
   // while the guest starts. A cold boot takes seconds: its network and CA get ready meanwhile.
-  // A restore's code waits for the restore (prepareNetwork).
+  // A restore's code waits for the machine to start (prepareNetwork).
   const caBegun = beginSessionCa();
   caBegun.catch(() => undefined);
   let networking = coldBoot || v86Fetch ? prepareNetwork(caBegun) : null;
@@ -204,10 +205,11 @@ export function bootErrorMessage(error: unknown): string {
 /**
  * The guest's network and the page's CA. Their code (the proxy, TLS, X.509) is most of the
  * emulator's script and a restored guest's first prompt needs none of it, so it loads apart,
- * once the restore is done, while the guest draws that prompt: before, its parsing and running
- * took the CPU from the restore. The CA's key pairs are under way since the guest's start
- * (`begun`: session-ca.ts), so a first visit's new CA waits for its certificate only
- * (docs/performance.md, "The network after the restore").
+ * once the machine runs (the worker unpacks the state; the page's main thread is idle then):
+ * beside the first screen's script, its parsing and running held back the guest's start. The
+ * CA's key pairs are under way since the guest's start (`begun`: session-ca.ts), so a first
+ * visit's new CA waits for its certificate only (docs/performance.md, "The browser's own
+ * omnibox popup, and the network after the restore").
  */
 async function prepareNetwork(begun: Promise<SessionCaStart>): Promise<{ ca: SessionCa; connectPageNetwork: typeof ConnectPageNetwork }> {
   const code = await import("./network");
