@@ -26,8 +26,6 @@ import { isCertifiableHost, normalizeHost } from "./host";
 
 const HOUR = 3_600_000;
 
-export { DEFAULT_CA_KEY, DEFAULT_LEAF_KEY };
-
 /** A per-host certificate the TLS server presents, with its non-extractable signing key. */
 export interface LeafCertificate {
   host: string;

@@ -14,9 +14,19 @@ const HERE = join(REPO, "src/cli/lesson/testing");
 const LESSONS = join(REPO, "lessons");
 const RUN_TIMEOUT_MS = 900_000;
 
+/** Runs `node bin/tab.mjs …` (npxTab: the command the README gives people, `npx tab …`). */
 async function tab(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return run("node", ["bin/tab.mjs", ...args]);
+}
+
+async function npxTab(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  // --no: never download a package called "tab"; npx runs this package's own `bin`.
+  return run("npx", ["--no", "--", "tab", ...args]);
+}
+
+async function run(command: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await promisify(execFile)("node", ["bin/tab.mjs", ...args], { cwd: REPO, maxBuffer: 16 * 1024 * 1024 });
+    const { stdout, stderr } = await promisify(execFile)(command, args, { cwd: REPO, maxBuffer: 16 * 1024 * 1024 });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const e = error as { code: number; stdout: string; stderr: string };
@@ -86,12 +96,12 @@ describe("npx tab lesson test", { timeout: RUN_TIMEOUT_MS }, () => {
     expect((await tab("lesson", "test", join(HERE, "passes.yaml"), "--upstream", "not a url")).code).toBe(64);
   });
 
-  it("passes every shipped lesson (lessons/*.yaml), answered from lessons/recordings", async () => {
+  it("passes every shipped lesson (lessons/*.yaml) under `npx tab lesson test`, answered from lessons/recordings", async () => {
     const files = readdirSync(LESSONS)
       .filter((f) => f.endsWith(".yaml"))
       .map((f) => join(LESSONS, f));
     expect(files.length).toBeGreaterThan(0);
-    const out = await tab("lesson", "test", ...files);
+    const out = await npxTab("lesson", "test", ...files);
     expect(out.stdout).not.toMatch(/FAIL/);
     expect(out.code, out.stdout + out.stderr).toBe(0);
   });

@@ -40,8 +40,8 @@ export async function mountEmbed(ctx: PageContext): Promise<void> {
 }
 
 /**
- * Loads every feature's code and the services they share (all at once, once the guest's first
- * prompt is up: emulator/features-may-load.ts), then mounts them in order, one per task. What the link asks for
+ * Loads every feature's code and the services they share (all at once, once a restored guest
+ * is ready: emulator/features-may-load.ts), then mounts them in order, one per task. What the link asks for
  * (`?tour=1`, `?harness=…&run=1`, a share fragment) each feature reads when it mounts.
  */
 export async function mountFeatures(ctx: PageContext, services: () => Promise<PageServices>): Promise<void> {
