@@ -289,3 +289,35 @@ test("a state saved without the page's localStorage flag is still restored, not 
   // Restoring it left the flag, so the next visit does not start that download at all.
   expect(await page.evaluate((flag) => localStorage.getItem(flag), SNAPSHOT_FLAG)).toBe("1");
 });
+
+test("keys typed at a restored guest's first prompt run at once, before the page's network is up; a curl among them waits for the network and gets its answer", async ({
+  browser,
+}) => {
+  test.setTimeout(BOOT_TIMEOUT_MS);
+  const line = "echo early-$((6*7)); curl -sS https://api.github.com/zen; echo curl-status=$?";
+  let earlyAnswer: { networkConnected: boolean } | null = null;
+  const visit = await firstVisit(browser, {
+    // The network's code arrives seconds late (its chunk held back), so the prompt comes first.
+    async before(page) {
+      await page.route(/\/assets\/network-[^/]*\.js$/, async (route) => {
+        await new Promise((resolve) => setTimeout(resolve, 4000));
+        await route.continue();
+      });
+    },
+    async during(page) {
+      await page.waitForFunction(() => window.__tab?.log.ofKind("boot.progress").some((e) => e.phase === "fresh"));
+      await page.keyboard.insertText(line);
+      await page.keyboard.press("Enter");
+      await expect.poll(async () => (await terminalRows(page)).some((row) => row === "early-42"), { timeout: 10_000 }).toBe(true);
+      earlyAnswer = await page.evaluate(() => ({ networkConnected: performance.getEntriesByName("tab:network-connected").length > 0 }));
+    },
+  });
+  expect(earlyAnswer).toEqual({ networkConnected: false });
+  const { page } = visit;
+  await page.waitForFunction(() => /curl-status=\d+/.test(window.__tab?.guest?.console.text ?? ""));
+  const text = await page.evaluate(() => window.__tab?.guest?.console.text ?? "");
+  expect(text).toContain("Fresh machines only.");
+  expect(text).toContain("curl-status=0");
+  visits.splice(visits.indexOf(visit), 1);
+  await closePlayground(visit);
+});

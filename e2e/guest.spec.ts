@@ -73,19 +73,34 @@ test("typing in the terminal reaches the guest", async () => {
   await page.waitForFunction(() => /typed-42/.test(window.__tab?.guest?.console.text ?? ""));
 });
 
-test("a terminal resize reaches the guest: stty size follows xterm's rows and columns", async () => {
+test("a terminal resize reaches the guest at once, even while a command runs: stty size follows xterm's rows and columns", async () => {
   const page = pg.page;
+  const sizes = () => page.evaluate(() => [...(window.__tab?.guest?.console.text ?? "").matchAll(/size=(\d+ \d+)=/g)].map((m) => m[1]));
+  await page.locator("#terminal").click();
+  // One command that prints the terminal's size again and again: no prompt comes in between.
+  await page.keyboard.type("while :; do echo size=$(stty size)=; sleep 0.3; done\n");
+  await expect.poll(async () => (await sizes()).length).toBeGreaterThan(0);
   const before = await page.evaluate(() => window.__tab!.terminalSize());
   await page.setViewportSize({ width: 1920, height: 1080 });
   await page.waitForFunction((cols) => window.__tab!.terminalSize().cols !== cols, before.cols);
   const after = await page.evaluate(() => window.__tab!.terminalSize());
-  // The prompt applies the size, so the command after the next prompt sees it.
-  await expect
-    .poll(async () => {
-      await runInGuest(page, "true");
-      return (await runInGuest(page, "stty size")).output.trim();
-    })
-    .toBe(`${after.rows} ${after.cols}`);
+  await expect.poll(async () => (await sizes()).at(-1)).toBe(`${after.rows} ${after.cols}`);
+  await page.keyboard.press("Control+C");
+  expect((await runInGuest(page, "stty size")).output.trim()).toBe(`${after.rows} ${after.cols}`);
+  await page.setViewportSize({ width: 1280, height: 720 });
+});
+
+test("a prompt the resize redraws is not taken for a new one: the next command's output is whole", async () => {
+  const page = pg.page;
+  const before = await page.evaluate(() => window.__tab!.terminalSize());
+  await page.setViewportSize({ width: 1000, height: 700 });
+  await page.waitForFunction((cols) => window.__tab!.terminalSize().cols !== cols, before.cols);
+  const after = await page.evaluate(() => window.__tab!.terminalSize());
+  // The shell redraws its idle prompt at the new size, marks and all (busybox's line editor on SIGWINCH).
+  await expect.poll(async () => (await runInGuest(page, "stty size")).output.trim()).toBe(`${after.rows} ${after.cols}`);
+  const { output, status } = await runInGuest(page, "echo one; echo two");
+  expect(status).toBe(0);
+  expect(output.trim().split(/\r?\n/)).toEqual(["one", "two"]);
   await page.setViewportSize({ width: 1280, height: 720 });
 });
 

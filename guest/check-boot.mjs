@@ -108,7 +108,7 @@ function waitFor(re, ms, from = 0, raw = false) {
   });
 }
 const PROMPT_END = /\x1b\]133;B\x07/;
-const COMMAND_END = /\x1b\]133;D;(\d+)\x07/;
+const COMMAND_END = /\x1b\]133;D;(\d+)(?:;[^\x07]*)?\x07/;
 /** The command's output: after its echoed line (which the line editor may wrap), before the D mark. */
 function outputOf(text, cmd) {
   let seen = 0;

@@ -3,20 +3,21 @@
 //   npx tsx scripts/make-guest-state.ts [--if-stale] [--dir vendor/guest] [--work guest/.build]
 //
 // Boots vendor/guest in v86 under Node on exactly the page's machine (src/machine/machine.ts),
-// has the guest drop its caches and zero its free memory at the first prompt (the build leaves
-// `prepare-state` in the share; the prompt hook, guest/src/tab-prompt.c, runs tab-prepare-state), saves the
-// state at that prompt, compresses it with zstd, restores it in a second emulator to check that it
+// holds its shell before the first prompt (the build leaves `hold` in the share; /etc/profile waits
+// in `read`), has the guest drop its caches and zero its free memory (`prepare-state` on the
+// control line: guest/src/tab-control.c runs tab-prepare-state), saves the
+// state there, compresses it with zstd, restores it in a second emulator to check that it
 // answers a command and takes a fresh clock and seed (tab-fresh), then writes state.bin.zst and
 // state.json (what it was made from) into the image folder. guest/build.sh runs it and rewrites
 // SHA256SUMS. --if-stale: do nothing when state.json already names these image files and this
 // machine.
 import { spawnSync } from "node:child_process";
-import { createHash, randomBytes } from "node:crypto";
+import { createHash } from "node:crypto";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { V86 } from "v86";
-import { type BootFiles, machineOptions, machineRecord } from "../src/machine";
+import { type BootFiles, CONTROL_SERIAL, createGuestControl, freshen, machineOptions, machineRecord } from "../src/machine";
 
 const root = resolve(fileURLToPath(new URL("..", import.meta.url)));
 const args = process.argv.slice(2);
@@ -29,6 +30,8 @@ const work = opt("--work", join(root, "guest/.build"));
 const wasmPath = join(root, "node_modules/v86/build/v86.wasm");
 const STATE = "state.bin.zst";
 const PROMPT_END = "\x1b]133;B\x07";
+/** What /etc/profile prints when the build's `hold` makes it wait before the first prompt. */
+const HOLDING = "tab: holding for the state to be saved";
 const IMAGE_FILES = { bios: "seabios.bin", vgaBios: "vgabios.bin", bzImage: "bzImage", initrd: "initramfs.cpio.zst" } as const;
 
 const sha256 = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
@@ -45,9 +48,11 @@ interface Fs9p {
   Unlink(parentId: number, name: string): number;
 }
 
-/** One emulator with its serial output as text, and a way to wait for what it prints. */
+/** One emulator with its serial output as text, a way to wait for what it prints, and its control line. */
 function start(options: ConstructorParameters<typeof V86>[0]) {
   const emulator = new V86(options);
+  const control = createGuestControl((bytes) => emulator.serial_send_bytes(CONTROL_SERIAL, bytes));
+  emulator.add_listener(`serial${CONTROL_SERIAL}-output-byte`, (byte: number) => control.receive(byte));
   let text = "";
   const waiters: { test: () => boolean; resolve: () => void }[] = [];
   emulator.add_listener("serial0-output-byte", (byte: number) => {
@@ -69,7 +74,15 @@ function start(options: ConstructorParameters<typeof V86>[0]) {
     });
   const event = (name: "emulator-loaded" | "emulator-ready") => new Promise<void>((r) => emulator.add_listener(name, () => r()));
   const exists = (path: string) => ((emulator as unknown as { fs9p: Fs9p }).fs9p.SearchPath(path).id ?? -1) >= 0;
-  return { emulator, text: () => text, until, event, exists };
+  /** `work` on the control line, with a time limit. */
+  const control_ = <T>(what: string, work: Promise<T>, timeoutMs: number) =>
+    Promise.race([
+      work,
+      new Promise<never>((_, reject) =>
+        setTimeout(() => reject(new Error(`timed out after ${timeoutMs} ms waiting for the guest's ${what}`)), timeoutMs),
+      ),
+    ]);
+  return { emulator, text: () => text, until, event, exists, control, control_ };
 }
 
 async function main() {
@@ -85,28 +98,23 @@ async function main() {
     }
   }
 
-  // 1. Boot, prepare at the first prompt, save.
+  // 1. Boot to the shell, held before its first prompt; prepare; save.
   const t0 = Date.now();
   const boot = start({ wasm_path: wasmPath, ...machineOptions(files) });
   await boot.event("emulator-loaded");
-  await boot.emulator.create_file("/prepare-state", new TextEncoder().encode("drop caches, zero free memory\n"));
-  await boot.until("the first prompt", () => boot.text().includes(PROMPT_END), 600_000);
+  await boot.emulator.create_file("/hold", new TextEncoder().encode("the build saves the state here\n"));
+  await boot.until("the shell to hold before its first prompt", () => boot.text().includes(HOLDING), 600_000);
   const bootMs = Date.now() - t0;
-  const prepared = boot.exists("/prepare-state.log")
-    ? new TextDecoder().decode(await boot.emulator.read_file("/prepare-state.log")).trim()
-    : "";
-  if (boot.exists("/prepare-state"))
-    throw new Error(`the guest's tab-prepare-state failed at its first prompt: ${prepared || "no output"}`);
-  log(prepared);
-  // The shipped share is empty: the page writes what it needs (tls/ca.pem, winsize, fresh).
+  log(await boot.control_("prepare-state", boot.control.request("prepare-state"), 300_000));
+  // The shipped share is empty: the page writes what it needs into it (tls/ca.pem).
   // (v86's SearchPath leaves `name` unset, so DeleteNode cannot be used: unlink from the root, inode 0.)
-  (boot.emulator as unknown as { fs9p: Fs9p }).fs9p.Unlink(0, "prepare-state.log");
-  if (boot.exists("/prepare-state.log")) throw new Error("could not remove prepare-state.log from the share");
-  await sleep(1000); // the line editor's cursor query after the prompt, then the shell waits for input
+  (boot.emulator as unknown as { fs9p: Fs9p }).fs9p.Unlink(0, "hold");
+  if (boot.exists("/hold")) throw new Error("could not remove hold from the share");
+  await sleep(1000); // the guest settles: tab-control back in its read, the shell in its `read`
   await boot.emulator.stop();
   const raw = new Uint8Array(await boot.emulator.save_state());
   await boot.emulator.destroy();
-  log(`booted to the first prompt in ${(bootMs / 1000).toFixed(1)} s; raw state ${raw.byteLength} bytes`);
+  log(`booted to the shell in ${(bootMs / 1000).toFixed(1)} s; raw state ${raw.byteLength} bytes`);
 
   const rawPath = join(work, "state.bin");
   writeFileSync(rawPath, raw);
@@ -132,13 +140,10 @@ async function main() {
     initial_state: { buffer: packed.buffer.slice(packed.byteOffset, packed.byteOffset + packed.byteLength) as ArrayBuffer },
   });
   await restored.event("emulator-ready");
-  const now = Date.now();
-  const seed = randomBytes(64).toString("hex");
-  await restored.emulator.create_file("/fresh", new TextEncoder().encode(`${Math.floor(now / 1000)} ${(now % 1000) * 1e6}\n${seed}\n`));
+  await restored.control_("fresh clock and seed", freshen(restored.control), 120_000);
   restored.emulator.serial0_send("\r");
   await restored.until("the restored guest's fresh prompt", () => restored.text().includes(PROMPT_END), 120_000);
   const restoreMs = Date.now() - t1;
-  if (restored.exists("/fresh")) throw new Error("the restored guest did not apply the fresh clock and seed (tab-fresh left /fresh)");
   const mark = restored.text().length;
   restored.emulator.serial0_send("echo state-$((6*7)) $(date +%s)\r");
   await restored.until("the restored guest's answer", () => /state-42 \d+/.test(restored.text().slice(mark)), 120_000);
@@ -155,7 +160,7 @@ async function main() {
     raw_bytes: raw.byteLength,
     zstd_level: Number(level),
     zstd_window_log: windowLog,
-    saved_at: "the first prompt (OSC 133;B), after tab-prepare-state dropped caches and zeroed free memory",
+    saved_at: "the shell held before its first prompt (/etc/profile), after tab-prepare-state dropped caches and zeroed free memory",
     image,
     machine,
     v86: (JSON.parse(readFileSync(join(root, "node_modules/v86/package.json"), "utf8")) as { version: string }).version,

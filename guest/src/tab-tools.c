@@ -15,8 +15,7 @@ static const struct {
 } tools[] = {
 	{ "llrun", llrun_main },
 	{ "tcpconnect", tcpconnect_main },
-	{ "tab-fresh", tab_fresh_main },
-	{ "tab-prompt", tab_prompt_main },
+	{ "tab-control", tab_control_main },
 	{ "curl", curl_main },
 };
 
@@ -37,6 +36,6 @@ int main(int argc, char **argv)
 		return run(argc, argv);
 	if (argc > 1 && (run = find(argv[1])) != NULL)
 		return run(argc - 1, argv + 1);
-	fputs("usage: tab-tools TOOL [ARGS...]   (TOOL: llrun, tcpconnect, tab-fresh, tab-prompt, curl)\n", stderr);
+	fputs("usage: tab-tools TOOL [ARGS...]   (TOOL: llrun, tcpconnect, tab-control, curl)\n", stderr);
 	return 2;
 }

@@ -9,14 +9,13 @@
 
 int llrun_main(int argc, char **argv);
 int tcpconnect_main(int argc, char **argv);
-int tab_fresh_main(int argc, char **argv);
-int tab_prompt_main(int argc, char **argv);
+int tab_control_main(int argc, char **argv);
 int curl_main(int argc, char **argv);
 
 /*
- * Applies a fresh-machine request (tab-fresh.c documents FILE) and deletes FILE. Returns 0 when
- * applied; otherwise 1, with one line on stderr unless `quiet`, and FILE left in place.
+ * Gives a restored guest the host's clock and a fresh random seed (tab-fresh.c): HEX is 16..256
+ * bytes. Returns NULL when applied, otherwise what failed.
  */
-int tab_fresh_apply(const char *file, int quiet);
+const char *tab_fresh_apply(long long sec, long long nsec, const char *hex);
 
 #endif

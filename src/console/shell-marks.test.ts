@@ -7,8 +7,10 @@ const kinds = (pieces: ShellPiece[]) => pieces.map((p) => (p.type === "mark" ? p
 
 describe("OSC 133 marks", () => {
   it("a D mark carries the previous command's exit status", () => {
-    expect(parseOsc133("D;130")).toEqual({ kind: "command-end", status: 130 });
-    expect(parseOsc133("D")).toEqual({ kind: "command-end", status: null });
+    expect(parseOsc133("D;130")).toEqual({ kind: "command-end", status: 130, prompt: null });
+    expect(parseOsc133("D")).toEqual({ kind: "command-end", status: null, prompt: null });
+    expect(parseOsc133("D;0;prompt=12")).toEqual({ kind: "command-end", status: 0, prompt: 12 });
+    expect(parseOsc133("D;0;aid=x;prompt=x")).toEqual({ kind: "command-end", status: 0, prompt: null });
     expect(parseOsc133("A")).toEqual({ kind: "prompt-start" });
     expect(parseOsc133("B")).toEqual({ kind: "command-start" });
     expect(parseOsc133("C")).toEqual({ kind: "output-start" });
@@ -29,7 +31,7 @@ describe("OSC 133 marks", () => {
     const first = splitter.feed("out\x1b]133;D;1");
     const second = splitter.feed("27\x07rest");
     expect(texts(first)).toEqual(["out"]);
-    expect(second[0]).toEqual({ type: "mark", mark: { kind: "command-end", status: 127 }, raw: "\x1b]133;D;127\x07" });
+    expect(second[0]).toEqual({ type: "mark", mark: { kind: "command-end", status: 127, prompt: null }, raw: "\x1b]133;D;127\x07" });
     expect(texts(second)).toEqual(["rest"]);
   });
 

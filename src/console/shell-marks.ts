@@ -1,15 +1,17 @@
 /**
  * Semantic-prompt marks (OSC 133, the shell integration VS Code, iTerm2, WezTerm and Windows
- * Terminal use): the guest's PS1 (guest/rootfs/etc/profile) writes `ESC ] 133 ; D ; <status>
- * BEL` (the previous command finished), `A` (prompt start) and `B` (prompt end: the command
- * line starts). Busybox has no preexec hook, so `C` (output start) never comes from this
- * guest; it is understood anyway.
+ * Terminal use): the guest's PS1 (guest/rootfs/etc/profile) writes `ESC ] 133 ; D ; <status> ;
+ * prompt=<n> BEL` (the previous command finished; n counts the shell's prompts), `A` (prompt
+ * start) and `B` (prompt end: the command line starts). The line editor redraws its prompt,
+ * marks and all, when the terminal's size changes or on Ctrl+L: a redrawn prompt repeats its
+ * number. Busybox has no preexec hook, so `C` (output start) never comes from this guest; it is
+ * understood anyway.
  */
 export type ShellMark =
   | { kind: "prompt-start" }
   | { kind: "command-start" }
   | { kind: "output-start" }
-  | { kind: "command-end"; status: number | null };
+  | { kind: "command-end"; status: number | null; prompt: number | null };
 
 /** One piece of guest output: plain text, a mark, or the line editor's cursor query (`ESC[6n`). */
 export type ShellPiece =
@@ -29,7 +31,12 @@ export function parseOsc133(payload: string): ShellMark | null {
       return { kind: "output-start" };
     case "D": {
       const status = args[0];
-      return { kind: "command-end", status: status !== undefined && /^\d{1,3}$/.test(status) ? Number(status) : null };
+      const prompt = args.slice(1).find((arg) => /^prompt=\d{1,15}$/.test(arg));
+      return {
+        kind: "command-end",
+        status: status !== undefined && /^\d{1,3}$/.test(status) ? Number(status) : null,
+        prompt: prompt === undefined ? null : Number(prompt.slice("prompt=".length)),
+      };
     }
     default:
       return null;

@@ -24,6 +24,18 @@ function guest(tracker: ShellTracker) {
 }
 const prompt = (status: number) => `\x1b]133;D;${status}\x07\x1b]133;A\x07guest:~# \x1b]133;B\x07\x1b[6n`;
 const REPORT = "\x1b[24;10R";
+/** A prompt as the guest's PS1 draws it: its D mark carries the prompt's number. */
+const numbered = (status: number, n: number) => `\x1b]133;D;${status};prompt=${n}\x07\x1b]133;A\x07guest:~# \x1b]133;B\x07`;
+/** A tracker at the guest's prompt number `n`, idle. */
+function atNumberedPrompt(n: number) {
+  const tracker = new ShellTracker();
+  const g = guest(tracker);
+  g.out(`${numbered(0, n)}\x1b[6n`);
+  tracker.userInput(REPORT);
+  return { tracker, g };
+}
+/** What busybox's line editor writes on SIGWINCH: back to the line's start, the same prompt, the line so far. */
+const redraw = (n: number, line: string) => `\r${numbered(0, n)}${line}\x1b[J`;
 
 function atPrompt() {
   const tracker = new ShellTracker();
@@ -218,5 +230,41 @@ describe("the shell's state from its marks", () => {
     tracker.userInput(REPORT);
     expect(tracker.records.at(-1)).toMatchObject({ status: 130 });
     expect(tracker.idle).toBe(true);
+  });
+
+  it("a prompt redrawn after a resize (its number repeated) leaves an idle prompt idle", () => {
+    const { tracker, g } = atNumberedPrompt(1);
+    g.out(redraw(1, ""));
+    expect(tracker.idle).toBe(true);
+    expect(tracker.records).toEqual([]);
+  });
+
+  it("a prompt redrawn while a person types keeps the half-typed line: still not idle", () => {
+    const { tracker, g } = atNumberedPrompt(1);
+    tracker.userInput("ls -");
+    g.out("ls -");
+    g.out(redraw(1, "ls -"));
+    expect(tracker.phase).toBe("editing");
+  });
+
+  it("a prompt redrawn while the page's command is typed neither ends it nor cuts its output", () => {
+    const { tracker, g } = atNumberedPrompt(1);
+    const record = tracker.submit("echo hi");
+    g.out("echo");
+    g.out(redraw(1, "echo"));
+    expect(record.finished).toBe(false);
+    expect(tracker.phase).toBe("running");
+    g.out(" hi\r\nhi\r\n");
+    g.out(`${numbered(0, 2)}\x1b[6n`);
+    expect(record).toMatchObject({ status: 0, finished: true });
+    expect(g.output(0)).toBe("hi\n");
+  });
+
+  it("a new prompt's number ends the command as before: only a repeated number is a redraw", () => {
+    const { tracker, g } = atNumberedPrompt(7);
+    const record = tracker.submit("false");
+    g.out("false\r\n");
+    g.out(`${numbered(1, 8)}\x1b[6n`);
+    expect(record).toMatchObject({ status: 1, finished: true });
   });
 });

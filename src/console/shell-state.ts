@@ -53,6 +53,10 @@ export class ShellTracker {
   /** A partial line was typed ahead: once the typed-ahead lines ran, the prompt is being edited. */
   private partialAfterLines = false;
   private readonly listeners = new Set<() => void>();
+  /** The number of the last prompt drawn (its D mark's `prompt=`), to tell a redraw from a new prompt. */
+  private lastPrompt: number | null = null;
+  /** Between a redrawn prompt's D and B marks: the line editor reprints the prompt, then the line. */
+  private redrawing = false;
 
   get phase(): ShellPhase {
     return this.phaseNow;
@@ -86,7 +90,7 @@ export class ShellTracker {
     const start = this.offset;
     this.offset += text.length;
     const record = this.current;
-    if (!record || record.outputStart !== null) return;
+    if (!record || record.outputStart !== null || this.redrawing) return;
     if (this.echo) {
       const at = this.skipEcho(text);
       if (at !== null) {
@@ -136,6 +140,10 @@ export class ShellTracker {
   }
 
   mark(mark: ShellMark): void {
+    if (this.redrawn(mark)) {
+      this.changed();
+      return;
+    }
     switch (mark.kind) {
       case "output-start":
         if (this.current && this.current.outputStart === null) {
@@ -170,6 +178,31 @@ export class ShellTracker {
         break;
     }
     this.changed();
+  }
+
+  /**
+   * A prompt the line editor redraws (the terminal's size changed: SIGWINCH; or Ctrl+L) repeats
+   * the last prompt's number and changes nothing: the phase stays, and a command line the page
+   * is typing is echoed again from its start after the redrawn prompt. True when `mark` belongs
+   * to such a redraw.
+   */
+  private redrawn(mark: ShellMark): boolean {
+    if (mark.kind === "command-end") {
+      if (mark.prompt !== null && mark.prompt === this.lastPrompt) {
+        this.redrawing = true;
+        return true;
+      }
+      this.redrawing = false;
+      this.lastPrompt = mark.prompt;
+      return false;
+    }
+    if (!this.redrawing) return false;
+    if (mark.kind === "command-start") {
+      this.redrawing = false;
+      const command = this.current?.command ?? null;
+      if (this.echo && command !== null) this.echo = { left: command.length, inEscape: "", seenAll: command.length === 0 };
+    }
+    return true;
   }
 
   private finish(status: number | null): void {

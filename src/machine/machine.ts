@@ -1,4 +1,5 @@
 import type { V86Options } from "v86";
+import { DEFAULT_NETWORK_CONFIG } from "../net";
 
 /**
  * The emulated machine the guest runs on, in one place: the page boots and restores with it,
@@ -45,6 +46,8 @@ export function machineRecord() {
     cmdline: GUEST_CMDLINE,
     net_device: "virtio",
     filesystem: "9p",
+    /** The second serial port: the guest's control line (./guest-control.ts). */
+    control_port: "uart1",
   };
 }
 
@@ -75,11 +78,21 @@ export function machineOptions(files: BootFiles | null, choice: MachineChoice = 
     disable_keyboard: true,
     disable_mouse: true,
     disable_speaker: true,
+    // ttyS1, where the guest's tab-control listens (./guest-control.ts).
+    uart1: true,
     // With v86's own backend, its virtual router takes the addresses the guest is built with
-    // (static 10.0.2.15/24 via 10.0.2.2), so ARP, DNS and DHCP answers agree with the guest.
+    // (static 10.0.2.15/24 via 10.0.2.2, and the gateway's MAC /init sets for good), so ARP,
+    // DNS and DHCP answers agree with the guest.
     net_device: {
       type: "virtio",
-      ...(choice.relayUrl ? { relay_url: choice.relayUrl, router_ip: "10.0.2.2", vm_ip: "10.0.2.15" } : {}),
+      ...(choice.relayUrl
+        ? {
+            relay_url: choice.relayUrl,
+            router_ip: DEFAULT_NETWORK_CONFIG.peerIp,
+            router_mac: DEFAULT_NETWORK_CONFIG.peerMac,
+            vm_ip: "10.0.2.15",
+          }
+        : {}),
     },
     filesystem: {},
     preserve_mac_from_state_image: true,

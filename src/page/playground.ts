@@ -34,6 +34,11 @@ export interface PlaygroundHandle {
   /** Resolves once the guest is ready (or rejects with the boot error). */
   guestReady: Promise<Guest>;
   /**
+   * Resolves once v86 runs the guest: its console exists, its first prompt and its network may
+   * not yet. What the visitor types goes in from that prompt on.
+   */
+  guestRunning: Promise<Guest>;
+  /**
    * Resolves once every page feature is mounted (or failed to load, which the log says). They
    * load once a restored guest is ready (emulator/features-may-load.ts), so a moment after
    * `guestReady`.
@@ -102,6 +107,10 @@ export async function startPlayground(container: HTMLElement): Promise<Playgroun
     harnessField: () => layout.harnessInput.value.trim(),
   });
   let featuresMounted!: () => void;
+  let running!: (guest: Guest) => void;
+  const guestRunning = new Promise<Guest>((resolve) => {
+    running = resolve;
+  });
   const handle: PlaygroundHandle = {
     log,
     guest: null,
@@ -111,6 +120,7 @@ export async function startPlayground(container: HTMLElement): Promise<Playgroun
     layout,
     scenarios,
     guestReady,
+    guestRunning,
     features: {},
     featuresReady: new Promise<void>((resolve) => {
       featuresMounted = resolve;
@@ -160,6 +170,12 @@ export async function startPlayground(container: HTMLElement): Promise<Playgroun
       onStart: (how) => {
         if (how === "boot") booting();
       },
+      onMachine: (guest) => {
+        running(guest);
+        // Keys typed from now on wait for the first prompt, then go in (console-link.ts).
+        // Embedded in someone's docs, the page must not take the reader's focus (or scroll to it).
+        if (link.embed !== "1") term.focus();
+      },
       onBooted: (guest, connected) => {
         handle.guest = guest;
         network = connected;
@@ -177,8 +193,6 @@ export async function startPlayground(container: HTMLElement): Promise<Playgroun
             .then((s) => s.dropSnapshot(snapshotKey))
             .then(() => location.assign(link.with({ boot: "fresh" }))),
       );
-      // Embedded in someone's docs, the page must not take the reader's focus (or scroll to it).
-      if (link.embed !== "1") term.focus();
       resolveReady(guest);
     },
     async (error: unknown) => {

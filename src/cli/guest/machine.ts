@@ -1,12 +1,21 @@
 import { createRequire } from "node:module";
 import { V86 } from "v86";
 import { GuestConsole } from "../../console";
-import { type BootFiles, machineOptions, type ShareFs, sharePath, writeIntoShare } from "../../machine";
+import {
+  type BootFiles,
+  CONTROL_SERIAL,
+  createGuestControl,
+  type GuestControl,
+  machineOptions,
+  type ShareFs,
+  writeIntoShare,
+} from "../../machine";
 import { connectV86Link, type FrameLink, type V86Bus } from "../../net";
 
 /**
  * v86 under Node, on exactly the page's machine (src/machine): the same options, the same
- * NIC on the bus, the same 9p share, the serial console into the same GuestConsole. It runs on
+ * NIC on the bus, the same 9p share, the serial console into the same GuestConsole, the same
+ * control line on the second serial port (src/machine/guest-control.ts). It runs on
  * this thread: the proxy and the TLS terminator answer between the emulator's slices, which is
  * what the page's worker split buys in a browser, and costs only time here.
  */
@@ -15,8 +24,9 @@ export interface NodeMachine {
   console: GuestConsole;
   /** Resolves when v86 runs (a restored state) or the shell shows its first prompt (a boot). */
   ready: Promise<void>;
+  /** The guest's control line: its terminal's size, a restored guest's fresh clock and seed. */
+  control: GuestControl;
   writeFile(path: string, bytes: Uint8Array): Promise<void>;
-  hasFile(path: string): Promise<boolean>;
   destroy(): Promise<void>;
 }
 
@@ -41,6 +51,8 @@ export function startNodeMachine(start: { files: BootFiles } | { state: ArrayBuf
   });
   const running = emulator;
   running.add_listener("serial0-output-byte", (byte: number) => guestConsole.receive(Uint8Array.of(byte)));
+  const control = createGuestControl((bytes) => running.serial_send_bytes(CONTROL_SERIAL, bytes));
+  running.add_listener(`serial${CONTROL_SERIAL}-output-byte`, (byte: number) => control.receive(byte));
   const internals = running as unknown as V86Internals;
   const link = connectV86Link(internals.bus);
   const share = (): ShareFs => {
@@ -52,10 +64,11 @@ export function startNodeMachine(start: { files: BootFiles } | { state: ArrayBuf
     link,
     console: guestConsole,
     ready: restoring ? started : started.then(() => guestConsole.firstPrompt),
+    control,
     writeFile: (path, bytes) => writeIntoShare(share(), (p, b) => running.create_file(p, b), path, bytes),
-    hasFile: async (path) => share().SearchPath(sharePath(path)).id >= 0,
     async destroy() {
       emulator = null;
+      control.close("the machine stopped");
       await running.destroy();
     },
   };

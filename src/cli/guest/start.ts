@@ -3,7 +3,7 @@ import { utf8 } from "../../bytes";
 import { type ConsoleDriver, createConsoleDriver, type GuestConsole, parseGuestLine } from "../../console";
 import { connectGuestNetwork, type GuestNetwork } from "../../guest-network";
 import type { EventLog } from "../../log";
-import { freshnessApplied, offerFreshness } from "../../machine";
+import { freshen, winsizeRequest } from "../../machine";
 import { systemTimers, type Timers } from "../../platform";
 import type { PolicyHolder } from "../../policy";
 import { createSessionCa } from "../../tls";
@@ -106,21 +106,24 @@ export async function startNodeGuest(options: NodeGuestOptions): Promise<NodeGue
     await machine.writeFile("tls/ca.pem", utf8(ca.certPem));
     await machine.writeFile(SGIT_SHARE_PATH, readFileSync(SGIT_SCRIPT));
     await seedNodeDemoVault(services, options.policy.current());
-    await machine.writeFile("winsize", utf8(`${size.rows} ${size.cols}\n`));
+    await within(machine.control.request(winsizeRequest(size.rows, size.cols)), RESTORE_LIMIT_MS, "the guest taking its terminal's size");
     if (restoring) {
-      // As in the page: the fresh clock and seed are applied by the prompt hook before the
-      // restored shell's next prompt, so before any command runs.
-      await offerFreshness(machine);
-      await within(machine.console.requestPrompt(), RESTORE_LIMIT_MS, "the restored guest's fresh prompt");
-      const applied = await freshnessApplied(machine);
+      // As in the page: the guest takes a fresh clock and seed on its control line before the
+      // restored shell's first prompt, so before any command runs.
+      const fresh = await within(freshen(machine.control), RESTORE_LIMIT_MS, "the restored guest taking a fresh clock and seed").then(
+        () => null,
+        (error: unknown) => (error as Error).message,
+      );
       log.append({
         kind: "boot.progress",
-        phase: applied ? "fresh" : "error",
-        message: applied
-          ? "the restored guest took this host's clock and a fresh random seed"
-          : "the restored guest did not take a fresh clock and random seed (tab-fresh failed)",
+        phase: fresh === null ? "fresh" : "error",
+        message:
+          fresh === null
+            ? "the restored guest took this host's clock and a fresh random seed"
+            : `the restored guest did not take a fresh clock and random seed (${fresh})`,
       });
-      if (!applied) throw new Error("the restored guest did not take a fresh clock and random seed (tab-fresh left /fresh in the share)");
+      if (fresh !== null) throw new Error(`the restored guest did not take a fresh clock and random seed (${fresh})`);
+      await within(machine.console.requestPrompt(), RESTORE_LIMIT_MS, "the restored guest's fresh prompt");
     }
   } catch (error) {
     await destroy();

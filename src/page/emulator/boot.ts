@@ -3,6 +3,7 @@ import { type ConsoleDriver, createConsoleDriver, GuestConsole } from "../../con
 import type { EventLog } from "../../log";
 import type { BootFiles } from "../../machine";
 import type { FrameLink } from "../../net";
+import { createHeldLink } from "./held-link";
 import type { JitState } from "./jit-governor";
 import { MACHINE_EXPECTS, type MachinePhase } from "./machine-phases";
 import { batchPerTask, type MachineMessage } from "./machine-port";
@@ -21,20 +22,26 @@ export interface Guest {
   /** Writes a file into the 9p share the guest mounts at /mnt/tab, creating its folders. */
   writeFile(path: string, bytes: Uint8Array): Promise<void>;
   /**
-   * A restored guest only: once restored, the machine writes `files` into the share, leaves a
-   * fresh clock and seed and sends the Enter that draws the fresh prompt (machine-worker.ts).
+   * A restored guest only: once restored, the machine tells the guest the terminal's `size`,
+   * gives it a fresh clock and seed, and sends the Enter that draws the fresh prompt
+   * (machine-worker.ts). Resolves with null when the guest took the seed, else with why not.
    */
-  freshPrompt(files: Record<string, Uint8Array>): Promise<void>;
+  freshPrompt(size: TerminalSize): Promise<string | null>;
+  /** Tells the guest its terminal's size now (its control line; SIGWINCH to what runs). */
+  resize(size: TerminalSize): Promise<void>;
   /** Marks the emulator worker's phases so far on the page's timeline (`tab:` marks). */
   markPhases(): Promise<void>;
-  /** Whether the share holds the file (the guest deletes what it consumed). */
-  hasFile(path: string): Promise<boolean>;
   /** v86's count of instructions the guest executed (32 bits, wraps). */
   instructions(): Promise<number>;
   /** Whether v86's JIT compiles now: only under sustained load (src/page/emulator/jit-governor.ts). */
   jit(): Promise<JitState>;
 
   destroy(): Promise<void>;
+}
+
+export interface TerminalSize {
+  rows: number;
+  cols: number;
 }
 
 export interface BootOptions {
@@ -117,30 +124,14 @@ export async function bootGuest({ worker, remote: machine }: GuestMachine, optio
 
   const guestConsole = new GuestConsole((text) => post({ kind: "type", text }));
   guestConsole.onOutput(options.onOutput);
-  const frameListeners = new Set<(frame: Uint8Array) => void>();
-  // Frames the guest sent before the page's network listened (it connects once v86 exists)
-  // wait for it, so none is lost between the two.
-  let early: Uint8Array[] | null = [];
-  const sendFrame = batchPerTask<Uint8Array>((frames) => post({ kind: "frames", frames }));
+  // Frames the guest sends before the page's network listens wait for it (held-link.ts).
+  const nic = createHeldLink(batchPerTask<Uint8Array>((frames) => post({ kind: "frames", frames })));
   port.onmessage = (event: MessageEvent<MachineMessage>) => {
     const message = event.data;
     if (message.kind === "serial") guestConsole.receive(message.bytes);
-    else if (message.kind === "frames")
-      for (const frame of message.frames) {
-        if (early) early.push(frame);
-        for (const l of frameListeners) l(frame);
-      }
+    else if (message.kind === "frames") for (const frame of message.frames) nic.receive(frame);
   };
-  const link: FrameLink = {
-    onFrame(receive) {
-      frameListeners.add(receive);
-      const waiting = early ?? [];
-      early = null;
-      for (const frame of waiting) receive(frame);
-      return () => frameListeners.delete(receive);
-    },
-    send: sendFrame,
-  };
+  const { link } = nic;
 
   const transfers = [
     ...(options.state ? [options.state] : []),
@@ -182,9 +173,9 @@ export async function bootGuest({ worker, remote: machine }: GuestMachine, optio
     ready,
     saveState: () => machine.saveState(),
     writeFile: (path, bytes) => machine.writeFile(path, bytes),
-    freshPrompt: (files) => machine.freshPrompt(files),
+    freshPrompt: (size) => machine.freshPrompt(size),
+    resize: (size) => machine.resize(size),
     markPhases: () => markMachinePhases(machine).catch(() => undefined),
-    hasFile: (path) => machine.hasFile(path),
     instructions: () => machine.instructions(),
     jit: () => machine.jit(),
 

@@ -4,9 +4,9 @@ import type { GuestTerminal } from "../chrome/terminal";
 
 /**
  * The terminal on the guest's serial console: the visitor's keys go to the guest once the
- * returned function says so (start-guest.ts opens it when the guest's network and the page's
- * CA are in place, so that a command typed at a restored guest's first prompt finds them);
- * until then they wait, in order. The console's lines that report something become events.
+ * returned function says so (start-guest.ts opens it at the guest's first prompt, so that
+ * nothing typed during a restore runs before the guest took its fresh clock and seed); until
+ * then they wait, in order. The console's lines that report something become events.
  */
 export function connectConsole(
   guestConsole: Pick<GuestConsole, "type" | "onLine">,

@@ -1,7 +1,18 @@
 import * as Comlink from "comlink";
 import { V86 } from "v86";
 import wasmUrl from "v86/build/v86.wasm?url";
-import { type BootFiles, type MachineChoice, machineOptions, offerFreshness, type ShareFs, sharePath, writeIntoShare } from "../../machine";
+import {
+  type BootFiles,
+  CONTROL_SERIAL,
+  createGuestControl,
+  freshen,
+  type GuestControl,
+  type MachineChoice,
+  machineOptions,
+  type ShareFs,
+  winsizeRequest,
+  writeIntoShare,
+} from "../../machine";
 import { connectV86Link, type V86Bus } from "../../net";
 import { createJitGovernor, JIT_WINDOW_MS, type JitGovernor, type JitState } from "./jit-governor";
 import { type EmulatorWasmMessage, MACHINE_EXPECTS, MACHINE_WASM, type MachinePhase, type MachineTimes } from "./machine-phases";
@@ -51,6 +62,14 @@ interface V86Internals {
 const JIT_DISABLED = 0;
 
 let emulator: V86 | null = null;
+/** The guest's control line (src/machine/guest-control.ts), on the machine's second serial port. */
+let control: GuestControl | null = null;
+/**
+ * How long a restored guest's first Enter waits for the guest to take its fresh clock and seed.
+ * The guest answers in well under a second; without an answer (a guest without tab-control)
+ * the prompt still comes, and the page says the guest is not fresh.
+ */
+const FRESH_ANSWER_MS = 15_000;
 let governor: JitGovernor | null = null;
 let governing: ReturnType<typeof setInterval> | undefined;
 let turnedOn = 0;
@@ -140,6 +159,9 @@ export const machineApi = {
     const post = (message: MachineMessage) => port.postMessage(message);
     const serial = batchPerTask<number>((bytes) => post({ kind: "serial", bytes: Uint8Array.from(bytes) }));
     created.add_listener("serial0-output-byte", serial);
+    const line = createGuestControl((bytes) => created.serial_send_bytes(CONTROL_SERIAL, bytes));
+    created.add_listener(`serial${CONTROL_SERIAL}-output-byte`, (byte: number) => line.receive(byte));
+    control = line;
     const nic = connectV86Link((created as unknown as V86Internals).bus);
     // With v86's own backend the NIC's frames are v86's business, not the page's.
     if (!options.relayUrl) nic.onFrame(batchPerTask<Uint8Array>((frames) => post({ kind: "frames", frames })));
@@ -162,19 +184,32 @@ export const machineApi = {
 
   /**
    * A restored guest's way to its first prompt, here so that no round trip to the page sits
-   * between its steps: once the state is restored, writes `files` into the share (the
-   * terminal's size), leaves this machine's clock and a fresh seed for the prompt hook
-   * (src/machine/fresh-guest.ts), and sends the Enter that draws the fresh prompt.
+   * between its steps: once the state is restored, tells the guest the terminal's size and
+   * gives it this machine's clock and a fresh seed (src/machine/fresh-guest.ts) on its control
+   * line, then sends the Enter that draws the fresh prompt, so no command runs before the seed.
+   * Resolves with null once the guest took the seed, or with why it did not.
    */
-  async freshPrompt(files: Record<string, Uint8Array>): Promise<void> {
+  async freshPrompt(size: { rows: number; cols: number }): Promise<string | null> {
     await ready;
-    for (const [path, bytes] of Object.entries(files)) await machineApi.writeFile(path, bytes);
-    await offerFreshness({
-      writeFile: (path, bytes) => machineApi.writeFile(path, bytes),
-      hasFile: async (path) => machineApi.hasFile(path),
-    });
+    const line = controlLine();
+    const sized = line.request(winsizeRequest(size.rows, size.cols)).catch(() => undefined);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const notFresh = await Promise.race([
+      freshen(line).then(() => null),
+      new Promise<string>((resolve) => {
+        timer = setTimeout(() => resolve(`the guest did not answer in ${FRESH_ANSWER_MS / 1000} s`), FRESH_ANSWER_MS);
+      }),
+    ]).catch((error: unknown) => (error as Error).message);
+    clearTimeout(timer);
+    await sized;
     running().serial0_send("\r");
     reached("fresh-prompt-asked");
+    return notFresh;
+  },
+
+  /** Tells the guest its terminal's size (the console's TIOCSWINSZ: SIGWINCH at once). */
+  async resize(size: { rows: number; cols: number }): Promise<void> {
+    await controlLine().request(winsizeRequest(size.rows, size.cols));
   },
 
   /** When the worker reached each phase (machine-phases.ts), for the page's boot timeline. */
@@ -198,11 +233,6 @@ export const machineApi = {
     return writeIntoShare(share(), (p, b) => machine.create_file(p, b), path, bytes);
   },
 
-  /** Whether the share holds `path` (the guest deletes files it consumed, e.g. `fresh`). */
-  hasFile(path: string): boolean {
-    return share().SearchPath(sharePath(path)).id >= 0;
-  },
-
   /** Whether v86's JIT compiles now, and how often it was turned on (jit-governor.ts). */
   jit(): JitState {
     return { enabled: governor?.enabled ?? false, turnedOn };
@@ -216,6 +246,8 @@ export const machineApi = {
   async destroy(): Promise<void> {
     const machine = emulator;
     emulator = null;
+    control?.close("the machine stopped");
+    control = null;
     clearInterval(governing);
     if (machine) await machine.destroy();
     self.close();
@@ -223,6 +255,11 @@ export const machineApi = {
 };
 
 export type MachineApi = typeof machineApi;
+
+function controlLine(): GuestControl {
+  if (!control) throw new Error("the machine has not started");
+  return control;
+}
 
 /** Restores `state` (raw or zstd: v86 tells them apart by magic) into the prepared machine and runs it. */
 async function restore(machine: V86, state: ArrayBuffer): Promise<void> {

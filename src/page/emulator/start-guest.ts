@@ -1,6 +1,6 @@
 import { utf8 } from "../../bytes";
 import type { EventLog } from "../../log";
-import { freshnessApplied, SHIPPED_STATE_FILE } from "../../machine";
+import { SHIPPED_STATE_FILE } from "../../machine";
 import type { PolicyHolder } from "../../policy";
 import type { OwnHandlers } from "../../proxy";
 import type { SessionCa } from "../../tls";
@@ -30,6 +30,8 @@ export interface StartGuestOptions {
   onBooted(guest: Guest, network: PageNetwork | null): void;
   /** Told when the machine starts: a cold boot of the image, or a restore of a saved state. */
   onStart?(how: "boot" | "restore"): void;
+  /** Told once v86 runs the guest, before its first prompt and before its network is connected. */
+  onMachine?(guest: Guest): void;
 }
 
 export interface StartedGuest {
@@ -104,6 +106,13 @@ export async function startGuest(options: StartGuestOptions): Promise<StartedGue
   // meanwhile, and the network connects as soon as it is in.
   networking ??= prepareNetwork(caBegun);
   const connected = networking.then(async ({ ca, connectPageNetwork }) => {
+    // The guest reads the CA from the share on every TLS connection (guest/README.md), so a
+    // restored state trusts the CA this page holds now; a booting guest gets it once it is up.
+    // It goes in before the network listens: a TLS connection from the guest needs the network
+    // first, so it always finds the CA. Until then the guest's frames wait in the page (boot.ts),
+    // so a command typed at the first prompt that connects somewhere waits, and loses nothing.
+    if (!restoring) await guest.ready;
+    await guest.writeFile("tls/ca.pem", utf8(ca.certPem));
     const network = v86Fetch
       ? null
       : connectPageNetwork({
@@ -116,46 +125,43 @@ export async function startGuest(options: StartGuestOptions): Promise<StartedGue
         });
     options.onBooted(guest, network);
     performance.mark("tab:network-connected");
-    // The guest reads the CA from the share on every TLS connection (guest/README.md), so a
-    // restored state trusts the CA this page holds now; a booting guest gets it once it is up.
-    if (!restoring) await guest.ready;
-    await guest.writeFile("tls/ca.pem", utf8(ca.certPem));
   });
   connected.catch(() => undefined);
-  // What the visitor types waits, in order, for the network and the CA (connected): a command
-  // typed at a restored guest's first prompt may already need them.
+  // What the visitor types waits, in order, for the guest's first prompt (a restored guest's
+  // fresh clock and seed come before it), not for the network.
   const openInput = connectConsole(guest.console, terminal, log);
-  const size = () => utf8(`${terminal.terminal.rows} ${terminal.terminal.cols}\n`);
+  options.onMachine?.(guest);
+  const size = () => ({ rows: terminal.terminal.rows, cols: terminal.terminal.cols });
   if (restoring) {
-    // A restored shell sits at a prompt the console never saw: a fresh one (and only it) shows,
-    // and its marks make the shell idle for whatever types first. The machine writes the
-    // terminal's size into the share, leaves a fresh clock and seed and sends the Enter itself,
-    // right after the restore; the prompt hook applies the clock and seed before that prompt is
-    // drawn.
+    // A restored shell waits before its first prompt (the build saved it there): the first
+    // prompt shows, and its marks make the shell idle for whatever types first. Right after the
+    // restore the machine tells the guest the terminal's size, gives it a fresh clock and seed
+    // and only then sends the Enter itself (machine-worker.ts).
     const prompt = guest.console.expectPrompt();
-    await Promise.all([guest.ready, guest.freshPrompt({ winsize: size() })]);
+    const [, notFresh] = await Promise.all([guest.ready, guest.freshPrompt(size())]);
     followTerminalSize(guest, terminal);
     await prompt;
     performance.mark("tab:fresh-prompt");
+    openInput();
     void guest.markPhases();
-    const applied = await freshnessApplied(guest);
     log.append({
       kind: "boot.progress",
-      phase: applied ? "fresh" : "error",
-      message: applied
-        ? "the restored guest took this page's clock and a fresh random seed"
-        : "the restored guest did not take a fresh clock and random seed (tab-fresh failed): its TLS randoms may repeat another visit's",
+      phase: notFresh === null ? "fresh" : "error",
+      message:
+        notFresh === null
+          ? "the restored guest took this page's clock and a fresh random seed"
+          : `the restored guest did not take a fresh clock and random seed (${notFresh}): its TLS randoms may repeat another visit's`,
     });
   } else {
     await guest.ready;
-    void guest.writeFile("winsize", size()).catch(() => undefined);
+    void guest.resize(size()).catch(() => undefined);
     followTerminalSize(guest, terminal);
+    openInput();
   }
   await connected.catch(async (error: unknown) => {
     await guest.destroy();
     throw error;
   });
-  openInput();
   performance.mark("tab:guest-ready");
   if (!restoring && !v86Fetch) await saveBootedState(guest, key, log);
   return { guest, snapshotKey: key };
@@ -220,11 +226,11 @@ async function prepareNetwork(begun: Promise<SessionCaStart>): Promise<{ ca: Ses
 }
 
 /**
- * The serial console cannot carry the terminal's size: the guest's prompt reads it from the
- * share (guest/src/tab-prompt.c), written at the start and on every resize.
+ * The serial console cannot carry the terminal's size: the guest's control line does
+ * (src/machine/guest-control.ts), at the start and on every resize.
  */
 function followTerminalSize(guest: Guest, terminal: GuestTerminal): void {
-  terminal.onResize((cols, rows) => void guest.writeFile("winsize", utf8(`${rows} ${cols}\n`)).catch(() => undefined));
+  terminal.onResize((cols, rows) => void guest.resize({ rows, cols }).catch(() => undefined));
 }
 
 /** Saves the booted state so the next visit starts in about a second. */

@@ -1,0 +1,256 @@
+/*
+ * tab-control: the host's line into the guest, a daemon on the second serial port (/dev/ttyS1).
+ * /init starts it before the shell; it returns once the port is open and raw, and stays behind
+ * in the background. The host (the page's worker, the Node host, the build) sends one request
+ * per line and gets one answer line per request, in order (src/machine/guest-control.ts):
+ *
+ *   fresh SECONDS NANOSECONDS HEX   a restored guest becomes a fresh machine: the host's clock
+ *                                   and random seed (tab-fresh.c). The host sends the restored
+ *                                   shell its first Enter only after the answer, so before any
+ *                                   command runs (guest/README.md, "The shipped state").
+ *   winsize ROWS COLS               the terminal's size (1..9999 each); a serial console has no
+ *                                   other way to tell. Set on the console (TIOCSWINSZ) when it
+ *                                   differs, which sends SIGWINCH to what runs there, at once.
+ *   prepare-state                   the build is about to save the shipped state: runs
+ *                                   tab-prepare-state (drop caches, zero free memory).
+ *
+ * Answers: `ok` (for prepare-state, `ok ` and its last line of output), or `error REASON`.
+ *
+ * Why a daemon, and the data on the line: the prompt hook it replaces (`$(tab-prompt)` in PS1)
+ * cost every prompt a fork and an exec, ~0.9 M instructions of the guest's interpreted CPU;
+ * reading the same requests from the 9p share cost ~0.4 M more than reading them here
+ * (docs/performance.md, "The prompt hook and the control line").
+ */
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/wait.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include "tab-tools.h"
+
+#define PORT "/dev/ttyS1"
+/* The shell's terminal: the kernel console (console=ttyS0 in the kernel's command line). */
+#define CONSOLE "/dev/ttyS0"
+/* The longest request: `fresh`, the clock and 256 bytes of seed in hex. */
+#define MAX_LINE 600
+
+static int port;
+
+static void answer(const char *text)
+{
+	size_t left = strlen(text);
+	while (left > 0) {
+		ssize_t n = write(port, text, left);
+		if (n <= 0)
+			return;
+		text += n;
+		left -= (size_t)n;
+	}
+}
+
+static void answer_error(const char *reason)
+{
+	answer("error ");
+	answer(reason);
+	answer("\n");
+}
+
+/* Runs tab-prepare-state; answers with the last line it printed. */
+static void prepare_state(void)
+{
+	int out[2];
+	if (pipe(out) != 0)
+		return answer_error("pipe failed");
+	pid_t child = fork();
+	if (child < 0) {
+		close(out[0]);
+		close(out[1]);
+		return answer_error("fork failed");
+	}
+	if (child == 0) {
+		dup2(out[1], 1);
+		dup2(out[1], 2);
+		close(out[0]);
+		close(out[1]);
+		execl("/usr/bin/tab-prepare-state", "tab-prepare-state", (char *)NULL);
+		_exit(127);
+	}
+	close(out[1]);
+	char text[512], last[256] = "";
+	size_t used = 0;
+	ssize_t n;
+	while ((n = read(out[0], text + used, sizeof text - 1 - used)) > 0) {
+		used += (size_t)n;
+		text[used] = '\0';
+		char *nl;
+		while ((nl = strchr(text, '\n')) != NULL) {
+			*nl = '\0';
+			if (nl > text)
+				snprintf(last, sizeof last, "%.255s", text);
+			memmove(text, nl + 1, strlen(nl + 1) + 1);
+			used = strlen(text);
+		}
+		if (used == sizeof text - 1)
+			used = 0;
+	}
+	close(out[0]);
+	int status;
+	while (waitpid(child, &status, 0) < 0)
+		;
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+		answer("ok ");
+		answer(last);
+		answer("\n");
+	} else
+		answer_error(last[0] ? last : "tab-prepare-state failed");
+}
+
+/* A number of 1..4 digits, 1..9999, ending at a space or the end. */
+static int size_field(const char **p, unsigned short *value)
+{
+	unsigned v = 0;
+	int digits = 0;
+	while (**p >= '0' && **p <= '9') {
+		if (++digits > 4)
+			return 0;
+		v = v * 10 + (unsigned)(**p - '0');
+		(*p)++;
+	}
+	if (digits == 0 || v == 0)
+		return 0;
+	*value = (unsigned short)v;
+	return 1;
+}
+
+static void winsize(const char *args)
+{
+	unsigned short rows, cols;
+	if (!size_field(&args, &rows) || *args++ != ' ' || !size_field(&args, &cols) || *args != '\0')
+		return answer_error("winsize is not ROWS COLS (1 to 9999 each)");
+	int tty = open(CONSOLE, O_RDWR | O_NOCTTY | O_NONBLOCK);
+	if (tty < 0)
+		return answer_error("cannot open " CONSOLE);
+	struct winsize now;
+	int ok = ioctl(tty, TIOCGWINSZ, &now) == 0;
+	if (ok && (now.ws_row != rows || now.ws_col != cols)) {
+		now.ws_row = rows;
+		now.ws_col = cols;
+		ok = ioctl(tty, TIOCSWINSZ, &now) == 0;
+	}
+	close(tty);
+	if (ok)
+		answer("ok\n");
+	else
+		answer_error("TIOCSWINSZ failed");
+}
+
+static void fresh(const char *args)
+{
+	long long sec, nsec;
+	char hex[MAX_LINE];
+	int used = 0;
+	if (sscanf(args, "%lld %lld %599[0-9a-fA-F]%n", &sec, &nsec, hex, &used) != 3 || args[used] != '\0')
+		return answer_error("fresh is not SECONDS NANOSECONDS HEX");
+	const char *failed = tab_fresh_apply(sec, nsec, hex);
+	memset(hex, 0, sizeof hex);
+	if (failed)
+		answer_error(failed);
+	else
+		answer("ok\n");
+}
+
+static void request(const char *line)
+{
+	if (strncmp(line, "fresh ", 6) == 0)
+		fresh(line + 6);
+	else if (strncmp(line, "winsize ", 8) == 0)
+		winsize(line + 8);
+	else if (strcmp(line, "prepare-state") == 0)
+		prepare_state();
+	else
+		answer_error("unknown request");
+}
+
+static void serve(void)
+{
+	char line[MAX_LINE + 1];
+	size_t used = 0;
+	int too_long = 0;
+	for (;;) {
+		char buf[256];
+		ssize_t n = read(port, buf, sizeof buf);
+		if (n <= 0) {
+			usleep(100000);
+			continue;
+		}
+		for (ssize_t i = 0; i < n; i++) {
+			char c = buf[i];
+			if (c == '\r')
+				continue;
+			if (c != '\n') {
+				if (used < MAX_LINE)
+					line[used++] = c;
+				else
+					too_long = 1;
+				continue;
+			}
+			line[used] = '\0';
+			if (too_long)
+				answer_error("the request is longer than 600 bytes");
+			else
+				request(line);
+			memset(line, 0, used);
+			used = 0;
+			too_long = 0;
+		}
+	}
+}
+
+int tab_control_main(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	port = open(PORT, O_RDWR | O_NOCTTY);
+	if (port < 0) {
+		perror("tab-control: " PORT);
+		return 1;
+	}
+	struct termios raw;
+	if (tcgetattr(port, &raw) != 0) {
+		perror("tab-control: " PORT);
+		return 1;
+	}
+	cfmakeraw(&raw);
+	raw.c_cc[VMIN] = 1;
+	raw.c_cc[VTIME] = 0;
+	if (tcsetattr(port, TCSANOW, &raw) != 0) {
+		perror("tab-control: " PORT);
+		return 1;
+	}
+	/* Returns to /init only once the port listens, so the host's first request finds it. */
+	pid_t child = fork();
+	if (child < 0) {
+		perror("tab-control: fork");
+		return 1;
+	}
+	if (child > 0)
+		return 0;
+	setsid();
+	signal(SIGHUP, SIG_IGN);
+	int null = open("/dev/null", O_RDWR);
+	if (null >= 0) {
+		dup2(null, 0);
+		dup2(null, 1);
+		dup2(null, 2);
+		if (null > 2)
+			close(null);
+	}
+	if (chdir("/") != 0)
+		return 1;
+	serve();
+	return 0;
+}
