@@ -267,4 +267,17 @@ describe("the shell's state from its marks", () => {
     g.out(`${numbered(1, 8)}\x1b[6n`);
     expect(record).toMatchObject({ status: 1, finished: true });
   });
+
+  it("after a Ctrl+L redraw of a numbered prompt, Ctrl+C's new prompt is idle again", () => {
+    const { tracker, g } = atNumberedPrompt(3);
+    tracker.userInput("ls -");
+    g.out("ls -");
+    tracker.userInput("\x0c");
+    g.out(`\x1b[H\x1b[J${redraw(3, "ls -")}`);
+    expect(tracker.phase).toBe("editing");
+    tracker.userInput("\x03");
+    g.out(`^C\r\n${numbered(130, 4)}\x1b[6n`);
+    tracker.userInput(REPORT);
+    expect(tracker.idle).toBe(true);
+  });
 });

@@ -199,6 +199,7 @@ export class ShellTracker {
     if (!this.redrawing) return false;
     if (mark.kind === "command-start") {
       this.redrawing = false;
+      this.keepEditing = false; // a Ctrl+L's redraw, handled here
       const command = this.current?.command ?? null;
       if (this.echo && command !== null) this.echo = { left: command.length, inEscape: "", seenAll: command.length === 0 };
     }

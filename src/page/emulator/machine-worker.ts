@@ -192,7 +192,8 @@ export const machineApi = {
   async freshPrompt(size: { rows: number; cols: number }): Promise<string | null> {
     await ready;
     const line = controlLine();
-    const sized = line.request(winsizeRequest(size.rows, size.cols)).catch(() => undefined);
+    // Answered before `fresh` (answers come in order); a refusal leaves the console 80×24.
+    line.request(winsizeRequest(size.rows, size.cols)).catch(() => undefined);
     let timer: ReturnType<typeof setTimeout> | undefined;
     const notFresh = await Promise.race([
       freshen(line).then(() => null),
@@ -201,7 +202,6 @@ export const machineApi = {
       }),
     ]).catch((error: unknown) => (error as Error).message);
     clearTimeout(timer);
-    await sized;
     running().serial0_send("\r");
     reached("fresh-prompt-asked");
     return notFresh;
