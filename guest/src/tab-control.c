@@ -2,7 +2,9 @@
  * tab-control: the host's line into the guest, a daemon on the second serial port (/dev/ttyS1).
  * /init starts it before the shell; it returns once the port is open and raw, and stays behind
  * in the background. The host (the page's worker, the Node host, the build) sends one request
- * per line and gets one answer line per request, in order (src/machine/guest-control.ts):
+ * per line, `ID REQUEST`, and gets one answer line per request, in order, `ID ANSWER`
+ * (src/machine/guest-control.ts); ID is a number of up to 9 digits the host chose, so an
+ * answer finds its request even if another one was lost:
  *
  *   fresh SECONDS NANOSECONDS HEX   a restored guest becomes a fresh machine: the host's clock
  *                                   and random seed (tab-fresh.c). The host sends the restored
@@ -14,7 +16,8 @@
  *   prepare-state                   the build is about to save the shipped state: runs
  *                                   tab-prepare-state (drop caches, zero free memory).
  *
- * Answers: `ok` (for prepare-state, `ok ` and its last line of output), or `error REASON`.
+ * Answers: `ok` (for prepare-state, `ok ` and its last line of output), or `error REASON`. A
+ * line without an ID is answered `0 error ...`.
  *
  * Why a daemon, and the data on the line: the prompt hook it replaces (`$(tab-prompt)` in PS1)
  * cost every prompt a fork and an exec, ~0.9 M instructions of the guest's interpreted CPU;
@@ -39,8 +42,10 @@
 #define MAX_LINE 600
 
 static int port;
+/* The ID of the request being answered, with its space ("0 " for a line without one). */
+static char answer_id[12] = "0 ";
 
-static void answer(const char *text)
+static void put(const char *text)
 {
 	size_t left = strlen(text);
 	while (left > 0) {
@@ -52,11 +57,19 @@ static void answer(const char *text)
 	}
 }
 
+/* One answer line: the request's ID, then TEXT (which ends with its newline). */
+static void answer(const char *text)
+{
+	put(answer_id);
+	put(text);
+}
+
 static void answer_error(const char *reason)
 {
-	answer("error ");
-	answer(reason);
-	answer("\n");
+	put(answer_id);
+	put("error ");
+	put(reason);
+	put("\n");
 }
 
 /* Runs tab-prepare-state; answers with the last line it printed. */
@@ -102,9 +115,10 @@ static void prepare_state(void)
 	while (waitpid(child, &status, 0) < 0)
 		;
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
-		answer("ok ");
-		answer(last);
-		answer("\n");
+		put(answer_id);
+		put("ok ");
+		put(last);
+		put("\n");
 	} else
 		answer_error(last[0] ? last : "tab-prepare-state failed");
 }
@@ -165,6 +179,14 @@ static void fresh(const char *args)
 
 static void request(const char *line)
 {
+	size_t digits = strspn(line, "0123456789");
+	if (digits == 0 || digits > 9 || line[digits] != ' ') {
+		strcpy(answer_id, "0 ");
+		return answer_error("a request is ID REQUEST");
+	}
+	memcpy(answer_id, line, digits + 1);
+	answer_id[digits + 1] = '\0';
+	line += digits + 1;
 	if (strncmp(line, "fresh ", 6) == 0)
 		fresh(line + 6);
 	else if (strncmp(line, "winsize ", 8) == 0)
@@ -199,10 +221,12 @@ static void serve(void)
 				continue;
 			}
 			line[used] = '\0';
-			if (too_long)
+			if (too_long) {
+				strcpy(answer_id, "0 ");
 				answer_error("the request is longer than 600 bytes");
-			else
+			} else {
 				request(line);
+			}
 			memset(line, 0, used);
 			used = 0;
 			too_long = 0;

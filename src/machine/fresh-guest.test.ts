@@ -18,7 +18,7 @@ describe("the fresh-machine request a restored guest takes", () => {
     const control = createGuestControl((bytes) => sent.push(new TextDecoder().decode(bytes)));
     void freshen(control);
     void freshen(control);
-    const parsed = sent.map((line) => /^fresh (\d+) (\d+) ([0-9a-f]+)\n$/.exec(line));
+    const parsed = sent.map((line) => /^\d+ fresh (\d+) (\d+) ([0-9a-f]+)\n$/.exec(line));
     expect(parsed.every((m) => m !== null)).toBe(true);
     expect(Math.abs(Number(parsed[0]![1]) - Date.now() / 1000)).toBeLessThan(5);
     expect(parsed[0]![3]).toHaveLength(128);
@@ -28,7 +28,7 @@ describe("the fresh-machine request a restored guest takes", () => {
   it("fails with the guest's reason when the guest could not apply it", async () => {
     const control = createGuestControl(() => undefined);
     const done = freshen(control);
-    for (const byte of new TextEncoder().encode("error clock_settime failed\n")) control.receive(byte);
+    for (const byte of new TextEncoder().encode("1 error clock_settime failed\n")) control.receive(byte);
     await expect(done).rejects.toThrow("the guest refused fresh: clock_settime failed");
   });
 });

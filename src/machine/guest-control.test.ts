@@ -11,12 +11,12 @@ function wired() {
 }
 
 describe("the guest's control line", () => {
-  it("sends a request as one line and resolves at the guest's `ok` line, with what follows it", async () => {
+  it("sends a request as one line with its ID and resolves at the guest's `ok` for that ID, with what follows it", async () => {
     const { control, sent, answer } = wired();
     let result: string | null = null;
     const asked = control.request("prepare-state").then((r) => (result = r));
-    expect(sent).toEqual(["prepare-state\n"]);
-    answer("ok zeroed 64");
+    expect(sent).toEqual(["1 prepare-state\n"]);
+    answer("1 ok zeroed 64");
     await Promise.resolve();
     expect(result).toBeNull();
     answer("424 kB\n");
@@ -24,35 +24,63 @@ describe("the guest's control line", () => {
     expect(result).toBe("zeroed 64424 kB");
   });
 
-  it("matches answers to requests in order, a refusal with the guest's reason", async () => {
-    const { control, answer } = wired();
+  it("ties each answer to its request by ID, a refusal with the guest's reason", async () => {
+    const { control, sent, answer } = wired();
     const order: string[] = [];
     const first = control.request("winsize 50 200").then(() => order.push("first"));
     const second = control.request("flip").then(
       () => order.push("second"),
       (error: Error) => order.push(`second: ${error.message}`),
     );
-    answer("ok\r\nerror unknown request\n");
+    expect(sent).toEqual(["1 winsize 50 200\n", "2 flip\n"]);
+    answer("2 error unknown request\r\n1 ok\n");
     await Promise.all([first, second]);
-    expect(order).toEqual(["first", "second: the guest refused flip: unknown request"]);
+    expect(order).toEqual(["second: the guest refused flip: unknown request", "first"]);
   });
 
-  it("rejects an answer it does not know, and ignores a line nobody asked for", async () => {
+  it("a request whose answer never came leaves the next ones matched", async () => {
     const { control, answer } = wired();
-    answer("ok\n"); // before any request: not an answer
-    const asked = control.request("winsize 1 1");
-    answer("hello\n");
-    await expect(asked).rejects.toThrow(/answered winsize with something unexpected: "hello"/);
-  });
-
-  it("rejects an over-long answer line without keeping it", async () => {
-    const { control, answer } = wired();
-    const asked = control.request("winsize 1 1");
-    answer(`${"x".repeat(10_000)}\n`);
-    await expect(asked).rejects.toBeInstanceOf(GuestControlError);
-    const next = control.request("winsize 1 1");
-    answer("ok\n");
+    const lost = control.request("winsize 24 80");
+    let lostSettled = false;
+    lost.then(
+      () => (lostSettled = true),
+      () => (lostSettled = true),
+    );
+    const next = control.request("fresh 1 2 00");
+    answer("2 ok\n");
     await expect(next).resolves.toBe("");
+    expect(lostSettled).toBe(false);
+  });
+
+  it("ignores a line that answers nothing it asked (no ID, an unknown ID, a line without one)", async () => {
+    const { control, answer } = wired();
+    answer("1 ok\n"); // before any request
+    const asked = control.request("winsize 1 1");
+    answer("0 error a request is ID REQUEST\nhello\n7 ok\n");
+    let settled = false;
+    asked.then(
+      () => (settled = true),
+      () => (settled = true),
+    );
+    await Promise.resolve();
+    expect(settled).toBe(false);
+    answer("2 ok\n1 ok\n");
+    await expect(asked).resolves.toBe("");
+  });
+
+  it("rejects an answer it does not understand for its request", async () => {
+    const { control, answer } = wired();
+    const asked = control.request("winsize 1 1");
+    answer("1 maybe\n");
+    await expect(asked).rejects.toThrow(/answered winsize with something unexpected: "maybe"/);
+  });
+
+  it("drops an over-long answer line without keeping it, and reads the next", async () => {
+    const { control, answer } = wired();
+    const asked = control.request("winsize 1 1");
+    answer(`1 ${"x".repeat(10_000)}\n`);
+    answer("1 ok\n");
+    await expect(asked).resolves.toBe("");
   });
 
   it("refuses a request of more than one line, or longer than the guest reads, without sending it", async () => {

@@ -1,9 +1,11 @@
 /**
  * The guest's control line: its second serial port (ttyS1), where guest/src/tab-control.c
- * listens. A host (the page's worker, the Node host, the build) sends one request per line and
- * the guest answers each with one line, in order: `ok` (perhaps with a word of result) or
- * `error REASON`. The requests: the terminal's size (`winsize`), a restored guest's fresh clock
- * and seed (`fresh`, ./fresh-guest.ts) and the build's `prepare-state`.
+ * listens. A host (the page's worker, the Node host, the build) sends one request per line,
+ * `ID REQUEST`, and the guest answers each with one line, `ID ok` (perhaps with a word of
+ * result) or `ID error REASON`. The ID ties an answer to its request, so one request whose
+ * bytes were lost (sent while the guest could not read them) leaves the others matched. The
+ * requests: the terminal's size (`winsize`), a restored guest's fresh clock and seed (`fresh`,
+ * ./fresh-guest.ts) and the build's `prepare-state`.
  *
  * It replaced a prompt hook that ran a program before every prompt and read its requests from
  * the share (docs/performance.md, "The prompt hook and the control line"): nothing runs in the
@@ -15,8 +17,10 @@
 export const CONTROL_SERIAL = 1;
 /** An answer line longer than this is not one: the guest's answers are a line of text. */
 const MAX_ANSWER = 1024;
-/** The guest reads at most this much of a request line (tab-control.c, MAX_LINE). */
-const MAX_REQUEST = 600;
+/** The guest reads at most this much of a line (tab-control.c, MAX_LINE), the ID included. */
+const MAX_LINE = 600;
+/** IDs the guest takes: 1 to 9 digits. */
+const MAX_ID = 999_999_999;
 
 export interface GuestControl {
   /** A byte the guest wrote on its control port. */
@@ -42,29 +46,41 @@ export function winsizeRequest(rows: number, cols: number): string {
   return `winsize ${rows} ${cols}`;
 }
 
+interface Waiter {
+  what: string;
+  resolve(result: string): void;
+  reject(error: Error): void;
+}
+
 /** `send` writes bytes to the guest's control port (v86: serial_send_bytes(CONTROL_SERIAL, …)). */
 export function createGuestControl(send: (bytes: Uint8Array) => void): GuestControl {
-  const waiting: { line: string; resolve: (result: string) => void; reject: (error: Error) => void }[] = [];
+  const waiting = new Map<number, Waiter>();
+  let lastId = 0;
   let answer = "";
   let overlong = false;
   let closed: string | null = null;
 
   const answered = (text: string) => {
-    const waiter = waiting.shift();
-    if (!waiter) return; // nothing asked: not an answer to anything of ours
-    const what = waiter.line.split(" ")[0];
-    if (text === "ok" || text.startsWith("ok ")) waiter.resolve(text.slice(3));
-    else if (text.startsWith("error ")) waiter.reject(new GuestControlError(`the guest refused ${what}: ${text.slice("error ".length)}`));
+    const m = /^(\d{1,9}) (.*)$/s.exec(text);
+    const waiter = m ? waiting.get(Number(m[1])) : undefined;
+    if (!m || !waiter) return; // not an answer to anything of ours
+    waiting.delete(Number(m[1]));
+    const body = m[2] ?? "";
+    if (body === "ok" || body.startsWith("ok ")) waiter.resolve(body.slice(3));
+    else if (body.startsWith("error "))
+      waiter.reject(new GuestControlError(`the guest refused ${waiter.what}: ${body.slice("error ".length)}`));
     else
       waiter.reject(
-        new GuestControlError(`the guest's control line answered ${what} with something unexpected: ${JSON.stringify(text.slice(0, 80))}`),
+        new GuestControlError(
+          `the guest's control line answered ${waiter.what} with something unexpected: ${JSON.stringify(body.slice(0, 80))}`,
+        ),
       );
   };
 
   return {
     receive(byte) {
       if (byte === 0x0a) {
-        answered(overlong ? "(an over-long line)" : answer.replace(/\r$/, ""));
+        if (!overlong) answered(answer.replace(/\r$/, ""));
         answer = "";
         overlong = false;
       } else if (!overlong) {
@@ -77,16 +93,20 @@ export function createGuestControl(send: (bytes: Uint8Array) => void): GuestCont
     },
     request(line) {
       if (closed !== null) return Promise.reject(new GuestControlError(closed));
-      if (/[\r\n]/.test(line) || line.length > MAX_REQUEST)
-        return Promise.reject(new GuestControlError(`a control request is one line of at most ${MAX_REQUEST} bytes`));
+      lastId = lastId >= MAX_ID ? 1 : lastId + 1;
+      const id = lastId;
+      const text = `${id} ${line}`;
+      if (/[\r\n]/.test(line) || text.length > MAX_LINE)
+        return Promise.reject(new GuestControlError(`a control request is one line of at most ${MAX_LINE} bytes with its ID`));
       return new Promise<string>((resolve, reject) => {
-        waiting.push({ line, resolve, reject });
-        send(new TextEncoder().encode(`${line}\n`));
+        waiting.set(id, { what: line.split(" ")[0] ?? line, resolve, reject });
+        send(new TextEncoder().encode(`${text}\n`));
       });
     },
     close(reason) {
       closed = reason;
-      for (const waiter of waiting.splice(0)) waiter.reject(new GuestControlError(reason));
+      for (const waiter of waiting.values()) waiter.reject(new GuestControlError(reason));
+      waiting.clear();
     },
   };
 }

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createEventLog, type LogEvent } from "../../log";
+import { winsizeRequest } from "../../machine";
 import { createPolicyHolder, DEFAULT_POLICY } from "../../policy";
 import { createGuestUpstream, type NodeGuest, startNodeGuest } from ".";
 import { takeGuestLock } from "./testing/guest-lock";
@@ -60,6 +61,21 @@ describe("the shipped guest under Node, on the page's peer and proxy", { timeout
     const run = await guest.run("date +%s", { timeoutMs: 60_000 });
     expect(run.status).toBe(0);
     expect(Math.abs(Number(run.output.trim()) - Date.now() / 1000)).toBeLessThan(300);
+  });
+
+  it("the guest's control line refuses a malformed request with its reason, and a winsize after it reaches the shell", async () => {
+    await expect(guest.control.request("winsize 0 80")).rejects.toThrow(
+      "the guest refused winsize: winsize is not ROWS COLS (1 to 9999 each)",
+    );
+    await expect(guest.control.request("fresh 1 2 not-hex")).rejects.toThrow(
+      "the guest refused fresh: fresh is not SECONDS NANOSECONDS HEX",
+    );
+    await expect(guest.control.request("fresh 1 2 00")).rejects.toThrow("the seed is not 16 to 256 bytes in hex");
+    await expect(guest.control.request("reboot")).rejects.toThrow("the guest refused reboot: unknown request");
+    await guest.control.request(winsizeRequest(33, 111));
+    const run = await guest.run("stty size", { timeoutMs: 60_000 });
+    expect(run.output.trim()).toBe("33 111");
+    await guest.control.request(winsizeRequest(50, 200));
   });
 
   it("gives a command its status and output from the shell's marks", async () => {

@@ -3,7 +3,7 @@ import { utf8 } from "../../bytes";
 import { type ConsoleDriver, createConsoleDriver, type GuestConsole, parseGuestLine } from "../../console";
 import { connectGuestNetwork, type GuestNetwork } from "../../guest-network";
 import type { EventLog } from "../../log";
-import { freshen, winsizeRequest } from "../../machine";
+import { freshen, type GuestControl, winsizeRequest } from "../../machine";
 import { systemTimers, type Timers } from "../../platform";
 import type { PolicyHolder } from "../../policy";
 import { createSessionCa } from "../../tls";
@@ -32,6 +32,8 @@ export interface NodeGuest {
   driver: ConsoleDriver;
   network: GuestNetwork;
   services: NodeGuestServices;
+  /** The guest's control line (src/machine/guest-control.ts): its terminal's size. */
+  control: GuestControl;
   /** Types one command at the idle prompt; resolves with its window once it settled. */
   run(command: string, options: { timeoutMs: number }): Promise<CommandRun>;
   destroy(): Promise<void>;
@@ -131,5 +133,5 @@ export async function startNodeGuest(options: NodeGuestOptions): Promise<NodeGue
   }
   const driver = createConsoleDriver(machine.console);
   const runner = createCommandRunner({ log, console: machine.console, driver, writeFile: (path, bytes) => machine.writeFile(path, bytes) });
-  return { console: machine.console, driver, network, services, run: runner.run, destroy };
+  return { console: machine.console, driver, network, services, control: machine.control, run: runner.run, destroy };
 }

@@ -7,7 +7,7 @@ import { createHeldLink } from "./held-link";
 import type { JitState } from "./jit-governor";
 import { MACHINE_EXPECTS, type MachinePhase } from "./machine-phases";
 import { batchPerTask, type MachineMessage } from "./machine-port";
-import type { MachineApi } from "./machine-worker";
+import type { MachineApi, TerminalSize } from "./machine-worker";
 import machineWorkerUrlText from "./machine-worker.ts?worker&url";
 
 export interface Guest {
@@ -22,11 +22,12 @@ export interface Guest {
   /** Writes a file into the 9p share the guest mounts at /mnt/tab, creating its folders. */
   writeFile(path: string, bytes: Uint8Array): Promise<void>;
   /**
-   * A restored guest only: once restored, the machine tells the guest the terminal's `size`,
-   * gives it a fresh clock and seed, and sends the Enter that draws the fresh prompt
-   * (machine-worker.ts). Resolves with null when the guest took the seed, else with why not.
+   * A restored guest only: once restored, the machine tells the guest the terminal's size
+   * (BootOptions.terminal), gives it a fresh clock and seed, and sends the Enter that draws the
+   * first prompt (machine-worker.ts). Resolves with null when the guest took the seed, else
+   * with why not.
    */
-  freshPrompt(size: TerminalSize): Promise<string | null>;
+  freshPrompt(): Promise<string | null>;
   /** Tells the guest its terminal's size now (its control line; SIGWINCH to what runs). */
   resize(size: TerminalSize): Promise<void>;
   /** Marks the emulator worker's phases so far on the page's timeline (`tab:` marks). */
@@ -37,11 +38,6 @@ export interface Guest {
   jit(): Promise<JitState>;
 
   destroy(): Promise<void>;
-}
-
-export interface TerminalSize {
-  rows: number;
-  cols: number;
 }
 
 export interface BootOptions {
@@ -56,6 +52,8 @@ export interface BootOptions {
   relayUrl?: string;
   /** Where serial output goes (the terminal): the guest's text with its OSC 133 marks. */
   onOutput(text: string): void;
+  /** The terminal's size: a restored guest is told it before its first prompt. */
+  terminal?: TerminalSize;
 }
 
 /** The emulator's worker, started before the guest's files are in so its script and v86's wasm load beside them. */
@@ -146,6 +144,7 @@ export async function bootGuest({ worker, remote: machine }: GuestMachine, optio
         port: machinePort,
         ...(options.state ? { state: options.state } : {}),
         ...(options.relayUrl ? { relayUrl: options.relayUrl } : {}),
+        ...(options.terminal ? { terminal: options.terminal } : {}),
       },
       [machinePort, ...new Set(transfers)],
     ),
@@ -173,7 +172,7 @@ export async function bootGuest({ worker, remote: machine }: GuestMachine, optio
     ready,
     saveState: () => machine.saveState(),
     writeFile: (path, bytes) => machine.writeFile(path, bytes),
-    freshPrompt: (size) => machine.freshPrompt(size),
+    freshPrompt: () => machine.freshPrompt(),
     resize: (size) => machine.resize(size),
     markPhases: () => markMachinePhases(machine).catch(() => undefined),
     instructions: () => machine.instructions(),

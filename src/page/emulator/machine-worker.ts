@@ -45,6 +45,16 @@ export interface MachineStart {
   relayUrl?: string;
   /** The port the frames, the serial output and the typed text go over (machine-port.ts). */
   port: MessagePort;
+  /**
+   * A restore only: the terminal's size. Once the state is restored the worker itself gives the
+   * guest its first prompt (freshPrompt), with no round trip to the page in between.
+   */
+  terminal?: TerminalSize;
+}
+
+export interface TerminalSize {
+  rows: number;
+  cols: number;
 }
 
 interface V86Internals {
@@ -75,6 +85,9 @@ let governing: ReturnType<typeof setInterval> | undefined;
 let turnedOn = 0;
 let ready: Promise<void> = Promise.reject(new Error("the machine has not started"));
 ready.catch(() => undefined);
+/** A restore's first prompt (freshPrompt): null once the guest took its fresh seed, else why not. */
+let freshened: Promise<string | null> = Promise.reject(new Error("the machine restores no state"));
+freshened.catch(() => undefined);
 
 const times: MachineTimes = {};
 /** When each phase ended, on the clock every thread of the page shares (performance.timeOrigin + now). */
@@ -180,35 +193,26 @@ export const machineApi = {
           }),
         );
     ready.catch(() => undefined);
+    if (state && options.terminal) {
+      const size = options.terminal;
+      freshened = ready.then(() => freshPrompt(size));
+      freshened.catch(() => undefined);
+    }
   },
 
   /**
-   * A restored guest's way to its first prompt, here so that no round trip to the page sits
-   * between its steps: once the state is restored, tells the guest the terminal's size and
-   * gives it this machine's clock and a fresh seed (src/machine/fresh-guest.ts) on its control
-   * line, then sends the Enter that draws the fresh prompt, so no command runs before the seed.
-   * Resolves with null once the guest took the seed, or with why it did not.
+   * A restored guest's first prompt, which the worker asks for itself once the state is
+   * restored (freshPrompt, below): null once the guest took its fresh clock and seed, else why
+   * it did not.
    */
-  async freshPrompt(size: { rows: number; cols: number }): Promise<string | null> {
-    await ready;
-    const line = controlLine();
-    // Answered before `fresh` (answers come in order); a refusal leaves the console 80×24.
-    line.request(winsizeRequest(size.rows, size.cols)).catch(() => undefined);
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const notFresh = await Promise.race([
-      freshen(line).then(() => null),
-      new Promise<string>((resolve) => {
-        timer = setTimeout(() => resolve(`the guest did not answer in ${FRESH_ANSWER_MS / 1000} s`), FRESH_ANSWER_MS);
-      }),
-    ]).catch((error: unknown) => (error as Error).message);
-    clearTimeout(timer);
-    running().serial0_send("\r");
-    reached("fresh-prompt-asked");
-    return notFresh;
+  freshPrompt(): Promise<string | null> {
+    return freshened;
   },
 
   /** Tells the guest its terminal's size (the console's TIOCSWINSZ: SIGWINCH at once). */
-  async resize(size: { rows: number; cols: number }): Promise<void> {
+  async resize(size: TerminalSize): Promise<void> {
+    // Not into a machine still restoring: the restore would drop the request's bytes.
+    await ready;
     await controlLine().request(winsizeRequest(size.rows, size.cols));
   },
 
@@ -255,6 +259,29 @@ export const machineApi = {
 };
 
 export type MachineApi = typeof machineApi;
+
+/**
+ * A restored guest's way to its first prompt, here so that no round trip to the page sits
+ * between its steps: tells the guest the terminal's size and gives it this machine's clock and
+ * a fresh seed (src/machine/fresh-guest.ts) on its control line, then sends the Enter that ends
+ * the held shell's wait and draws the first prompt, so no command runs before the seed.
+ */
+async function freshPrompt(size: TerminalSize): Promise<string | null> {
+  const line = controlLine();
+  // Answered before `fresh` (answers come in order); a refusal leaves the console 80×24.
+  line.request(winsizeRequest(size.rows, size.cols)).catch(() => undefined);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const notFresh = await Promise.race([
+    freshen(line).then(() => null),
+    new Promise<string>((resolve) => {
+      timer = setTimeout(() => resolve(`the guest did not answer in ${FRESH_ANSWER_MS / 1000} s`), FRESH_ANSWER_MS);
+    }),
+  ]).catch((error: unknown) => (error as Error).message);
+  clearTimeout(timer);
+  running().serial0_send("\r");
+  reached("fresh-prompt-asked");
+  return notFresh;
+}
 
 function controlLine(): GuestControl {
   if (!control) throw new Error("the machine has not started");

@@ -95,12 +95,14 @@ export async function startGuest(options: StartGuestOptions): Promise<StartedGue
     .catch(stopMachine);
   const restoring = "state" in start;
   options.onStart?.(restoring ? "restore" : "boot");
+  const size = () => ({ rows: terminal.terminal.rows, cols: terminal.terminal.cols });
   const guest = await bootGuest(machine, {
     files: restoring ? null : start.files,
     log,
     ...(restoring ? { state: start.state, stateOrigin: start.origin } : {}),
     ...(v86Fetch ? { relayUrl: "fetch" } : {}),
     onOutput: (text) => terminal.write(text),
+    terminal: size(),
   });
   // The machine runs (a restore unpacks the state in its worker): the network's code loads
   // meanwhile, and the network connects as soon as it is in.
@@ -131,14 +133,13 @@ export async function startGuest(options: StartGuestOptions): Promise<StartedGue
   // fresh clock and seed come before it), not for the network.
   const openInput = connectConsole(guest.console, terminal, log);
   options.onMachine?.(guest);
-  const size = () => ({ rows: terminal.terminal.rows, cols: terminal.terminal.cols });
   if (restoring) {
     // A restored shell waits before its first prompt (the build saved it there): the first
     // prompt shows, and its marks make the shell idle for whatever types first. Right after the
-    // restore the machine tells the guest the terminal's size, gives it a fresh clock and seed
-    // and only then sends the Enter itself (machine-worker.ts).
+    // restore the machine tells the guest the terminal's size (given at its start), gives it a
+    // fresh clock and seed and only then sends the Enter itself (machine-worker.ts).
     const prompt = guest.console.expectPrompt();
-    const [, notFresh] = await Promise.all([guest.ready, guest.freshPrompt(size())]);
+    const [, notFresh] = await Promise.all([guest.ready, guest.freshPrompt()]);
     followTerminalSize(guest, terminal);
     await prompt;
     performance.mark("tab:fresh-prompt");
