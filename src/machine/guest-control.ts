@@ -8,9 +8,8 @@
  * ./fresh-guest.ts) and the build's `prepare-state`.
  *
  * It replaced a prompt hook that ran a program before every prompt and read its requests from
- * the share (docs/performance.md, "The prompt hook and the control line"): nothing runs in the
- * guest until the host asks, and a new terminal size reaches the guest at once, not at its next
- * prompt.
+ * the share (docs/decisions/0025-the-guest-control-line.md): nothing runs in the guest until
+ * the host asks, and a new terminal size reaches the guest at once, not at its next prompt.
  */
 
 /** v86's number for the guest's ttyS1 (serial_send_bytes, serial1-output-byte). */

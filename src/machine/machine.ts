@@ -1,5 +1,4 @@
 import type { V86Options } from "v86";
-import { DEFAULT_NETWORK_CONFIG } from "../net";
 
 /**
  * The emulated machine the guest runs on, in one place: the page boots and restores with it,
@@ -23,6 +22,12 @@ export const GUEST_MEMORY_MIB = 96;
  */
 export const GUEST_CMDLINE = "console=ttyS0 quiet tsc=reliable random.trust_cpu=on init_on_alloc=1";
 const VGA_MEMORY = 2 * 1024 * 1024;
+/**
+ * The guest's gateway: the page's network peer (src/net's DEFAULT_NETWORK_CONFIG), whose MAC the
+ * guest's /init sets for good, and so v86's own router when it stands in (machine.test.ts holds
+ * the three together).
+ */
+export const GATEWAY = { ip: "10.0.2.2", mac: "52:54:00:00:02:02" } as const;
 
 /** The guest files a cold boot needs (the bytes as verified against SHA256SUMS). */
 export interface BootFiles {
@@ -88,8 +93,8 @@ export function machineOptions(files: BootFiles | null, choice: MachineChoice = 
       ...(choice.relayUrl
         ? {
             relay_url: choice.relayUrl,
-            router_ip: DEFAULT_NETWORK_CONFIG.peerIp,
-            router_mac: DEFAULT_NETWORK_CONFIG.peerMac,
+            router_ip: GATEWAY.ip,
+            router_mac: GATEWAY.mac,
             vm_ip: "10.0.2.15",
           }
         : {}),
