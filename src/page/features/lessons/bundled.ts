@@ -13,11 +13,6 @@ export interface ListedLesson {
 
 const nameOf = (path: string) => path.replace(/^.*\//, "").replace(/\.yaml$/, "");
 
-/** The shipped lessons' names, in the curriculum's order (file names sort by their number prefix). */
-export function bundledLessonNames(): string[] {
-  return Object.keys(FILES).map(nameOf).sort();
-}
-
 /**
  * The shipped lessons as lessons/index.json lists them: their titles and step counts for the
  * index, without parsing every lesson's YAML when the page starts (a tenth of a second of its
