@@ -144,11 +144,18 @@ describe("the shell's state from its marks", () => {
   });
 
   it("Ctrl+L redraws the prompt with its marks but keeps the half-typed line: still not idle", () => {
-    const { tracker, g } = atPrompt();
+    const { tracker, g } = atNumberedPrompt(1);
     tracker.userInput("ls -");
     tracker.userInput("\x0c");
-    g.out(`\x1b[H\x1b[J\r${prompt(0).replace("\x1b[6n", "")}ls -`);
+    g.out(`\x1b[H\x1b[J${redraw(1, "ls -")}`);
     expect(tracker.phase).toBe("editing");
+  });
+
+  it("Ctrl+L at an empty prompt leaves it idle", () => {
+    const { tracker, g } = atNumberedPrompt(1);
+    tracker.userInput("\x0c");
+    g.out(`\x1b[H\x1b[J${redraw(1, "")}`);
+    expect(tracker.idle).toBe(true);
   });
 
   it("Enter on an empty line is a command with no output, and the shell is idle after it", () => {

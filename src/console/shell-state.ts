@@ -37,7 +37,6 @@ const LINE_BREAKS = /\r\n|\r|\n/g;
 export class ShellTracker {
   private phaseNow: ShellPhase = "starting";
   private queryPending = false;
-  private keepEditing = false;
   /** Total output text so far: offsets of records count from here. */
   private offset = 0;
   private readonly all: CommandRecord[] = [];
@@ -155,25 +154,23 @@ export class ShellTracker {
       case "command-end":
         if (this.phaseNow === "running" && this.current) this.finish(mark.status);
         break;
-      case "command-start":
-        if (!(this.phaseNow === "editing" && this.keepEditing)) this.phaseNow = "prompt";
-        this.keepEditing = false;
-        // Keys typed ahead during the command: whole lines run now (as a paste does), a
-        // partial line is on the new prompt's line.
-        if (this.phaseNow === "prompt") {
-          const { lines, partial } = this.ahead.take();
-          this.queuedLines += lines;
-          if (partial) this.partialAfterLines = true;
-        }
+      case "command-start": {
+        // A new prompt (a redrawn one never gets here: redrawn()). Keys typed ahead during the
+        // command: whole lines run now (as a paste does), a partial line is on its line.
+        this.phaseNow = "prompt";
+        const { lines, partial } = this.ahead.take();
+        this.queuedLines += lines;
+        if (partial) this.partialAfterLines = true;
         // A prompt after a paste's first line: the next line of it runs now.
-        if (this.queuedLines > 0 && this.phaseNow === "prompt") {
+        if (this.queuedLines > 0) {
           this.queuedLines--;
           this.start("user", null);
-        } else if (this.phaseNow === "prompt" && this.partialAfterLines) {
+        } else if (this.partialAfterLines) {
           this.partialAfterLines = false;
           this.phaseNow = "editing";
         }
         break;
+      }
       case "prompt-start":
         break;
     }
@@ -199,7 +196,6 @@ export class ShellTracker {
     if (!this.redrawing) return false;
     if (mark.kind === "command-start") {
       this.redrawing = false;
-      this.keepEditing = false; // a Ctrl+L's redraw, handled here
       const command = this.current?.command ?? null;
       if (this.echo && command !== null) this.echo = { left: command.length, inEscape: "", seenAll: command.length === 0 };
     }
@@ -234,10 +230,9 @@ export class ShellTracker {
       if (lines > 0) {
         this.queuedLines = lines - 1;
         this.start("user", null);
-      } else if (rest === "\x0c") {
-        // Ctrl+L redraws the prompt (with its marks) and keeps what was typed on the line.
-        this.keepEditing = this.phaseNow === "editing";
-      } else this.phaseNow = "editing";
+      }
+      // Ctrl+L only redraws the prompt and the line (its repeated number: redrawn()).
+      else if (rest !== "\x0c") this.phaseNow = "editing";
     }
     this.changed();
   }
