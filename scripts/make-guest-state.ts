@@ -18,6 +18,7 @@ import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { V86 } from "v86";
 import { type BootFiles, CONTROL_SERIAL, createGuestControl, freshen, machineOptions, machineRecord } from "../src/machine";
+import { systemTimers } from "../src/platform";
 
 const root = resolve(fileURLToPath(new URL("..", import.meta.url)));
 const args = process.argv.slice(2);
@@ -51,7 +52,11 @@ interface Fs9p {
 /** One emulator with its serial output as text, a way to wait for what it prints, and its control line. */
 function start(options: ConstructorParameters<typeof V86>[0]) {
   const emulator = new V86(options);
-  const control = createGuestControl((bytes) => emulator.serial_send_bytes(CONTROL_SERIAL, bytes));
+  // prepare-state (dropping caches, zeroing free memory) is the slow request: minutes on a busy machine.
+  const control = createGuestControl((bytes) => emulator.serial_send_bytes(CONTROL_SERIAL, bytes), {
+    timers: systemTimers,
+    answerWithinMs: 300_000,
+  });
   emulator.add_listener(`serial${CONTROL_SERIAL}-output-byte`, (byte: number) => control.receive(byte));
   let text = "";
   const waiters: { test: () => boolean; resolve: () => void }[] = [];
@@ -74,15 +79,7 @@ function start(options: ConstructorParameters<typeof V86>[0]) {
     });
   const event = (name: "emulator-loaded" | "emulator-ready") => new Promise<void>((r) => emulator.add_listener(name, () => r()));
   const exists = (path: string) => ((emulator as unknown as { fs9p: Fs9p }).fs9p.SearchPath(path).id ?? -1) >= 0;
-  /** `work` on the control line, with a time limit. */
-  const control_ = <T>(what: string, work: Promise<T>, timeoutMs: number) =>
-    Promise.race([
-      work,
-      new Promise<never>((_, reject) =>
-        setTimeout(() => reject(new Error(`timed out after ${timeoutMs} ms waiting for the guest's ${what}`)), timeoutMs),
-      ),
-    ]);
-  return { emulator, text: () => text, until, event, exists, control, control_ };
+  return { emulator, text: () => text, until, event, exists, control };
 }
 
 async function main() {
@@ -105,7 +102,7 @@ async function main() {
   await boot.emulator.create_file("/hold", new TextEncoder().encode("the build saves the state here\n"));
   await boot.until("the shell to hold before its first prompt", () => boot.text().includes(HOLDING), 600_000);
   const bootMs = Date.now() - t0;
-  log(await boot.control_("prepare-state", boot.control.request("prepare-state"), 300_000));
+  log(await boot.control.request("prepare-state"));
   // The shipped share is empty: the page writes what it needs into it (tls/ca.pem).
   // (v86's SearchPath leaves `name` unset, so DeleteNode cannot be used: unlink from the root, inode 0.)
   (boot.emulator as unknown as { fs9p: Fs9p }).fs9p.Unlink(0, "hold");
@@ -140,7 +137,7 @@ async function main() {
     initial_state: { buffer: packed.buffer.slice(packed.byteOffset, packed.byteOffset + packed.byteLength) as ArrayBuffer },
   });
   await restored.event("emulator-ready");
-  await restored.control_("fresh clock and seed", freshen(restored.control), 120_000);
+  await freshen(restored.control);
   restored.emulator.serial0_send("\r");
   await restored.until("the restored guest's fresh prompt", () => restored.text().includes(PROMPT_END), 120_000);
   const restoreMs = Date.now() - t1;

@@ -2,6 +2,9 @@ import { describe, expect, it } from "vitest";
 import { freshen, freshRequest } from "./fresh-guest";
 import { createGuestControl } from "./guest-control";
 
+/** The line's time limit never fires here. */
+const NO_TIME_LIMIT = { timers: { setTimeout: () => 0, clearTimeout: () => undefined }, answerWithinMs: 1 };
+
 describe("the fresh-machine request a restored guest takes", () => {
   it("carries the host's clock as seconds and nanoseconds, then the seed in hex", () => {
     const text = freshRequest(1_764_633_600_123.5, Uint8Array.from([0x00, 0x0f, 0xa5, 0xff]));
@@ -15,7 +18,7 @@ describe("the fresh-machine request a restored guest takes", () => {
 
   it("sends this host's clock and 64 new random bytes, a different seed every time", () => {
     const sent: string[] = [];
-    const control = createGuestControl((bytes) => sent.push(new TextDecoder().decode(bytes)));
+    const control = createGuestControl((bytes) => sent.push(new TextDecoder().decode(bytes)), NO_TIME_LIMIT);
     void freshen(control);
     void freshen(control);
     const parsed = sent.map((line) => /^\d+ fresh (\d+) (\d+) ([0-9a-f]+)\n$/.exec(line));
@@ -26,7 +29,7 @@ describe("the fresh-machine request a restored guest takes", () => {
   });
 
   it("fails with the guest's reason when the guest could not apply it", async () => {
-    const control = createGuestControl(() => undefined);
+    const control = createGuestControl(() => undefined, NO_TIME_LIMIT);
     const done = freshen(control);
     for (const byte of new TextEncoder().encode("1 error clock_settime failed\n")) control.receive(byte);
     await expect(done).rejects.toThrow("the guest refused fresh: clock_settime failed");

@@ -1,13 +1,44 @@
 import { describe, expect, it } from "vitest";
 import { createGuestControl, GuestControlError, winsizeRequest } from "./guest-control";
 
+/** Timers the test fires by hand: `elapse()` runs what is due. */
+function manualTimers() {
+  let now = 0;
+  const due = new Map<number, { at: number; callback: () => void }>();
+  let next = 0;
+  return {
+    setTimeout(callback: () => void, ms: number) {
+      next++;
+      due.set(next, { at: now + ms, callback });
+      return next;
+    },
+    clearTimeout(handle: unknown) {
+      due.delete(handle as number);
+    },
+    elapse(ms: number) {
+      now += ms;
+      for (const [handle, timer] of [...due]) {
+        if (timer.at > now) continue;
+        due.delete(handle);
+        timer.callback();
+      }
+    },
+    get pending() {
+      return due.size;
+    },
+  };
+}
+
+const ANSWER_WITHIN_MS = 15_000;
+
 function wired() {
   const sent: string[] = [];
-  const control = createGuestControl((bytes) => sent.push(new TextDecoder().decode(bytes)));
+  const timers = manualTimers();
+  const control = createGuestControl((bytes) => sent.push(new TextDecoder().decode(bytes)), { timers, answerWithinMs: ANSWER_WITHIN_MS });
   const answer = (text: string) => {
     for (const byte of new TextEncoder().encode(text)) control.receive(byte);
   };
-  return { control, sent, answer };
+  return { control, sent, answer, timers };
 }
 
 describe("the guest's control line", () => {
@@ -50,6 +81,18 @@ describe("the guest's control line", () => {
     answer("2 ok\n");
     await expect(next).resolves.toBe("");
     expect(lostSettled).toBe(false);
+  });
+
+  it("fails a request the guest does not answer in time, and ignores its answer if it comes later", async () => {
+    const { control, answer, timers } = wired();
+    const asked = control.request("fresh 1 2 00");
+    timers.elapse(ANSWER_WITHIN_MS - 1);
+    const next = control.request("winsize 24 80");
+    timers.elapse(1);
+    await expect(asked).rejects.toThrow("the guest did not answer fresh within 15 s");
+    answer("1 ok\n2 ok\n");
+    await expect(next).resolves.toBe("");
+    expect(timers.pending).toBe(0);
   });
 
   it("ignores a line that answers nothing it asked (no ID, an unknown ID, a line without one)", async () => {

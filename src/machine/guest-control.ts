@@ -12,6 +12,21 @@
  * the host asks, and a new terminal size reaches the guest at once, not at its next prompt.
  */
 
+/** The timers the line's time limit runs on (src/platform's Timers, which hosts pass in). */
+export interface ControlTimers {
+  setTimeout(callback: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+export interface GuestControlOptions {
+  timers: ControlTimers;
+  /**
+   * How long a request waits for its answer before it fails: a guest without tab-control, or a
+   * request whose bytes were lost, never answers.
+   */
+  answerWithinMs: number;
+}
+
 /** v86's number for the guest's ttyS1 (serial_send_bytes, serial1-output-byte). */
 export const CONTROL_SERIAL = 1;
 /** An answer line longer than this is not one: the guest's answers are a line of text. */
@@ -49,10 +64,12 @@ interface Waiter {
   what: string;
   resolve(result: string): void;
   reject(error: Error): void;
+  timer: unknown;
 }
 
 /** `send` writes bytes to the guest's control port (v86: serial_send_bytes(CONTROL_SERIAL, …)). */
-export function createGuestControl(send: (bytes: Uint8Array) => void): GuestControl {
+export function createGuestControl(send: (bytes: Uint8Array) => void, options: GuestControlOptions): GuestControl {
+  const { timers, answerWithinMs } = options;
   const waiting = new Map<number, Waiter>();
   let lastId = 0;
   let answer = "";
@@ -62,8 +79,9 @@ export function createGuestControl(send: (bytes: Uint8Array) => void): GuestCont
   const answered = (text: string) => {
     const m = /^(\d{1,9}) (.*)$/s.exec(text);
     const waiter = m ? waiting.get(Number(m[1])) : undefined;
-    if (!m || !waiter) return; // not an answer to anything of ours
+    if (!m || !waiter) return; // not an answer to anything of ours (or one past its time)
     waiting.delete(Number(m[1]));
+    timers.clearTimeout(waiter.timer);
     const body = m[2] ?? "";
     if (body === "ok" || body.startsWith("ok ")) waiter.resolve(body.slice(3));
     else if (body.startsWith("error "))
@@ -97,14 +115,22 @@ export function createGuestControl(send: (bytes: Uint8Array) => void): GuestCont
       const text = `${id} ${line}`;
       if (/[\r\n]/.test(line) || text.length > MAX_LINE)
         return Promise.reject(new GuestControlError(`a control request is one line of at most ${MAX_LINE} bytes with its ID`));
+      const what = line.split(" ")[0] ?? line;
       return new Promise<string>((resolve, reject) => {
-        waiting.set(id, { what: line.split(" ")[0] ?? line, resolve, reject });
+        const timer = timers.setTimeout(() => {
+          waiting.delete(id);
+          reject(new GuestControlError(`the guest did not answer ${what} within ${answerWithinMs / 1000} s`));
+        }, answerWithinMs);
+        waiting.set(id, { what, resolve, reject, timer });
         send(new TextEncoder().encode(`${text}\n`));
       });
     },
     close(reason) {
       closed = reason;
-      for (const waiter of waiting.values()) waiter.reject(new GuestControlError(reason));
+      for (const waiter of waiting.values()) {
+        timers.clearTimeout(waiter.timer);
+        waiter.reject(new GuestControlError(reason));
+      }
       waiting.clear();
     },
   };

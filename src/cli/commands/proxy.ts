@@ -2,7 +2,7 @@ import { readFile, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import { parseArgs } from "node:util";
 import { createEventLog, toJsonLine } from "../../log";
-import { systemClock, systemTimers, type Timers } from "../../platform";
+import { systemClock } from "../../platform";
 import { DEFAULT_POLICY, loadPolicy, type Policy, policyHash } from "../../policy";
 import {
   createProxy,
@@ -19,6 +19,7 @@ import {
 } from "../../proxy";
 import { caPem, createSessionCa, createTlsTerminator, type SessionCa, tlsTunnelHook } from "../../tls";
 import type { Command } from "../command";
+import { nodeTimers } from "../node-timers";
 import { socketStream } from "../proxy-socket";
 import { createNodeUpstream } from "../proxy-upstream";
 
@@ -31,13 +32,6 @@ import { createNodeUpstream } from "../proxy-upstream";
  */
 
 const LOGGED_KINDS = new Set(["proxy.decision", "tls.session", "tls.verdict"]);
-
-/** Node's timers, unref'd: a pending timeout alone never keeps the process alive. */
-const nodeTimers: Timers = {
-  now: systemTimers.now,
-  setTimeout: (callback, ms) => setTimeout(callback, ms).unref(),
-  clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
-};
 
 const MIB = 1024 * 1024;
 

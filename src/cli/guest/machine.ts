@@ -11,6 +11,7 @@ import {
   writeIntoShare,
 } from "../../machine";
 import { connectV86Link, type FrameLink, type V86Bus } from "../../net";
+import { nodeTimers } from "../node-timers";
 
 /**
  * v86 under Node, on exactly the page's machine (src/machine): the same options, the same
@@ -35,6 +36,9 @@ interface V86Internals {
   fs9p?: ShareFs;
 }
 
+/** How long the guest's control line waits for an answer: an emulated guest on a busy machine is slow. */
+const CONTROL_ANSWER_MS = 180_000;
+
 const require = createRequire(import.meta.url);
 /** v86's wasm, beside its package's build. */
 export const V86_WASM = require.resolve("v86/build/v86.wasm");
@@ -51,7 +55,10 @@ export function startNodeMachine(start: { files: BootFiles } | { state: ArrayBuf
   });
   const running = emulator;
   running.add_listener("serial0-output-byte", (byte: number) => guestConsole.receive(Uint8Array.of(byte)));
-  const control = createGuestControl((bytes) => running.serial_send_bytes(CONTROL_SERIAL, bytes));
+  const control = createGuestControl((bytes) => running.serial_send_bytes(CONTROL_SERIAL, bytes), {
+    timers: nodeTimers,
+    answerWithinMs: CONTROL_ANSWER_MS,
+  });
   running.add_listener(`serial${CONTROL_SERIAL}-output-byte`, (byte: number) => control.receive(byte));
   const internals = running as unknown as V86Internals;
   const link = connectV86Link(internals.bus);

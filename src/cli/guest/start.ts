@@ -4,9 +4,9 @@ import { type ConsoleDriver, createConsoleDriver, type GuestConsole, parseGuestL
 import { connectGuestNetwork, type GuestNetwork } from "../../guest-network";
 import type { EventLog } from "../../log";
 import { freshen, type GuestControl, winsizeRequest } from "../../machine";
-import { systemTimers, type Timers } from "../../platform";
 import type { PolicyHolder } from "../../policy";
 import { createSessionCa } from "../../tls";
+import { nodeTimers } from "../node-timers";
 import { type CommandRun, createCommandRunner } from "./command-window";
 import { readGuestStart } from "./image";
 import { startNodeMachine } from "./machine";
@@ -38,13 +38,6 @@ export interface NodeGuest {
   run(command: string, options: { timeoutMs: number }): Promise<CommandRun>;
   destroy(): Promise<void>;
 }
-
-/** Node's timers, unref'd: a pending proxy timeout alone never keeps the process alive. */
-const nodeTimers: Timers = {
-  now: systemTimers.now,
-  setTimeout: (callback, ms) => setTimeout(callback, ms).unref(),
-  clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
-};
 
 /** A restore takes seconds; a cold boot of the emulated machine can take minutes on a busy one. */
 const RESTORE_LIMIT_MS = 180_000;
@@ -108,11 +101,11 @@ export async function startNodeGuest(options: NodeGuestOptions): Promise<NodeGue
     await machine.writeFile("tls/ca.pem", utf8(ca.certPem));
     await machine.writeFile(SGIT_SHARE_PATH, readFileSync(SGIT_SCRIPT));
     await seedNodeDemoVault(services, options.policy.current());
-    await within(machine.control.request(winsizeRequest(size.rows, size.cols)), RESTORE_LIMIT_MS, "the guest taking its terminal's size");
+    await machine.control.request(winsizeRequest(size.rows, size.cols));
     if (restoring) {
       // As in the page: the guest takes a fresh clock and seed on its control line before the
       // restored shell's first prompt, so before any command runs.
-      const fresh = await within(freshen(machine.control), RESTORE_LIMIT_MS, "the restored guest taking a fresh clock and seed").then(
+      const fresh = await freshen(machine.control).then(
         () => null,
         (error: unknown) => (error as Error).message,
       );

@@ -14,6 +14,7 @@ import {
   writeIntoShare,
 } from "../../machine";
 import { connectV86Link, type V86Bus } from "../../net";
+import { systemTimers } from "../../platform";
 import { createJitGovernor, JIT_WINDOW_MS, type JitGovernor, type JitState } from "./jit-governor";
 import { type EmulatorWasmMessage, MACHINE_EXPECTS, MACHINE_WASM, type MachinePhase, type MachineTimes } from "./machine-phases";
 import { batchPerTask, type MachineMessage } from "./machine-port";
@@ -75,11 +76,11 @@ let emulator: V86 | null = null;
 /** The guest's control line (src/machine/guest-control.ts), on the machine's second serial port. */
 let control: GuestControl | null = null;
 /**
- * How long a restored guest's first Enter waits for the guest to take its fresh clock and seed.
- * The guest answers in well under a second; without an answer (a guest without tab-control)
- * the prompt still comes, and the page says the guest is not fresh.
+ * How long a request on the control line waits for the guest's answer. The guest answers in well
+ * under a second; without one (a guest without tab-control) a restored guest's first prompt
+ * still comes, and the page says the guest is not fresh.
  */
-const FRESH_ANSWER_MS = 15_000;
+const CONTROL_ANSWER_MS = 15_000;
 let governor: JitGovernor | null = null;
 let governing: ReturnType<typeof setInterval> | undefined;
 let turnedOn = 0;
@@ -172,7 +173,10 @@ export const machineApi = {
     const post = (message: MachineMessage) => port.postMessage(message);
     const serial = batchPerTask<number>((bytes) => post({ kind: "serial", bytes: Uint8Array.from(bytes) }));
     created.add_listener("serial0-output-byte", serial);
-    const line = createGuestControl((bytes) => created.serial_send_bytes(CONTROL_SERIAL, bytes));
+    const line = createGuestControl((bytes) => created.serial_send_bytes(CONTROL_SERIAL, bytes), {
+      timers: systemTimers,
+      answerWithinMs: CONTROL_ANSWER_MS,
+    });
     created.add_listener(`serial${CONTROL_SERIAL}-output-byte`, (byte: number) => line.receive(byte));
     control = line;
     const nic = connectV86Link((created as unknown as V86Internals).bus);
@@ -268,16 +272,13 @@ export type MachineApi = typeof machineApi;
  */
 async function freshPrompt(size: TerminalSize): Promise<string | null> {
   const line = controlLine();
-  // Answered before `fresh` (answers come in order); a refusal leaves the console 80×24.
+  // Not awaited: the guest applies requests in order, so `fresh`'s answer comes after it; a
+  // refusal leaves the console 80×24.
   line.request(winsizeRequest(size.rows, size.cols)).catch(() => undefined);
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const notFresh = await Promise.race([
-    freshen(line).then(() => null),
-    new Promise<string>((resolve) => {
-      timer = setTimeout(() => resolve(`the guest did not answer in ${FRESH_ANSWER_MS / 1000} s`), FRESH_ANSWER_MS);
-    }),
-  ]).catch((error: unknown) => (error as Error).message);
-  clearTimeout(timer);
+  const notFresh = await freshen(line).then(
+    () => null,
+    (error: unknown) => (error as Error).message,
+  );
   running().serial0_send("\r");
   reached("fresh-prompt-asked");
   return notFresh;
