@@ -83,11 +83,6 @@ apt_candidate() {
   apt-cache "${APT_OPTS[@]}" show --no-all-versions "$1" 2>/dev/null |
     awk -v p="$1" '/^Version:/{v=$2} /^Filename:/{f=$2} END{ if(!v) exit 1; n=split(f,a,"/"); print p, v, a[n] }'
 }
-# The package closure of $@ (what apt would install on an empty system): "name version".
-apt_closure() {
-  apt-get "${APT_OPTS[@]}" -s -q install --no-install-recommends "$@" 2>/dev/null |
-    awk '/^Inst /{ v=$3; gsub(/[()]/,"",v); print $2, v }'
-}
 # Download a package (exact version) into the cache unless it is already there; print the .deb path.
 fetch_deb() {
   local name=$1 ver=$2 f
@@ -204,22 +199,83 @@ check_kconfig() {
   log "kernel: all kernel.fragment options verified in .config"
 }
 
-# ---------------------------------------------------------------- 4. userland packages
-USERLAND_TOP=(busybox-static)
-USERLAND_NODEPS=(ca-certificates)
-unpack_userland() {
-  local list name ver deb
-  UNP=$WORK/unpacked; rm -rf "$UNP"; mkdir -p "$UNP"
-  list=$( { apt_closure "${USERLAND_TOP[@]}"; for name in "${USERLAND_NODEPS[@]}"; do apt_candidate "$name" | cut -d' ' -f1,2; done; } | sort -u)
-  [ -n "$list" ] || die "could not resolve ${USERLAND_TOP[*]} in $SUITE/i386"
-  while read -r name ver; do
+# ---------------------------------------------------------------- 4. the guest's C library
+# Every program in the image is static: busybox, curl and tab-tools each carry the C library
+# they use. With glibc that was ~0.7 MB a program (a static "hello" is 674 kB on i386), and the
+# state held it (compressed once, as the three shared it; guest/README.md, "The C library, and
+# busybox").
+# musl's is a few kB: the programs are linked against trixie's i386 musl (musl-dev), with the
+# kernel's user-space headers (linux-libc-dev, the same 6.12 as the kernel) for what musl does
+# not define (Landlock, seccomp, the virtio and serial ioctls). $CC_GUEST is the compiler.
+MUSLW=$WORK/musl
+setup_musl() {
+  local name ver deb
+  rm -rf "$MUSLW"; mkdir -p "$MUSLW/root"
+  for name in musl-dev linux-libc-dev; do
+    read -r name ver _ < <(apt_candidate "$name") || die "no $name in $SUITE"
     deb=$(fetch_deb "$name" "$ver")
-    dpkg-deb -x "$deb" "$UNP"
-    echo "$name $ver" >> "$WORK/unpacked.pkgs"
-  done <<< "$list"
+    dpkg-deb -x "$deb" "$MUSLW/root"
+    echo "$name $ver" >> "$PKGLOG"
+    [ "$name" = musl-dev ] && MUSL_VERSION=$ver
+  done
+  local m=$MUSLW/root specs=$MUSLW/root/usr/lib/i386-linux-musl/musl-gcc.specs
+  [ -f "$specs" ] || die "musl-dev has no musl-gcc.specs"
+  # Debian's specs name /usr paths of an installed musl; these point at the unpacked one, add
+  # the kernel's headers after musl's own, and link i386 objects (the host's gcc is amd64).
+  sed -e "s#-isystem /usr/include/i386-linux-musl#-isystem $m/usr/include/i386-linux-musl -idirafter $m/usr/include/i386-linux-gnu -idirafter $m/usr/include#g" \
+      -e "s#/usr/lib/i386-linux-musl#$m/usr/lib/i386-linux-musl#g" \
+      -e "s#^-dynamic-linker /lib/ld-musl-i386.so.1 -nostdlib#-m elf_i386 -dynamic-linker /lib/ld-musl-i386.so.1 -nostdlib#" \
+      "$specs" > "$MUSLW/musl.specs"
+  grep -q -- '-m elf_i386' "$MUSLW/musl.specs" || die "musl-gcc.specs: its link line changed; guest/build.sh rewrites it"
+  CC_GUEST="gcc -m32 -specs=$MUSLW/musl.specs"
+  printf 'int main(void) { return 0; }\n' > "$MUSLW/t.c"
+  $CC_GUEST -static -Os -o "$MUSLW/t" "$MUSLW/t.c" || die "the musl toolchain does not link a program"
+  log "musl $MUSL_VERSION (i386) for the guest's programs"
 }
 
-# ---------------------------------------------------------------- 5. own programs
+# ---------------------------------------------------------------- 5. busybox
+# busybox: Debian's source (with Debian's patches) and Debian's static configuration, less the
+# options in guest/busybox.deny, built here against musl like curl and tab-tools (Debian's
+# busybox-static binary links glibc; guest/README.md, "The C library, and busybox").
+BBW=$WORK/busybox
+build_busybox() {
+  local ver dsc stamp cfg name
+  read -r ver dsc < <(fetch_src busybox)
+  echo "busybox $ver (source)" >> "$WORK/unpacked.pkgs"
+  stamp=$( { echo "$ver $MUSL_VERSION"; gcc --version | head -n1; cat "$HERE/busybox.deny"; sed -n '/^build_busybox() {/,/^}/p' "$0"; } | sha256sum | cut -c1-64)
+  if [ -x "$BBW/busybox.static" ] && [ "$(cat "$BBW/stamp" 2>/dev/null)" = "$stamp" ]; then
+    log "busybox: up to date (busybox $ver)"; return
+  fi
+  rm -rf "$BBW"; mkdir -p "$BBW/obj"
+  log "busybox: unpacking the source of busybox $ver (Debian's patches applied)"
+  (cd "$BBW" && dpkg-source -x "$dsc" src) >"$BBW/unpack.log" 2>&1 ||
+    { tail -n 20 "$BBW/unpack.log" >&2; die "could not unpack the busybox source"; }
+  cfg=$BBW/obj/.config
+  cp "$BBW/src/debian/config/pkg/static" "$cfg"
+  while read -r name; do
+    case "$name" in ''|'#'*) continue ;; esac
+    grep -q "^CONFIG_$name=y\$" "$cfg" || die "guest/busybox.deny: CONFIG_$name is not on in Debian's static configuration"
+    sed -i "s/^CONFIG_$name=y\$/# CONFIG_$name is not set/" "$cfg"
+  done < "$HERE/busybox.deny"
+  log "busybox: building busybox $ver (static, i386; ~1 min)"
+  (cd "$BBW/src" && make O="$BBW/obj" ARCH=i386 CC="$CC_GUEST" HOSTCC=gcc oldconfig </dev/null &&
+     make O="$BBW/obj" ARCH=i386 CC="$CC_GUEST" HOSTCC=gcc -j"$JOBS" busybox) >"$BBW/build.log" 2>&1 ||
+    { tail -n 30 "$BBW/build.log" >&2; die "busybox build failed (log: $BBW/build.log)"; }
+  # oldconfig may turn an applet back on through another's dependency: say so rather than ship it.
+  while read -r name; do
+    case "$name" in ''|'#'*) continue ;; esac
+    grep -q "^CONFIG_$name=y\$" "$cfg" && die "guest/busybox.deny: CONFIG_$name came back on (a dependency of another option)"
+  done < "$HERE/busybox.deny"
+  install -m 0755 "$BBW/obj/busybox" "$BBW/busybox.bin"
+  strip "$BBW/busybox.bin"
+  readelf -d "$BBW/busybox.bin" 2>/dev/null | grep -q NEEDED && die "busybox is not static"
+  mv "$BBW/busybox.bin" "$BBW/busybox.static"
+  { echo "busybox $ver, static (gcc -m32 against musl $MUSL_VERSION), Debian's static configuration less:"
+    grep -v '^#' "$HERE/busybox.deny" | grep . | tr '\n' ' ' | fold -s -w 96; echo; } > "$BBW/record"
+  echo "$stamp" > "$BBW/stamp"
+}
+
+# ---------------------------------------------------------------- 6. own programs
 # One static program for all of them (src/tab-tools.c): each tool as a program of its own carried
 # a copy of static glibc, ~0.7 MB each in every restored guest's memory. TAB_TOOLS names the
 # links made to it in /usr/bin (the tool each runs is the link's name).
@@ -227,7 +283,7 @@ TAB_TOOLS=(llrun tcpconnect tab-control curl)
 build_programs() {
   rm -rf "$WORK/bin"; mkdir -p "$WORK/bin"
   log "cc -m32 -static tab-tools ($(cd "$HERE/src" && echo *.c))"
-  gcc -m32 -static -Os -Wall -Wextra -Werror -D_GNU_SOURCE -o "$WORK/bin/tab-tools" "$HERE"/src/*.c
+  $CC_GUEST -static -Os -Wall -Wextra -Werror -D_GNU_SOURCE -o "$WORK/bin/tab-tools" "$HERE"/src/*.c
   strip "$WORK/bin/tab-tools"
 }
 
@@ -266,7 +322,7 @@ build_curl() {
   echo "wolfssl $wver (source)" >> "$WORK/unpacked.pkgs"
   echo "curl $cver (source)" >> "$WORK/unpacked.pkgs"
   echo "zlib $zver (source)" >> "$WORK/unpacked.pkgs"
-  stamp=$( { echo "$wver $cver $zver"; gcc --version | head -n1; printf '%s\n' "${WOLFSSL_CONFIG[@]}" "${WOLFSSL_DEFINES[@]}" "${CURL_CONFIG[@]}"; sed -n '/^build_curl() {/,/^}/p' "$0"; cat "$HERE"/patches/*.patch "$HERE"/src/libcurl/*.c; } | sha256sum | cut -c1-64)
+  stamp=$( { echo "$wver $cver $zver $MUSL_VERSION"; gcc --version | head -n1; printf '%s\n' "${WOLFSSL_CONFIG[@]}" "${WOLFSSL_DEFINES[@]}" "${CURL_CONFIG[@]}"; sed -n '/^build_curl() {/,/^}/p' "$0"; cat "$HERE"/patches/*.patch "$HERE"/src/libcurl/*.c; } | sha256sum | cut -c1-64)
   if [ -x "$TLSW/curl.static" ] && [ "$(cat "$TLSW/stamp" 2>/dev/null)" = "$stamp" ]; then
     log "curl: up to date (curl $cver, wolfSSL $wver)"; return
   fi
@@ -284,7 +340,7 @@ build_curl() {
   done
   # tab-keep is compiled into curl's program (patches/curl-tab-keep-in-one-program.patch).
   cp "$HERE/src/libcurl/tab-keep.c" "$TLSW/curl/src/tab-keep.c"
-  local cflags="-Os -ffile-prefix-map=$TLSW=." cross=(--host=i686-linux-gnu CC="gcc -m32")
+  local cflags="-Os -ffile-prefix-map=$TLSW=." cross=(--host=i686-linux-musl CC="$CC_GUEST")
   log "curl: building wolfSSL $wver (static, i386; ~1 min)"
   # wolfSSL writes these defines into its installed options.h, so curl is built with them too.
   (cd "$TLSW/wolfssl" && ./autogen.sh && ./configure "${cross[@]}" CFLAGS="$cflags ${WOLFSSL_DEFINES[*]}" \
@@ -294,7 +350,7 @@ build_curl() {
   # zlib: only for curl's --compressed (gzip and deflate content encodings); its own configure
   # (not autoconf), static library only.
   log "curl: building zlib $zver (static, i386)"
-  (cd "$TLSW/zlib" && CC="gcc -m32" CFLAGS="$cflags" ./configure --static --prefix="$TLSW/prefix" &&
+  (cd "$TLSW/zlib" && CC="$CC_GUEST" CFLAGS="$cflags" ./configure --static --prefix="$TLSW/prefix" &&
      make -j"$JOBS" libz.a && make install) >"$TLSW/zlib.log" 2>&1 ||
     { tail -n 30 "$TLSW/zlib.log" >&2; die "zlib build failed (log: $TLSW/zlib.log)"; }
   # -lm: wolfSSL's static library calls pow() and log(); -all-static: libtool's word for a
@@ -308,7 +364,7 @@ build_curl() {
   strip "$TLSW/curl.bin"
   readelf -d "$TLSW/curl.bin" 2>/dev/null | grep -q NEEDED && die "curl is not static: $(needed "$TLSW/curl.bin" | tr '\n' ' ')"
   mv "$TLSW/curl.bin" "$TLSW/curl.static"
-  { echo "curl $cver on wolfSSL $wver and zlib $zver, static (gcc -m32 -Os against the build host's glibc)"
+  { echo "curl $cver on wolfSSL $wver and zlib $zver, static (gcc -m32 -Os against musl $MUSL_VERSION)"
     echo "our patches: $(cd "$HERE/patches" && ls -- *.patch | tr '\n' ' ' | sed 's/ $//')"
     echo "wolfSSL ./configure ${WOLFSSL_CONFIG[*]} CFLAGS+=${WOLFSSL_DEFINES[*]}"
     echo "curl ./configure --with-wolfssl --with-zlib ${CURL_CONFIG[*]}"
@@ -316,7 +372,7 @@ build_curl() {
   echo "$stamp" > "$TLSW/stamp"
 }
 
-# ---------------------------------------------------------------- 6. root filesystem + cpio
+# ---------------------------------------------------------------- 7. root filesystem + cpio
 ROOT=$WORK/rootfs
 bb_applets() {   # the NUL-separated, sorted applet name table starts with "[\0[[\0"
   local off
@@ -335,8 +391,7 @@ build_rootfs() {
   # The build host may not run i386 binaries, so the applet list is read from the
   # binary's applet name table instead of `busybox --list-full`. All links go in /usr/bin
   # (/bin, /sbin and /usr/sbin point there).
-  local bb; bb=$(find "$UNP" -path '*bin/busybox' -type f | head -n1); [ -n "$bb" ] || die "busybox not found"
-  install -m 0755 "$bb" usr/bin/busybox
+  install -m 0755 "$BBW/busybox.static" usr/bin/busybox
   local applet n_applets=0
   while read -r applet; do
     [ -e "usr/bin/$applet" ] || ln -s /usr/bin/busybox "usr/bin/$applet"
@@ -344,15 +399,14 @@ build_rootfs() {
   done < <(bb_applets usr/bin/busybox)
   [ "$n_applets" -gt 100 ] || die "busybox applet table not found or too short ($n_applets)"
   local a; for a in nslookup nc unshare ping wget ip ifconfig route timeout sha256sum base64 setsid cttyhack mount hostname; do
-    [ -L "usr/bin/$a" ] || die "busybox-static lacks applet '$a'"
+    [ -L "usr/bin/$a" ] || die "busybox lacks applet '$a' (guest/busybox.deny?)"
   done
   # curl: static, built above (build_curl); no shared library in the image at all. The
   # command /usr/bin/curl is src/curl.c, which runs it with the TLS session file (installed below).
   install -D -m 0755 "$TLSW/curl.static" usr/libexec/curl
   # tab-keep (src/libcurl/tab-keep.c) is the same program under another name.
   ln -s ../libexec/curl usr/bin/tab-keep
-  # CA bundle: the Mozilla set from ca-certificates, concatenated (update-ca-certificates does the same)
-  cat "$UNP"/usr/share/ca-certificates/mozilla/*.crt > etc/ssl/certs/mozilla-ca-certificates.crt
+  # No CA bundle: the guest trusts the page's session CA only (/init; guest/README.md, "TLS trust").
   # the project's programs and /init
   install -m 0755 "$WORK/bin/tab-tools" usr/bin/tab-tools
   local tool; for tool in "${TAB_TOOLS[@]}"; do ln -s tab-tools "usr/bin/$tool"; done
@@ -380,7 +434,7 @@ write_cpio() {
   "$GEN" -t "$SOURCE_DATE_EPOCH" "$spec" > "$WORK/initramfs.cpio"
 }
 
-# ---------------------------------------------------------------- 7. outputs
+# ---------------------------------------------------------------- 8. outputs
 # vendor/guest holds initramfs.cpio.zst, not the raw cpio: v86 0.5.462 decompresses a
 # ".zst" initrd URL itself (V86({initrd: {url, size}}) with size = uncompressed bytes, see
 # README.md), and the raw cpio is over 20 MB. manifest.json records the uncompressed size.
@@ -449,10 +503,13 @@ write_build_info() {
   echo "SOURCE_DATE_EPOCH: $SOURCE_DATE_EPOCH"
   echo "package source: $MIRROR $SUITE main (i386)"
   echo
-  echo "== Debian packages (name version) downloaded and unpacked: linux-source, busybox-static and"
-  echo "== ca-certificates; source packages (marked) built into the guest's curl; only the files"
-  echo "== listed under \"initramfs contents\" are used"
+  echo "== Debian packages (name version): linux-source, unpacked for the kernel; musl-dev and"
+  echo "== linux-libc-dev, the C library and kernel headers the guest's programs are built with;"
+  echo "== source packages (marked) built into the guest's busybox and curl"
   sort -u "$PKGLOG" "$WORK/unpacked.pkgs"
+  echo
+  echo "== the guest's busybox (built from the source package above)"
+  cat "$BBW/record"
   echo
   echo "== the guest's curl (built from the source packages above)"
   cat "$TLSW/record"
@@ -471,7 +528,7 @@ write_build_info() {
   cat "$KOBJ/.config"
 }
 
-# ---------------------------------------------------------------- 8. the shipped post-boot state
+# ---------------------------------------------------------------- 9. the shipped post-boot state
 # A first visit restores this instead of booting (guest/README.md, "The shipped state"). It is
 # made by booting the published image in v86 under Node on the page's own machine options
 # (scripts/make-guest-state.ts), so it needs the repository's node_modules (npm install). It is
@@ -502,7 +559,8 @@ KSTAMP_BEFORE=$(cat "$WORK/kernel/stamp" 2>/dev/null || true)
 build_kernel
 [ -n "${KERNEL_REUSED:-}" ] || [ "$(cat "$WORK/kernel/stamp")" = "$KSTAMP_BEFORE" ] || KERNEL_BUILT=yes
 [ "$KERNEL_ONLY" = 1 ] && { log "kernel only: $KOBJ/arch/x86/boot/bzImage"; exit 0; }
-unpack_userland
+setup_musl
+build_busybox
 build_programs
 build_curl
 build_rootfs

@@ -26,10 +26,29 @@
 
 #include "tab-tools.h"
 
+/*
+ * The errno names socket(), fcntl(), connect() and poll() can give. glibc has
+ * strerrorname_np(); musl, which the guest's programs link, has no such table.
+ */
+static const char *errno_name(int err)
+{
+#define NAME(e) case e: return #e
+	switch (err) {
+	NAME(EACCES); NAME(EPERM); NAME(ECONNREFUSED); NAME(ETIMEDOUT); NAME(ENETUNREACH);
+	NAME(EHOSTUNREACH); NAME(ECONNRESET); NAME(ENETDOWN); NAME(EHOSTDOWN); NAME(EADDRINUSE);
+	NAME(EADDRNOTAVAIL); NAME(EAFNOSUPPORT); NAME(EAGAIN); NAME(EALREADY); NAME(EBADF);
+	NAME(EFAULT); NAME(EINPROGRESS); NAME(EINTR); NAME(EISCONN); NAME(ENOTSOCK);
+	NAME(EPROTOTYPE); NAME(EPROTONOSUPPORT); NAME(ENOBUFS); NAME(ENOMEM); NAME(EMFILE);
+	NAME(ENFILE); NAME(EINVAL);
+	}
+#undef NAME
+	return "EUNKNOWN";
+}
+
 static int report(const char *addr, const char *port, int err)
 {
-	const char *name = err ? strerrorname_np(err) : "ok";
-	printf("tcpconnect: dst=%s:%s result=%s errno=%d\n", addr, port, name ? name : "EUNKNOWN", err);
+	const char *name = err ? errno_name(err) : "ok";
+	printf("tcpconnect: dst=%s:%s result=%s errno=%d\n", addr, port, name, err);
 	fflush(stdout);
 	return err ? 1 : 0;
 }
