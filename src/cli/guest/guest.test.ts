@@ -98,6 +98,19 @@ describe("the shipped guest under Node, on the page's peer and proxy", { timeout
     expect(run.events.some((e) => e.kind === "tls.session")).toBe(true);
   });
 
+  it("trusts no certificate without the page's CA: a new TLS connection fails for want of a CA file, and the image has no bundle to fall back to", async () => {
+    // What /init leaves when there is no page CA: no CA file at all (guest/README.md, "TLS trust").
+    // The real curl, without the command's TLS session file: a resumed session needs no CA.
+    const run = await guest.run(
+      "mv /etc/ssl/certs/ca-certificates.crt /tmp/ca-link; /usr/libexec/curl -sS https://api.github.com/zen; echo rc=$?; ls -A /etc/ssl/certs | wc -l; mv /tmp/ca-link /etc/ssl/certs/ca-certificates.crt",
+      { timeoutMs: 60_000 },
+    );
+    expect(run.output).toMatch(/error setting certificate verify locations: CAfile: \/etc\/ssl\/certs\/ca-certificates\.crt/);
+    expect(run.output).toMatch(/rc=77\n0\n$/);
+    const after = await guest.run("curl -sS https://api.github.com/zen", { timeoutMs: 60_000 });
+    expect(after.output).toBe("Keep it logically awesome.\n");
+  });
+
   it("answers 404 for an allowed URL the recordings do not hold", async () => {
     const run = await guest.run("curl -sS -o /dev/null -w '%{http_code}' https://raw.githubusercontent.com/nothing/here", {
       timeoutMs: 60_000,
