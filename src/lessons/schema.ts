@@ -6,8 +6,9 @@ import { Policy } from "../policy";
 export const LESSON_FORMAT = 1;
 
 /**
- * The errno names a `kernel` item may name: what `tcpconnect` reports (strerrorname_np) for a
- * connect() the kernel refused or the network did not answer, and `ok` for one that connected.
+ * The errno names a `kernel` item may name: what `tcpconnect` reports (guest/src/tcpconnect.c,
+ * its own table of names) for a connect() the kernel refused or the network did not answer,
+ * and `ok` for one that connected.
  */
 export const KERNEL_RESULTS = [
   "ok",
