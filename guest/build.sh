@@ -277,8 +277,8 @@ build_busybox() {
 
 # ---------------------------------------------------------------- 6. own programs
 # One static program for all of them (src/tab-tools.c): each tool as a program of its own carried
-# a copy of static glibc, ~0.7 MB each in every restored guest's memory. TAB_TOOLS names the
-# links made to it in /usr/bin (the tool each runs is the link's name).
+# a copy of the C library (~0.7 MB each with glibc, before musl) in every restored guest's
+# memory. TAB_TOOLS names the links made to it in /usr/bin (the tool each runs is the link's name).
 TAB_TOOLS=(llrun tcpconnect tab-control curl)
 build_programs() {
   rm -rf "$WORK/bin"; mkdir -p "$WORK/bin"
