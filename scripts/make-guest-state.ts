@@ -17,7 +17,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { V86 } from "v86";
-import { type BootFiles, CONTROL_SERIAL, createGuestControl, freshen, machineOptions, machineRecord } from "../src/machine";
+import { attachGuestControl, type BootFiles, freshen, machineOptions, machineRecord } from "../src/machine";
 import { systemTimers } from "../src/platform";
 
 const root = resolve(fileURLToPath(new URL("..", import.meta.url)));
@@ -53,11 +53,7 @@ interface Fs9p {
 function start(options: ConstructorParameters<typeof V86>[0]) {
   const emulator = new V86(options);
   // prepare-state (dropping caches, zeroing free memory) is the slow request: minutes on a busy machine.
-  const control = createGuestControl((bytes) => emulator.serial_send_bytes(CONTROL_SERIAL, bytes), {
-    timers: systemTimers,
-    answerWithinMs: 300_000,
-  });
-  emulator.add_listener(`serial${CONTROL_SERIAL}-output-byte`, (byte: number) => control.receive(byte));
+  const control = attachGuestControl(emulator, { timers: systemTimers, answerWithinMs: 300_000 });
   let text = "";
   const waiters: { test: () => boolean; resolve: () => void }[] = [];
   emulator.add_listener("serial0-output-byte", (byte: number) => {

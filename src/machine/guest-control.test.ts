@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createGuestControl, GuestControlError, winsizeRequest } from "./guest-control";
+import { attachGuestControl, type ControlPorts, createGuestControl, GuestControlError, winsizeRequest } from "./guest-control";
 
 /** Timers the test fires by hand: `elapse()` runs what is due. */
 function manualTimers() {
@@ -155,5 +155,21 @@ describe("the terminal size told to the guest", () => {
       [Number.NaN, 80],
     ] as const)
       expect(() => winsizeRequest(rows, cols)).toThrow(GuestControlError);
+  });
+});
+
+describe("the control line on an emulator", () => {
+  it("rides its second serial port: requests go out on port 1, answers come in as serial1 bytes", async () => {
+    const out: { port: number; text: string }[] = [];
+    const listeners = new Map<string, (byte: number) => void>();
+    const emulator = {
+      serial_send_bytes: (port: number, bytes: Uint8Array) => out.push({ port, text: new TextDecoder().decode(bytes) }),
+      add_listener: (event: string, listener: (byte: number) => void) => listeners.set(event, listener),
+    };
+    const control = attachGuestControl(emulator as unknown as ControlPorts, { timers: manualTimers(), answerWithinMs: ANSWER_WITHIN_MS });
+    const answered = control.request("winsize 24 80");
+    expect(out).toEqual([{ port: 1, text: "1 winsize 24 80\n" }]);
+    for (const byte of new TextEncoder().encode("1 ok\n")) listeners.get("serial1-output-byte")?.(byte);
+    await expect(answered).resolves.toBe("");
   });
 });

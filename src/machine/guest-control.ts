@@ -1,3 +1,5 @@
+import type { V86 } from "v86";
+
 /**
  * The guest's control line: its second serial port (ttyS1), where guest/src/tab-control.c
  * listens. A host (the page's worker, the Node host, the build) sends one request per line,
@@ -28,7 +30,7 @@ export interface GuestControlOptions {
 }
 
 /** v86's number for the guest's ttyS1 (serial_send_bytes, serial1-output-byte). */
-export const CONTROL_SERIAL = 1;
+const CONTROL_SERIAL = 1;
 /** An answer line longer than this is not one: the guest's answers are a line of text. */
 const MAX_ANSWER = 1024;
 /** The guest reads at most this much of a line (tab-control.c, MAX_LINE), the ID included. */
@@ -65,6 +67,16 @@ interface Waiter {
   resolve(result: string): void;
   reject(error: Error): void;
   timer: unknown;
+}
+
+/** What a host's emulator offers the control line: v86's serial ports (the second is the line). */
+export type ControlPorts = Pick<V86, "serial_send_bytes" | "add_listener">;
+
+/** The control line on an emulator's second serial port: every host wires it this one way. */
+export function attachGuestControl(emulator: ControlPorts, options: GuestControlOptions): GuestControl {
+  const control = createGuestControl((bytes) => emulator.serial_send_bytes(CONTROL_SERIAL, bytes), options);
+  emulator.add_listener(`serial${CONTROL_SERIAL}-output-byte`, (byte) => control.receive(byte));
+  return control;
 }
 
 /** `send` writes bytes to the guest's control port (v86: serial_send_bytes(CONTROL_SERIAL, …)). */

@@ -1,15 +1,7 @@
 import { createRequire } from "node:module";
 import { V86 } from "v86";
 import { GuestConsole } from "../../console";
-import {
-  type BootFiles,
-  CONTROL_SERIAL,
-  createGuestControl,
-  type GuestControl,
-  machineOptions,
-  type ShareFs,
-  writeIntoShare,
-} from "../../machine";
+import { attachGuestControl, type BootFiles, type GuestControl, machineOptions, type ShareFs, writeIntoShare } from "../../machine";
 import { connectV86Link, type FrameLink, type V86Bus } from "../../net";
 import { nodeTimers } from "../node-timers";
 
@@ -55,11 +47,7 @@ export function startNodeMachine(start: { files: BootFiles } | { state: ArrayBuf
   });
   const running = emulator;
   running.add_listener("serial0-output-byte", (byte: number) => guestConsole.receive(Uint8Array.of(byte)));
-  const control = createGuestControl((bytes) => running.serial_send_bytes(CONTROL_SERIAL, bytes), {
-    timers: nodeTimers,
-    answerWithinMs: CONTROL_ANSWER_MS,
-  });
-  running.add_listener(`serial${CONTROL_SERIAL}-output-byte`, (byte: number) => control.receive(byte));
+  const control = attachGuestControl(running, { timers: nodeTimers, answerWithinMs: CONTROL_ANSWER_MS });
   const internals = running as unknown as V86Internals;
   const link = connectV86Link(internals.bus);
   const share = (): ShareFs => {

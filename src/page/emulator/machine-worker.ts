@@ -2,9 +2,8 @@ import * as Comlink from "comlink";
 import { V86 } from "v86";
 import wasmUrl from "v86/build/v86.wasm?url";
 import {
+  attachGuestControl,
   type BootFiles,
-  CONTROL_SERIAL,
-  createGuestControl,
   freshen,
   type GuestControl,
   type MachineChoice,
@@ -173,12 +172,7 @@ export const machineApi = {
     const post = (message: MachineMessage) => port.postMessage(message);
     const serial = batchPerTask<number>((bytes) => post({ kind: "serial", bytes: Uint8Array.from(bytes) }));
     created.add_listener("serial0-output-byte", serial);
-    const line = createGuestControl((bytes) => created.serial_send_bytes(CONTROL_SERIAL, bytes), {
-      timers: systemTimers,
-      answerWithinMs: CONTROL_ANSWER_MS,
-    });
-    created.add_listener(`serial${CONTROL_SERIAL}-output-byte`, (byte: number) => line.receive(byte));
-    control = line;
+    control = attachGuestControl(created, { timers: systemTimers, answerWithinMs: CONTROL_ANSWER_MS });
     const nic = connectV86Link((created as unknown as V86Internals).bus);
     // With v86's own backend the NIC's frames are v86's business, not the page's.
     if (!options.relayUrl) nic.onFrame(batchPerTask<Uint8Array>((frames) => post({ kind: "frames", frames })));
