@@ -1,5 +1,6 @@
 import { createConsoleTurns } from "../console";
 import { createEventLog, type EventLog } from "../log";
+import { deferred } from "../platform";
 import { createPolicyHolder, DEFAULT_POLICY, type PolicyHolder } from "../policy";
 import { offerFreshBoot, showBootProgress } from "./chrome/boot-status";
 import { createLayout, type Layout } from "./chrome/layout";
@@ -81,12 +82,8 @@ export async function startPlayground(container: HTMLElement): Promise<Playgroun
   layout.panelsBox.appendChild(tabs.element);
 
   const term = createTerminal(layout.terminalBox);
-  let resolveReady!: (g: Guest) => void;
-  let rejectReady!: (e: unknown) => void;
-  const guestReady = new Promise<Guest>((res, rej) => {
-    resolveReady = res;
-    rejectReady = rej;
-  });
+  const ready = deferred<Guest>();
+  const guestReady = ready.promise;
   const turns = createConsoleTurns();
   const scenarios = mountScenarioBar({
     turns,
@@ -106,11 +103,8 @@ export async function startPlayground(container: HTMLElement): Promise<Playgroun
     storage: typeof localStorage === "undefined" ? null : localStorage,
     harnessField: () => layout.harnessInput.value.trim(),
   });
-  let featuresMounted!: () => void;
-  let running!: (guest: Guest) => void;
-  const guestRunning = new Promise<Guest>((resolve) => {
-    running = resolve;
-  });
+  const featuresMounted = deferred();
+  const running = deferred<Guest>();
   const handle: PlaygroundHandle = {
     log,
     guest: null,
@@ -120,11 +114,9 @@ export async function startPlayground(container: HTMLElement): Promise<Playgroun
     layout,
     scenarios,
     guestReady,
-    guestRunning,
+    guestRunning: running.promise,
     features: {},
-    featuresReady: new Promise<void>((resolve) => {
-      featuresMounted = resolve;
-    }),
+    featuresReady: featuresMounted.promise,
     terminalSize: () => ({ cols: term.terminal.cols, rows: term.terminal.rows }),
   };
   window.__tab = handle;
@@ -155,10 +147,7 @@ export async function startPlayground(container: HTMLElement): Promise<Playgroun
   };
 
   showBootProgress(log, layout);
-  let booting!: () => void;
-  const coldBoot = new Promise<void>((resolve) => {
-    booting = resolve;
-  });
+  const coldBoot = deferred();
   const started = emulator.then(({ startGuest }) =>
     startGuest({
       log,
@@ -168,10 +157,10 @@ export async function startPlayground(container: HTMLElement): Promise<Playgroun
       proxyHandlers: services.proxyHandlers,
       relay,
       onStart: (how) => {
-        if (how === "boot") booting();
+        if (how === "boot") coldBoot.resolve();
       },
       onMachine: (guest) => {
-        running(guest);
+        running.resolve(guest);
         // Keys typed from now on wait for the first prompt, then go in (console-link.ts).
         // Embedded in someone's docs, the page must not take the reader's focus (or scroll to it).
         if (link.embed !== "1") term.focus();
@@ -193,12 +182,12 @@ export async function startPlayground(container: HTMLElement): Promise<Playgroun
             .then((s) => s.dropSnapshot(snapshotKey))
             .then(() => location.assign(link.with({ boot: "fresh" }))),
       );
-      resolveReady(guest);
+      ready.resolve(guest);
     },
     async (error: unknown) => {
       const { bootErrorMessage } = await emulator.catch(() => ({ bootErrorMessage: (e: unknown) => String(e) }));
       log.append({ kind: "boot.progress", phase: "error", message: bootErrorMessage(error) });
-      rejectReady(error);
+      ready.reject(error);
     },
   );
 
@@ -209,11 +198,11 @@ export async function startPlayground(container: HTMLElement): Promise<Playgroun
   // Everything else a visitor may never open loads once a restored guest is ready (or a cold
   // boot's files are in), so that the link and the CPU serve the guest first
   // (features-may-load.ts).
-  featuresMayLoad(guestReady, coldBoot)
+  featuresMayLoad(guestReady, coldBoot.promise)
     .then(() => mountFeatures(page, services.load))
     .catch((error: unknown) => {
       log.append({ kind: "note", level: "error", source: "page", message: `a page feature did not load: ${(error as Error).message}` });
     })
-    .finally(featuresMounted);
+    .finally(() => featuresMounted.resolve());
   return handle;
 }

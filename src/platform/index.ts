@@ -1,1 +1,2 @@
+export { type Deferred, deferred } from "./deferred";
 export { type Clock, systemClock, systemTimers, type Timers } from "./time";

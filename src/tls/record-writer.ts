@@ -1,3 +1,4 @@
+import { type Deferred, deferred as deferredPromise } from "../platform";
 import { ContentType, LEGACY_VERSION, MAX_PLAINTEXT } from "./constants";
 import { protocolError } from "./failure";
 import { RECORD_HEADER_LENGTH, type RecordCipher } from "./record";
@@ -12,21 +13,11 @@ export const WRITE_WINDOW_RECORDS = 16;
 /** Sealed records handed to the raw stream per write when more are already being sealed. */
 export const WRITE_BATCH_RECORDS = 8;
 
-interface Deferred {
-  promise: Promise<void>;
-  resolve(): void;
-  reject(error: unknown): void;
-}
-
+/** A write's completion: whoever asked awaits it; nobody else must see an unhandled rejection. */
 function deferred(): Deferred {
-  let resolve!: () => void;
-  let reject!: (error: unknown) => void;
-  const promise = new Promise<void>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  promise.catch(() => undefined); // whoever asked awaits it; nobody else must see an unhandled rejection
-  return { promise, resolve, reject };
+  const done = deferredPromise();
+  done.promise.catch(() => undefined);
+  return done;
 }
 
 /** Content of one type waiting to be cut into records, kept as the caller's chunks. */
