@@ -238,6 +238,8 @@ setup_musl() {
 # options in guest/busybox.deny, built here against musl like curl and tab-tools (Debian's
 # busybox-static binary links glibc; guest/README.md, "The C library, and busybox").
 BBW=$WORK/busybox
+# The CONFIG_ names guest/busybox.deny turns off, one a line (its comments and blank lines left out).
+bb_denied() { sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$HERE/busybox.deny"; }
 build_busybox() {
   local ver dsc stamp cfg name
   read -r ver dsc < <(fetch_src busybox)
@@ -252,26 +254,24 @@ build_busybox() {
     { tail -n 20 "$BBW/unpack.log" >&2; die "could not unpack the busybox source"; }
   cfg=$BBW/obj/.config
   cp "$BBW/src/debian/config/pkg/static" "$cfg"
-  while read -r name; do
-    case "$name" in ''|'#'*) continue ;; esac
+  for name in $(bb_denied); do
     grep -q "^CONFIG_$name=y\$" "$cfg" || die "guest/busybox.deny: CONFIG_$name is not on in Debian's static configuration"
     sed -i "s/^CONFIG_$name=y\$/# CONFIG_$name is not set/" "$cfg"
-  done < "$HERE/busybox.deny"
+  done
   log "busybox: building busybox $ver (static, i386; ~1 min)"
   (cd "$BBW/src" && make O="$BBW/obj" ARCH=i386 CC="$CC_GUEST" HOSTCC=gcc oldconfig </dev/null &&
      make O="$BBW/obj" ARCH=i386 CC="$CC_GUEST" HOSTCC=gcc -j"$JOBS" busybox) >"$BBW/build.log" 2>&1 ||
     { tail -n 30 "$BBW/build.log" >&2; die "busybox build failed (log: $BBW/build.log)"; }
   # oldconfig may turn an applet back on through another's dependency: say so rather than ship it.
-  while read -r name; do
-    case "$name" in ''|'#'*) continue ;; esac
-    grep -q "^CONFIG_$name=y\$" "$cfg" && die "guest/busybox.deny: CONFIG_$name came back on (a dependency of another option)"
-  done < "$HERE/busybox.deny"
+  for name in $(bb_denied); do
+    if grep -q "^CONFIG_$name=y\$" "$cfg"; then die "guest/busybox.deny: CONFIG_$name came back on (a dependency of another option)"; fi
+  done
   install -m 0755 "$BBW/obj/busybox" "$BBW/busybox.bin"
   strip "$BBW/busybox.bin"
   readelf -d "$BBW/busybox.bin" 2>/dev/null | grep -q NEEDED && die "busybox is not static"
   mv "$BBW/busybox.bin" "$BBW/busybox.static"
   { echo "busybox $ver, static (gcc -m32 against musl $MUSL_VERSION), Debian's static configuration less:"
-    grep -v '^#' "$HERE/busybox.deny" | grep . | tr '\n' ' ' | fold -s -w 96; echo; } > "$BBW/record"
+    bb_denied | tr '\n' ' ' | fold -s -w 96; echo; } > "$BBW/record"
   echo "$stamp" > "$BBW/stamp"
 }
 
