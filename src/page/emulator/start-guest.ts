@@ -1,6 +1,7 @@
 import { utf8 } from "../../bytes";
 import type { EventLog } from "../../log";
 import { SHIPPED_STATE_FILE } from "../../machine";
+import { deferred } from "../../platform";
 import type { PolicyHolder } from "../../policy";
 import type { OwnHandlers } from "../../proxy";
 import type { SessionCa } from "../../tls";
@@ -71,10 +72,12 @@ export async function startGuest(options: StartGuestOptions): Promise<StartedGue
   browserChecked.catch(() => undefined);
   // Asked for once: a reload after this cold boot restores the state it saves.
   if (coldBoot) history.replaceState(history.state, "", link.with({ boot: null }));
-  // The CA's key pairs (a first visit's are new RSA keys) are made on WebCrypto's own thread
-  // while the guest starts. A cold boot takes seconds: its network and CA get ready meanwhile.
-  // A restore's code waits for the machine to start (prepareNetwork).
-  const caBegun = beginSessionCa();
+  // The CA's key pairs (a first visit's are new RSA keys, made on WebCrypto's own thread) and
+  // the network's code. A cold boot takes seconds: its network and CA get ready meanwhile. A
+  // restore's begin once its first prompt shows: beside the restore they took the same two
+  // cores (docs/performance.md, "The network after the first prompt").
+  const promptShown = deferred<void>();
+  const caBegun = coldBoot || v86Fetch ? beginSessionCa() : promptShown.promise.then(() => beginSessionCa());
   caBegun.catch(() => undefined);
   let networking = coldBoot || v86Fetch ? prepareNetwork(caBegun) : null;
   // Awaited below (connected); a failure meanwhile is reported there.
@@ -104,9 +107,10 @@ export async function startGuest(options: StartGuestOptions): Promise<StartedGue
     onOutput: (text) => terminal.write(text),
     terminal: size(),
   });
-  // The machine runs (a restore unpacks the state in its worker): the network's code loads
-  // meanwhile, and the network connects as soon as it is in.
-  networking ??= prepareNetwork(caBegun);
+  // A restore's network loads once the first prompt shows (below), and connects as soon as it
+  // is in; a boot (the page found no state to restore after all) need not wait for a prompt.
+  if (!restoring) promptShown.resolve();
+  networking ??= promptShown.promise.then(() => prepareNetwork(caBegun));
   const connected = networking.then(async ({ ca, connectPageNetwork }) => {
     // The guest reads the CA from the share on every TLS connection (guest/README.md), so a
     // restored state trusts the CA this page holds now; a booting guest gets it once it is up.
@@ -143,6 +147,7 @@ export async function startGuest(options: StartGuestOptions): Promise<StartedGue
     followTerminalSize(guest, terminal);
     await prompt;
     performance.mark("tab:fresh-prompt");
+    promptShown.resolve();
     openInput();
     void guest.markPhases();
     log.append({
@@ -211,12 +216,12 @@ export function bootErrorMessage(error: unknown): string {
 
 /**
  * The guest's network and the page's CA. Their code (the proxy, TLS, X.509) is most of the
- * emulator's script and a restored guest's first prompt needs none of it, so it loads apart,
- * once the machine runs (the worker unpacks the state; the page's main thread is idle then):
- * beside the first screen's script, its parsing and running held back the guest's start. The
- * CA's key pairs are under way since the guest's start (`begun`: session-ca.ts), so a first
- * visit's new CA waits for its certificate only (docs/performance.md, "The browser's own
- * omnibox popup, and the network after the restore").
+ * emulator's script and a restored guest's first prompt needs none of it, so it loads apart:
+ * beside the first screen's script, its parsing and running held back the guest's start, and
+ * beside the restore it took the cores the restore needs. A boot's starts with the guest; a
+ * restore's once its first prompt shows, its CA's key pairs too (`begun`: session-ca.ts)
+ * (docs/performance.md, "The browser's own omnibox popup, and the network after the restore";
+ * "The network after the first prompt").
  */
 async function prepareNetwork(begun: Promise<SessionCaStart>): Promise<{ ca: SessionCa; connectPageNetwork: typeof ConnectPageNetwork }> {
   const code = await import("./network");
