@@ -132,7 +132,19 @@ export async function measureVisits(browser: Browser, url: string): Promise<Visi
   }
 }
 
-/** The goal line both benchmarks print: a first visit's usable prompt at most 0.15× a cold boot's. */
+/**
+ * The whole first visit against a cold boot, both from the navigation and the page's own start
+ * included: printed beside the goal, which is the restore's (restoreRatio; docs/decisions/0027).
+ */
 export function firstVisitRatio(first: number, cold: number): string {
-  return `first visit / cold boot: ${(first / cold).toFixed(2)}× (goal ≤ 0.15×)`;
+  return `first visit / cold boot, the page's start included: ${(first / cold).toFixed(2)}×`;
+}
+
+/**
+ * The goal line: the restore at most 0.15× a cold boot (docs/decisions/0027). Both from the
+ * machine's start in the same page to a prompt that takes a command: the shipped state restored
+ * to its fresh prompt, the image booted to its first prompt.
+ */
+export function restoreRatio(restore: number, boot: number): string {
+  return `the restore / a cold boot: ${(restore / boot).toFixed(2)}× (goal ≤ 0.15×)`;
 }
