@@ -231,10 +231,26 @@ const units: Record<Measure, number> = {
   opens: OPEN_STREAMS,
 };
 const failures: string[] = [];
+/**
+ * How long one measurement may take: seconds at most on loopback. A server that stops sending
+ * mid-stream (neither the bytes nor a CLOSE: wisp-js once did, in an aggregate round) fails
+ * that measurement instead of holding the bench forever.
+ */
+const MEASURE_LIMIT_MS = 120_000 * Math.max(1, SCALE);
+const withinLimit = <T>(work: Promise<T>): Promise<T> => {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const limit = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`not done within ${MEASURE_LIMIT_MS / 1000} s: the server stopped sending`)),
+      MEASURE_LIMIT_MS,
+    );
+  });
+  return Promise.race([work, limit]).finally(() => clearTimeout(timer));
+};
 async function measure(server: Server, key: Measure, run: () => Promise<number>): Promise<void> {
   const f = (figures.get(server) as Figures)[key];
   const cpu = cpuMs(server.pid);
-  const rate = await run().catch((error: unknown) => {
+  const rate = await withinLimit(run()).catch((error: unknown) => {
     failures.push(`${server.name}, ${key}: ${(error as Error).message}`);
     return 0;
   });
@@ -244,7 +260,7 @@ async function measure(server: Server, key: Measure, run: () => Promise<number>)
 let failed = false;
 try {
   // Warm both up (JIT, buffers) before anything counts.
-  for (const server of servers) await download(server, upstream.port, 8 * MiB);
+  for (const server of servers) await withinLimit(download(server, upstream.port, 8 * MiB));
   // Rounds alternate between the two, so a busy machine hurts both alike.
   for (let round = 0; round < ROUNDS; round++) {
     for (const server of round % 2 === 0 ? servers : [...servers].reverse()) {
@@ -260,7 +276,11 @@ try {
   const idleFigures = new Map<Server, { held: number; kibPerStream: number }>();
   for (const server of servers) {
     progress(`${server.name}: idle streams`);
-    idleFigures.set(server, await idle(server, upstream.port));
+    const held = await withinLimit(idle(server, upstream.port)).catch((error: unknown) => {
+      failures.push(`${server.name}, idle streams: ${(error as Error).message}`);
+      return { held: 0, kibPerStream: 0 };
+    });
+    idleFigures.set(server, held);
   }
   const row = (label: string, ...cells: string[]) => console.log(`${label.padEnd(58)}${cells.map((c) => c.padStart(11)).join("")}`);
   row(`loopback, median of ${ROUNDS} rounds`, ours.name, theirs.name, "ratio", "CPU ours", "CPU theirs", "ratio");

@@ -35,3 +35,41 @@ export class GrantLedger {
     return this.grantedInAll;
   }
 }
+
+/**
+ * When the relay sends a stream its next CONTINUE, and for how many frames: only once the client
+ * has used the last grant (as many DATA frames came in since it was sent as it granted) and no
+ * more than half a grant is queued for the destination; then as many frames as the queue has
+ * room for.
+ *
+ * CONTINUE is an absolute count from when the client reads it, and the relay cannot tell when
+ * that was. Granting after every half grant written (the schedule before this one) let several
+ * CONTINUEs cross a fast client's frames: each one it read allowed a fresh grant, and when the
+ * destination paused, a client keeping to every CONTINUE it read queued past any fixed budget.
+ * Here a grant is never sent while the client may still be sending under the last one, and a
+ * client waiting for credit always gets one: since it read the last CONTINUE it has sent all that
+ * CONTINUE granted, and all of it came after the relay sent it (docs/limits.md, "The relay").
+ */
+export class GrantSchedule {
+  private lastGrant: number;
+  private receivedSinceGrant = 0;
+
+  /** `grant`: the frames of a full grant, which is also the first (the connection's CONTINUE). */
+  constructor(private readonly grant: number) {
+    this.lastGrant = grant;
+  }
+
+  /** A DATA frame came in. */
+  received(): void {
+    this.receivedSinceGrant++;
+  }
+
+  /** The frames to grant now (send a CONTINUE of them), or null: not yet. `queued`: frames the destination has not taken. */
+  due(queued: number): number | null {
+    const room = this.grant - queued;
+    if (room < this.grant / 2 || this.receivedSinceGrant < this.lastGrant) return null;
+    this.lastGrant = room;
+    this.receivedSinceGrant = 0;
+    return room;
+  }
+}

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type EchoUpstream, echoUpstream, type RunningRelay, runRelay } from "./testing/harness";
-import { CLOSE_REASON, openWire, UpgradeRefused } from "./testing/wisp-wire";
+import { CLOSE_REASON, openWire, UpgradeRefused, type WireConnection, type WireStream } from "./testing/wisp-wire";
 
 // The second outside test's findings, each reproduced by a bounded client on loopback against
 // `npx tab relay` as a real process. Destinations are local servers reached only under the
@@ -39,8 +39,51 @@ async function firehoseUpstream(): Promise<{ server: Server; port: number; writt
   return { server, port: (server.address() as { port: number }).port, written: () => written };
 }
 
+/** A destination that reads everything, in bursts with pauses between, and counts it. */
+async function burstyUpstream(): Promise<{ server: Server; port: number; received: number[] }> {
+  const received: number[] = [];
+  const server = createServer((socket) => {
+    const index = received.push(0) - 1;
+    socket.on("error", () => undefined);
+    socket.on("data", (data: Buffer) => {
+      received[index] = (received[index] ?? 0) + data.length;
+      // After every ~4 MiB the destination stops reading for a moment: the relay's queue grows.
+      if (Math.floor(((received[index] ?? 0) - data.length) / (4 << 20)) !== Math.floor((received[index] ?? 0) / (4 << 20))) {
+        socket.pause();
+        setTimeout(() => socket.resume(), 30);
+      }
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return { server, port: (server.address() as { port: number }).port, received };
+}
+
+/**
+ * Sends `frames` DATA frames as a Wisp client does: never more than the last CONTINUE it read
+ * allows (CONTINUE is an absolute count, from when it is read), as fast as that allows.
+ */
+async function sendKeepingToContinue(connection: WireConnection, stream: WireStream, frames: number, payload: Uint8Array): Promise<void> {
+  let credit = connection.granted;
+  let read = 0;
+  for (let sent = 0; sent < frames; ) {
+    if (stream.continues.length > read) {
+      read = stream.continues.length;
+      credit = stream.continues[read - 1] ?? 0;
+    }
+    if (credit === 0) {
+      const outcome = await Promise.race([stream.closed.then((reason) => reason), new Promise<null>((r) => setImmediate(() => r(null)))]);
+      if (outcome !== null) throw new Error(`the stream was closed (${outcome}) after ${sent} of ${frames} frames`);
+      continue;
+    }
+    stream.send(payload);
+    sent++;
+    credit--;
+  }
+}
+
 let echo: EchoUpstream;
 let stalled: Awaited<ReturnType<typeof stalledUpstream>>;
+let bursty: Awaited<ReturnType<typeof burstyUpstream>>;
 let firehose: Awaited<ReturnType<typeof firehoseUpstream>>;
 let relay: RunningRelay;
 let tokenRelay: RunningRelay;
@@ -51,12 +94,13 @@ const TOKEN = "test-token-0123456789abcdef";
 beforeAll(async () => {
   echo = await echoUpstream();
   stalled = await stalledUpstream();
+  bursty = await burstyUpstream();
   firehose = await firehoseUpstream();
   relay = await runRelay([
     "--allow-private-for-tests",
     "127.0.0.1",
     "--allow-ports",
-    [echo.port, stalled.port, firehose.port].join(","),
+    [echo.port, stalled.port, firehose.port, bursty.port].join(","),
     "--allow-origin",
     "https://tab.example.org",
     "--resolve",
@@ -94,7 +138,7 @@ afterAll(() => {
   relay?.child.kill("SIGINT");
   tokenRelay?.child.kill("SIGINT");
   capped?.child.kill("SIGINT");
-  for (const server of [echo?.server, stalled?.server, firehose?.server]) server?.close();
+  for (const server of [echo?.server, stalled?.server, firehose?.server, bursty?.server]) server?.close();
   for (const socket of stalled?.sockets ?? []) socket.destroy();
 });
 
@@ -157,6 +201,23 @@ describe("a shared relay holds against one client", () => {
     connection.close();
     await stillServes();
   });
+
+  it("a client that keeps to every CONTINUE it reads is not throttled, however fast it sends to a destination that pauses", async () => {
+    // A grant sent before the client used the last one crosses its frames on a fast link: its
+    // frames then queue past any budget without it breaking a grant (stream.ts, grantIfDue).
+    const frame = Buffer.alloc(16 * 1024, 3);
+    const frames = 4096; // 64 MiB
+    for (let round = 0; round < 3; round++) {
+      const connection = await openWire(relay.url);
+      const stream = connection.open("127.0.0.1", bursty.port);
+      const index = bursty.received.length;
+      await sendKeepingToContinue(connection, stream, frames, frame);
+      await expect.poll(() => bursty.received[index], { timeout: 30_000 }).toBe(frames * frame.length);
+      connection.close();
+    }
+    const throttled = relay.records().filter((r) => r.kind === "relay.stream" && r.port === bursty.port && r.code === "too-large");
+    expect(throttled).toEqual([]);
+  }, 90_000);
 
   it("a flood of 1-byte DATA frames is charged per frame, not per byte, and closed with a throttled reason", async () => {
     const connection = await openWire(relay.url);

@@ -37,18 +37,23 @@ export const FRAME_OVERHEAD_BYTES = 256;
 /** The frames a stream may send before the relay's next CONTINUE (wisp-js's grant). */
 export const FRAMES_GRANTED = 128;
 /**
- * The frames the byte budgets below are sized for: a grant, and the last one's frames still on
- * their way. A client is judged on the sum of its grants (grants.ts), not on this count: frames
- * in flight can queue more than two grants without the client breaking any.
+ * The frames the byte budgets below are sized for: four grants. The relay grants anew only once
+ * the client has used its last grant (stream.ts, grantIfDue), so a client that keeps to
+ * CONTINUE has at most about one grant queued: 128 frames at most in 20 uploads of 64 MiB at
+ * up to 0.5 GB/s on loopback. The budgets hold four, so that frames still on their way under an
+ * earlier grant never push a compliant client over. The relay's old schedule granted after every
+ * half grant written. Under it, CONTINUEs crossed a fast client's frames, and a client keeping
+ * to every CONTINUE it read queued 382 frames and more (docs/limits.md, "The relay"). A client
+ * is judged on the sum of its grants (grants.ts), not on this count.
  */
-export const FRAMES_QUEUED_LIMIT = 2 * FRAMES_GRANTED;
+export const FRAMES_QUEUED_LIMIT = 4 * FRAMES_GRANTED;
 
 const MiB = 1024 * 1024;
 /**
  * The largest DATA payload a well-behaved client sends: one TLS record (16 KiB of plaintext
- * plus its header, padding and tag). The byte budgets below hold two grants of these (a grant,
- * and the last one's frames still on their way), so a client that keeps to CONTINUE is not
- * throttled for sending full records fast to a destination that reads slowly.
+ * plus its header, padding and tag). The byte budgets below hold FRAMES_QUEUED_LIMIT of these,
+ * so a client that keeps to CONTINUE is not throttled for sending full records fast to a
+ * destination that reads slowly.
  */
 export const LARGEST_EXPECTED_FRAME_BYTES = 16 * 1024 + 512;
 
@@ -60,10 +65,10 @@ export const DEFAULT_RELAY_LIMITS: RelayLimits = {
   streamsPerSecond: 50,
   streamBurst: 100,
   idleTimeoutMs: 120_000,
-  // Two grants of full TLS records (256 × 16.75 KiB with overhead, 4.2 MiB), rounded up…
-  inboundBytesPerStream: 5 * MiB,
+  // Four grants of full TLS records (512 × 16.75 KiB with overhead, 8.4 MiB), rounded up…
+  inboundBytesPerStream: 9 * MiB,
   // …and two such streams on one WebSocket.
-  inboundBytesPerWebsocket: 10 * MiB,
+  inboundBytesPerWebsocket: 18 * MiB,
   inboundBytesTotal: 64 * MiB,
   outboundBytesPerStream: 128 * 1024,
   websocketSendHighWater: 512 * 1024,

@@ -1,6 +1,6 @@
 import { packet, server } from "@mercuryworkshop/wisp-js/server";
 import { refuse, type Verdict } from "../../log";
-import { GrantLedger } from "./grants";
+import { GrantLedger, GrantSchedule } from "./grants";
 import { FRAME_OVERHEAD_BYTES, FRAMES_GRANTED, type RelayLimits } from "./limits";
 import type { RelaySocket } from "./socket";
 
@@ -35,6 +35,7 @@ export class RelayStream extends server.ServerStream {
   private queuedBytes = 0;
   private readonly queuedCosts: number[] = [];
   private readonly grants = new GrantLedger(FRAMES_GRANTED);
+  private readonly schedule = new GrantSchedule(FRAMES_GRANTED);
   private closed = false;
   private lastActive = performance.now();
   private idleTimer: NodeJS.Timeout;
@@ -70,9 +71,20 @@ export class RelayStream extends server.ServerStream {
     relayInbound.total += cost;
     this.lastActive = performance.now();
     this.send_buffer.put_now(data);
+    this.schedule.received();
+    this.grantIfDue();
   }
 
-  /** Client to destination: one frame at a time, a CONTINUE after each half grant. */
+  /** Sends the next CONTINUE when the schedule says so (grants.ts, GrantSchedule). */
+  private grantIfDue(): void {
+    if (this.closed) return;
+    const frames = this.schedule.due(this.send_buffer.size);
+    if (frames === null) return;
+    this.grants.grant(frames);
+    this.host.sendNow(frame(CONTINUE, this.stream_id, u32(frames)));
+  }
+
+  /** Client to destination: one frame at a time; a CONTINUE when the schedule says so (grantIfDue). */
   override async ws_to_tcp(): Promise<void> {
     for (;;) {
       const data = await this.send_buffer.get();
@@ -81,11 +93,7 @@ export class RelayStream extends server.ServerStream {
       await this.socket.send(data);
       this.lastActive = performance.now();
       this.packets_sent++;
-      if (this.packets_sent % (FRAMES_GRANTED / 2) === 0 && !this.closed) {
-        const frames = Math.max(0, FRAMES_GRANTED - this.send_buffer.size);
-        this.grants.grant(frames);
-        this.host.sendNow(frame(CONTINUE, this.stream_id, u32(frames)));
-      }
+      this.grantIfDue();
     }
     await this.close();
   }
