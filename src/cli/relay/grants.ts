@@ -46,9 +46,11 @@ export class GrantLedger {
  * that was. Granting after every half grant written (the schedule before this one) let several
  * CONTINUEs cross a fast client's frames: each one it read allowed a fresh grant, and when the
  * destination paused, a client keeping to every CONTINUE it read queued past any fixed budget.
- * Here a grant is never sent while the client may still be sending under the last one, and a
- * client waiting for credit always gets one: since it read the last CONTINUE it has sent all that
- * CONTINUE granted, and all of it came after the relay sent it (docs/limits.md, "The relay").
+ * Here a grant goes only once as many frames came in as the last one allowed, so grants no
+ * longer pile up ahead of the client's frames (at most one grant queued, in the tests and the
+ * bench). And a client waiting for credit always gets one: since it read the last CONTINUE it
+ * has sent all that CONTINUE granted, and all of it came after the relay sent it
+ * (docs/limits.md, "The relay").
  */
 export class GrantSchedule {
   private lastGrant: number;
