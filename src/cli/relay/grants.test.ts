@@ -11,41 +11,18 @@ describe("what a Wisp client may have sent, by the CONTINUE frames it was sent",
   });
 
   it("a client that keeps to each CONTINUE it reads stays within, though frames sent under an older grant arrive after a newer one", () => {
-    // A client with the absolute semantics: on reading CONTINUE(n) its allowance becomes n.
-    // Everything it sends and every CONTINUE the relay sends spend `delay` steps on the way.
     let mostQueued = 0;
     for (const delay of [1, 7, 40, 200]) {
-      const ledger = new GrantLedger(GRANT);
-      let allowance = GRANT;
-      let queued = 0;
-      const toRelay: number[] = []; // arrival step of each DATA frame
-      const toClient: Array<{ at: number; frames: number }> = [];
       let forwarded = 0;
-      for (let step = 0; step < 5_000; step++) {
-        while (toClient[0] && toClient[0].at <= step) allowance = toClient.shift()!.frames;
-        if (allowance > 0) {
-          allowance--;
-          toRelay.push(step + delay);
-        }
-        while (toRelay[0] !== undefined && toRelay[0] <= step) {
-          toRelay.shift();
-          expect(ledger.receive()).toBe(true);
-          queued++;
-          mostQueued = Math.max(mostQueued, queued);
-        }
-        // The destination takes one frame every other step; a CONTINUE after each half grant
-        // (the relay's schedule before GrantSchedule).
-        if (step % 2 === 0 && queued > 0) {
-          queued--;
-          forwarded++;
-          if (forwarded % (GRANT / 2) === 0) {
-            const frames = GRANT - queued;
-            ledger.grant(frames);
-            toClient.push({ at: step + delay, frames });
-          }
-        }
-      }
-      expect(ledger.received).toBeGreaterThan(2_000);
+      // The destination takes one frame every other step; a CONTINUE after each half grant
+      // (the relay's schedule before GrantSchedule).
+      const run = simulate(delay, 5_000, {
+        takes: (step) => step % 2 === 0,
+        onReceived: () => null,
+        onTaken: (queued) => (++forwarded % (GRANT / 2) === 0 ? GRANT - queued : null),
+      });
+      expect(run.received).toBeGreaterThan(2_000);
+      mostQueued = Math.max(mostQueued, run.mostQueued);
     }
     // With the longest delay the queue passes two grants: a cap on queued frames would have
     // closed this client, which kept to every grant it read.
@@ -53,47 +30,68 @@ describe("what a Wisp client may have sent, by the CONTINUE frames it was sent",
   });
 
   it("with the relay's schedule a client keeping to each CONTINUE it reads queues at most one grant, and is always granted again", () => {
-    // The same client and delays as above, against a destination that pauses now and then: the
-    // relay grants only when GrantSchedule says so.
     for (const delay of [1, 7, 40, 200]) {
-      const ledger = new GrantLedger(GRANT);
       const schedule = new GrantSchedule(GRANT);
-      let allowance = GRANT;
-      let queued = 0;
-      let mostQueued = 0;
-      const toRelay: number[] = [];
-      const toClient: Array<{ at: number; frames: number }> = [];
-      const grant = (step: number) => {
-        const frames = schedule.due(queued);
-        if (frames === null) return;
-        ledger.grant(frames);
-        toClient.push({ at: step + delay, frames });
-      };
-      for (let step = 0; step < 20_000; step++) {
-        while (toClient[0] && toClient[0].at <= step) allowance = toClient.shift()!.frames;
-        if (allowance > 0) {
-          allowance--;
-          toRelay.push(step + delay);
-        }
-        while (toRelay[0] !== undefined && toRelay[0] <= step) {
-          toRelay.shift();
-          expect(ledger.receive()).toBe(true);
+      // The destination takes a frame a step, but stops for 300 steps out of every 1 000; the
+      // relay grants when GrantSchedule says so.
+      const run = simulate(delay, 20_000, {
+        takes: (step) => step % 1_000 < 700,
+        onReceived: (queued) => {
           schedule.received();
-          queued++;
-          mostQueued = Math.max(mostQueued, queued);
-          grant(step);
-        }
-        // The destination takes a frame a step, but stops for 300 steps out of every 1 000.
-        if (step % 1_000 < 700 && queued > 0) {
-          queued--;
-          grant(step);
-        }
-      }
-      expect(mostQueued).toBeLessThanOrEqual(GRANT);
+          return schedule.due(queued);
+        },
+        onTaken: (queued) => schedule.due(queued),
+      });
+      expect(run.mostQueued).toBeLessThanOrEqual(GRANT);
       // It never stalls for want of a grant: at least half of what the destination takes (14 000
       // frames) or of a grant per round trip, whichever is less.
       const roundTrips = 20_000 / (2 * delay + GRANT);
-      expect(ledger.received).toBeGreaterThanOrEqual(Math.min(14_000, GRANT * roundTrips) / 2);
+      expect(run.received).toBeGreaterThanOrEqual(Math.min(14_000, GRANT * roundTrips) / 2);
     }
   });
 });
+
+/** What the relay does in the simulation: whether its destination takes a frame this step, and the CONTINUE (frames, or null) it sends after a frame comes in or is taken. */
+interface SimulatedRelay {
+  takes(step: number): boolean;
+  onReceived(queued: number): number | null;
+  onTaken(queued: number): number | null;
+}
+
+/**
+ * A client with the absolute semantics (on reading CONTINUE(n) its allowance becomes n) that
+ * sends a frame a step while it may, against `relay`. Everything it sends and every CONTINUE
+ * the relay sends spend `delay` steps on the way. Every frame must be within the ledger.
+ */
+function simulate(delay: number, steps: number, relay: SimulatedRelay): { received: number; mostQueued: number } {
+  const ledger = new GrantLedger(GRANT);
+  let allowance = GRANT;
+  let queued = 0;
+  let mostQueued = 0;
+  const toRelay: number[] = []; // arrival step of each DATA frame
+  const toClient: Array<{ at: number; frames: number }> = [];
+  const send = (step: number, frames: number | null) => {
+    if (frames === null) return;
+    ledger.grant(frames);
+    toClient.push({ at: step + delay, frames });
+  };
+  for (let step = 0; step < steps; step++) {
+    while (toClient[0] && toClient[0].at <= step) allowance = toClient.shift()!.frames;
+    if (allowance > 0) {
+      allowance--;
+      toRelay.push(step + delay);
+    }
+    while (toRelay[0] !== undefined && toRelay[0] <= step) {
+      toRelay.shift();
+      expect(ledger.receive()).toBe(true);
+      queued++;
+      mostQueued = Math.max(mostQueued, queued);
+      send(step, relay.onReceived(queued));
+    }
+    if (relay.takes(step) && queued > 0) {
+      queued--;
+      send(step, relay.onTaken(queued));
+    }
+  }
+  return { received: ledger.received, mostQueued };
+}
