@@ -14,6 +14,7 @@ import { connect, createServer } from "node:net";
 import { dirname, join } from "node:path";
 import { runRelay } from "../src/cli/relay/testing/harness";
 import { PLAYGROUND_ORIGIN } from "../src/cli/relay/testing/wisp-wire";
+import { withinTime } from "../src/platform";
 import { type LoadConnection, loadUpstream, OP, openLoadConnection, request } from "./_wisp-load";
 
 const MiB = 1024 * 1024;
@@ -237,20 +238,10 @@ const failures: string[] = [];
  * that measurement instead of holding the bench forever.
  */
 const MEASURE_LIMIT_MS = 120_000 * Math.max(1, SCALE);
-const withinLimit = <T>(work: Promise<T>): Promise<T> => {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const limit = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new Error(`not done within ${MEASURE_LIMIT_MS / 1000} s: the server stopped sending`)),
-      MEASURE_LIMIT_MS,
-    );
-  });
-  return Promise.race([work, limit]).finally(() => clearTimeout(timer));
-};
 async function measure(server: Server, key: Measure, run: () => Promise<number>): Promise<void> {
   const f = (figures.get(server) as Figures)[key];
   const cpu = cpuMs(server.pid);
-  const rate = await withinLimit(run()).catch((error: unknown) => {
+  const rate = await withinTime(run(), MEASURE_LIMIT_MS, `${server.name}'s ${key} round`).catch((error: unknown) => {
     failures.push(`${server.name}, ${key}: ${(error as Error).message}`);
     return 0;
   });
@@ -260,7 +251,7 @@ async function measure(server: Server, key: Measure, run: () => Promise<number>)
 let failed = false;
 try {
   // Warm both up (JIT, buffers) before anything counts.
-  for (const server of servers) await withinLimit(download(server, upstream.port, 8 * MiB));
+  for (const server of servers) await withinTime(download(server, upstream.port, 8 * MiB), MEASURE_LIMIT_MS, `${server.name}'s warm-up`);
   // Rounds alternate between the two, so a busy machine hurts both alike.
   for (let round = 0; round < ROUNDS; round++) {
     for (const server of round % 2 === 0 ? servers : [...servers].reverse()) {
@@ -276,10 +267,12 @@ try {
   const idleFigures = new Map<Server, { held: number; kibPerStream: number }>();
   for (const server of servers) {
     progress(`${server.name}: idle streams`);
-    const held = await withinLimit(idle(server, upstream.port)).catch((error: unknown) => {
-      failures.push(`${server.name}, idle streams: ${(error as Error).message}`);
-      return { held: 0, kibPerStream: 0 };
-    });
+    const held = await withinTime(idle(server, upstream.port), MEASURE_LIMIT_MS, `${server.name}'s idle streams`).catch(
+      (error: unknown) => {
+        failures.push(`${server.name}, idle streams: ${(error as Error).message}`);
+        return { held: 0, kibPerStream: 0 };
+      },
+    );
     idleFigures.set(server, held);
   }
   const row = (label: string, ...cells: string[]) => console.log(`${label.padEnd(58)}${cells.map((c) => c.padStart(11)).join("")}`);

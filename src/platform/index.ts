@@ -1,2 +1,3 @@
 export { type Deferred, deferred } from "./deferred";
 export { type Clock, systemClock, systemTimers, type Timers } from "./time";
+export { withinTime } from "./within-time";

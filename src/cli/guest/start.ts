@@ -4,6 +4,7 @@ import { type ConsoleDriver, createConsoleDriver, type GuestConsole, parseGuestL
 import { connectGuestNetwork, type GuestNetwork } from "../../guest-network";
 import type { EventLog } from "../../log";
 import { freshen, type GuestControl, winsizeRequest } from "../../machine";
+import { withinTime } from "../../platform";
 import type { PolicyHolder } from "../../policy";
 import { createSessionCa } from "../../tls";
 import { nodeTimers } from "../node-timers";
@@ -42,14 +43,6 @@ export interface NodeGuest {
 /** A restore takes seconds; a cold boot of the emulated machine can take minutes on a busy one. */
 const RESTORE_LIMIT_MS = 180_000;
 const BOOT_LIMIT_MS = 900_000;
-
-function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const limit = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} did not happen within ${Math.round(ms / 1000)} s`)), ms);
-  });
-  return Promise.race([promise, limit]).finally(() => clearTimeout(timer));
-}
 
 /**
  * The shipped guest under Node, as the page starts it (src/page/emulator/start-guest.ts): the
@@ -92,7 +85,7 @@ export async function startNodeGuest(options: NodeGuestOptions): Promise<NodeGue
     await machine.destroy().catch(() => undefined);
   };
   try {
-    await within(machine.ready, restoring ? RESTORE_LIMIT_MS : BOOT_LIMIT_MS, restoring ? "the restore" : "the boot to a prompt");
+    await withinTime(machine.ready, restoring ? RESTORE_LIMIT_MS : BOOT_LIMIT_MS, restoring ? "the restore" : "the boot to a prompt");
     log.append({
       kind: "boot.progress",
       phase: restoring ? "snapshot-restore" : "ready",
@@ -118,7 +111,7 @@ export async function startNodeGuest(options: NodeGuestOptions): Promise<NodeGue
             : `the restored guest did not take a fresh clock and random seed (${fresh})`,
       });
       if (fresh !== null) throw new Error(`the restored guest did not take a fresh clock and random seed (${fresh})`);
-      await within(machine.console.requestPrompt(), RESTORE_LIMIT_MS, "the restored guest's fresh prompt");
+      await withinTime(machine.console.requestPrompt(), RESTORE_LIMIT_MS, "the restored guest's fresh prompt");
     }
   } catch (error) {
     await destroy();

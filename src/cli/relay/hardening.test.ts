@@ -42,13 +42,17 @@ async function firehoseUpstream(): Promise<{ server: Server; port: number; writt
 /** A destination that reads everything, in bursts with pauses between, and counts it. */
 async function burstyUpstream(): Promise<{ server: Server; port: number; received: number[] }> {
   const received: number[] = [];
+  const pauseEvery = 4 * 1024 * 1024;
   const server = createServer((socket) => {
     const index = received.push(0) - 1;
+    let total = 0;
     socket.on("error", () => undefined);
     socket.on("data", (data: Buffer) => {
-      received[index] = (received[index] ?? 0) + data.length;
-      // After every ~4 MiB the destination stops reading for a moment: the relay's queue grows.
-      if (Math.floor(((received[index] ?? 0) - data.length) / (4 << 20)) !== Math.floor((received[index] ?? 0) / (4 << 20))) {
+      const before = total;
+      total += data.length;
+      received[index] = total;
+      // After every 4 MiB the destination stops reading for a moment: the relay's queue grows.
+      if (Math.floor(before / pauseEvery) !== Math.floor(total / pauseEvery)) {
         socket.pause();
         setTimeout(() => socket.resume(), 30);
       }
@@ -71,7 +75,7 @@ async function sendKeepingToContinue(connection: WireConnection, stream: WireStr
       credit = stream.continues[read - 1] ?? 0;
     }
     if (credit === 0) {
-      const outcome = await Promise.race([stream.closed.then((reason) => reason), new Promise<null>((r) => setImmediate(() => r(null)))]);
+      const outcome = await Promise.race([stream.closed, new Promise<null>((r) => setImmediate(() => r(null)))]);
       if (outcome !== null) throw new Error(`the stream was closed (${outcome}) after ${sent} of ${frames} frames`);
       continue;
     }
