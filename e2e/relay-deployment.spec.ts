@@ -1,5 +1,6 @@
 import { expect, test } from "@playwright/test";
 import { type RunningRelay, runRelay } from "../src/cli/relay/testing/harness";
+import { answerLinkCard } from "./support/consent";
 import { BOOT_TIMEOUT_MS, closePlayground, type Playground, runInGuest, waitForGuest } from "./support/guest";
 import { type HttpsUpstream, startHttpsUpstream } from "./support/https-upstream";
 import { type NginxFront, startNginxFront } from "./support/nginx";
@@ -57,6 +58,7 @@ test.beforeAll(async ({ browser }) => {
   await seedWarmState(page);
   await page.goto(`./?relay=${encodeURIComponent(`wss://localhost:${nginx.port}/wisp/`)}`);
   await waitForGuest(page);
+  await answerLinkCard(page);
   await keepWarmState(page);
   pg = { context, page };
   const applied = await page.evaluate((text) => window.__tab?.policy.replaceText(text, "relay deployment spec"), JSON.stringify(POLICY));

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { type BrowserContext, expect, type Page, test } from "@playwright/test";
+import { answerLinkCard } from "./support/consent";
 import { openPlayground, waitForGuest } from "./support/guest";
 import { scenarioEnded } from "./support/scenarios";
 import { CORS, refuseUnplanned, routeZen } from "./support/upstreams";
@@ -82,6 +83,7 @@ test("a share link to a harness runs its agent in a fresh context, with the send
   const receiver = await receiverContext.newPage();
   await receiver.goto(link);
   await waitForGuest(receiver);
+  await answerLinkCard(receiver);
   await receiver.evaluate(async () => {
     await (window.__tab!.features.share as { replayed: Promise<void> }).replayed;
   });
@@ -91,6 +93,7 @@ test("a share link to a harness runs its agent in a fresh context, with the send
   // The plain form of the link, `?harness=…&run=1`, runs the agent too (the state saved above restores).
   await receiver.goto(`./?harness=${encodeURIComponent(PINNED)}&run=1`);
   await waitForGuest(receiver);
+  await answerLinkCard(receiver);
   expect(await runEnded(receiver, 0)).toBe("outcome=ok stage=done status=0");
   expect(await agentLines(receiver, 0)).toContain("connect denied");
   await receiverContext.close();

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { type BrowserContext, expect, type Page, type Route, test } from "@playwright/test";
+import { answerLinkCard } from "./support/consent";
 import { closePlayground, openPlayground, type Playground, runInGuest, waitForGuest } from "./support/guest";
 import { answerRecorded, SAMPLE_FIXTURES, SKILL_FIXTURES } from "./support/recordings";
 import { consoleText, nextSeq, runAgent, stepLines } from "./support/runs";
@@ -181,6 +182,7 @@ test("a share link replays the run's run-time fetches from the receiver's own re
     await seedWarmState(receiver);
     await receiver.goto(link);
     await waitForGuest(receiver);
+    await answerLinkCard(receiver);
     await receiver.evaluate(async () => {
       await (window.__tab!.features.share as { replayed: Promise<void> }).replayed;
     });

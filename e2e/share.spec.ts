@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { expect, type Page, test } from "@playwright/test";
+import { answerLinkCard } from "./support/consent";
 import { openPlayground } from "./support/guest";
 import { refuseUnplanned, routeZen, runScenario } from "./support/upstreams";
 
@@ -40,6 +41,7 @@ test("a share link replays the sender's verdict sequence in a fresh browser cont
   await routeUpstreams(receiver);
   await receiver.goto(link);
   await receiver.waitForFunction(() => window.__tab?.features.share !== undefined);
+  await answerLinkCard(receiver);
   await receiver.evaluate(async () => {
     await (window.__tab!.features.share as { replayed: Promise<void> }).replayed;
   });
@@ -91,12 +93,14 @@ test("a policy too large for the link travels by URL pinned with its sha256; oth
   );
   const rpage = await receiver.newPage();
   await rpage.goto(link);
+  await answerLinkCard(rpage);
   await rpage.waitForFunction(() => window.__tab?.log.ofKind("policy.change").some((e) => e.source === "share link"), null, {
     timeout: 60_000,
   });
   expect(await rpage.evaluate(() => window.__tab!.policy.current().hosts.length)).toBeGreaterThan(300);
 
   await rpage.goto(link.replace("policy.json", "tampered.json"));
+  await answerLinkCard(rpage);
   await rpage.waitForFunction(() => window.__tab?.log.ofKind("note").some((e) => e.source === "share link"), null, { timeout: 60_000 });
   const note = await rpage.evaluate(() => window.__tab?.log.ofKind("note").find((e) => e.source === "share link")?.message ?? "");
   expect(note).toContain("(hash-mismatch, by resolver)");

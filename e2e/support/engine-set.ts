@@ -27,6 +27,7 @@ function engineSet(open: (url: string) => Promise<EnginePage>): void {
     page = await open(`${fixture.pageUrl}&boot=fresh`);
     console.log(`engine under test: ${page.version}`);
     await guestUp(page);
+    await acceptLinkCard(page);
   });
   test.afterAll(async () => {
     await page?.close();
@@ -64,6 +65,7 @@ function engineSet(open: (url: string) => Promise<EnginePage>): void {
     );
     await page.reload();
     await guestUp(page);
+    await acceptLinkCard(page);
     const phases = await page.evaluate(() => window.__tab?.log.ofKind("boot.progress").map((e) => e.phase) ?? [], null);
     expect(phases).toContain("snapshot-restore");
     expect(phases).not.toContain("ready");
@@ -159,6 +161,14 @@ const ROWS: Row[] = [
     verdicts: [{ kind: "proxy.decision", code: "vault-op-not-granted", by: "kms" }],
   },
 ];
+
+/** The fixture's page link names the relay: it is used only once the reader accepts the link's card. */
+async function acceptLinkCard(page: EnginePage): Promise<void> {
+  const accept = '[data-testid="consent-card"] button[data-decision="accept"]';
+  await waitInPage(page, "the link's card", (selector) => document.querySelector(selector) !== null, accept, 60_000);
+  await page.click(accept);
+  await waitInPage(page, "the relay in use", () => window.__tab?.relay.current() !== null, null, 10_000);
+}
 
 async function guestUp(page: EnginePage): Promise<void> {
   await waitInPage(page, "the page's test handle", () => window.__tab !== undefined, null, 60_000);

@@ -1,4 +1,5 @@
 export { draftLesson, serializeLesson } from "./draft";
+export { expectItemName } from "./item-name";
 export { type ItemResult, judgeStep, type StepJudgement } from "./judge";
 export { type DraftDecode, decodeLessonDraft, encodeLessonDraft, LESSON_DRAFT_MAX_BYTES, LESSON_LINK_MAX_CHARS } from "./link";
 export { type Outcome, outcomeOf } from "./outcome";

@@ -63,6 +63,7 @@ export const VERDICT_CODES = [
   "relay-refused",
   "lesson-invalid",
   "lesson-pin-mismatch",
+  "consent-declined",
 ] as const;
 
 export const VerdictCode = z.enum(VERDICT_CODES);

@@ -2,7 +2,9 @@ import { createConsoleTurns } from "../console";
 import { createEventLog, type EventLog } from "../log";
 import { deferred } from "../platform";
 import { createPolicyHolder, DEFAULT_POLICY, type PolicyHolder } from "../policy";
+import { type ConsentGate, createConsentGate, withoutToken } from "../trust";
 import { offerFreshBoot, showBootProgress } from "./chrome/boot-status";
+import { mountConsentCard } from "./chrome/consent-card";
 import { createLayout, type Layout } from "./chrome/layout";
 import { createPolicyEditor } from "./chrome/policy-editor";
 import { mountScenarioBar, type ScenarioBar } from "./chrome/scenario-bar";
@@ -14,6 +16,7 @@ import { featuresMayLoad } from "./emulator/features-may-load";
 import type { PageNetwork } from "./emulator/network";
 import { mountEmbed, mountFeatures, type PageContext, wantsEmbed } from "./features";
 import { readPageLink } from "./link";
+import { linkConsentParts } from "./link-consent";
 import { createPanels, createPanelTabs } from "./panels";
 import { createPageRelay, createRelayField, type PageRelay } from "./relay";
 import { createPageServices } from "./services/index";
@@ -26,6 +29,8 @@ export interface PlaygroundHandle {
   policy: PolicyHolder;
   /** The Wisp relay setting (`?relay=` or the Policy panel). */
   relay: PageRelay;
+  /** The reader's consent to what the page's link proposes (docs/decisions/0028). */
+  consent: ConsentGate;
   layout: Layout;
   scenarios: ScenarioBar;
   /** The terminal's size in character cells. */
@@ -75,6 +80,15 @@ export async function startPlayground(container: HTMLElement): Promise<Playgroun
     scope: globalThis,
   });
   policyEditor.element.appendChild(createRelayField(relay).element);
+  // What the link proposes waits for the reader's one answer on the card (docs/decisions/0028).
+  const consent = createConsentGate(linkConsentParts(link));
+  mountConsentCard(consent, document.body);
+  const linkedRelay = relay.proposed();
+  if (linkedRelay !== null)
+    void consent
+      .offer({ kind: "relay", shown: withoutToken(linkedRelay), host: new URL(linkedRelay).host })
+      .then((accepted) => (accepted ? relay.acceptProposed() : relay.declineProposed()));
+  else consent.withdraw("relay");
   let network: PageNetwork | null = null;
   const wireCounters = createWireCounters(() => network?.peer.counters ?? null);
   const panels = createPanels(log, { policy: policyEditor.element, wire: wireCounters });
@@ -111,6 +125,7 @@ export async function startPlayground(container: HTMLElement): Promise<Playgroun
     network: null,
     policy,
     relay,
+    consent,
     layout,
     scenarios,
     guestReady,
@@ -126,6 +141,7 @@ export async function startPlayground(container: HTMLElement): Promise<Playgroun
     layout,
     policy,
     link,
+    consent,
     guest: guestReady,
     network: () => network,
     panel: (id) => {

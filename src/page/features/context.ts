@@ -1,6 +1,7 @@
 import type { ConsoleTurns, WatchedGuest } from "../../console";
 import type { EventLog } from "../../log";
 import type { PolicyHolder } from "../../policy";
+import type { ConsentGate } from "../../trust";
 import type { Layout } from "../chrome/layout";
 import type { ScenarioBar } from "../chrome/scenario-bar";
 import type { GuestTerminal } from "../chrome/terminal";
@@ -22,6 +23,11 @@ export interface PageContext {
   policy: PolicyHolder;
   /** The page's link, read once (src/page/link.ts): features never read `location` for parameters. */
   link: PageLink;
+  /**
+   * The reader's one answer to what the link proposes (docs/decisions/0028): a feature that reads
+   * a part of the link offers it here (or withdraws it) and does nothing with it until granted.
+   */
+  consent: ConsentGate;
   /** The guest once it is ready (boots or restores). */
   guest: Promise<WatchedGuest>;
   /** The network once the guest exists (null before). */

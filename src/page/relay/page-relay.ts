@@ -14,6 +14,16 @@ export interface PageRelay {
   setting(): RelaySetting;
   /** Sets the relay from the Policy panel and keeps it in localStorage; empty text clears it. */
   set(text: string): RelaySetting;
+  /**
+   * The relay the page's link names, while it waits for the reader's consent (the card,
+   * docs/decisions/0028): until then the page opens no WebSocket to it. Null when the link names
+   * none, or once it was accepted or declined.
+   */
+  proposed(): string | null;
+  /** The reader accepted the link's card: the linked relay is used for this visit. */
+  acceptProposed(): void;
+  /** The reader declined it: it is never contacted. */
+  declineProposed(): void;
   onChange(listener: (setting: RelaySetting) => void): () => void;
   /** How many TEST ONLY roots the page trusts besides the bundled ones (0 on every real visit). */
   readonly testAnchors: number;
@@ -34,7 +44,10 @@ export function createPageRelay(options: PageRelayOptions): PageRelay {
   const trust = testTrustAnchors(options.scope);
   const open = options.open ?? epoxyEngine;
   const listeners = new Set<(setting: RelaySetting) => void>();
-  let setting = initialRelaySetting(options.linked, options.storage);
+  // A link's relay is only proposed: the stored one (or none) stays until the reader accepts.
+  const linked = options.linked === null ? null : initialRelaySetting(options.linked, null);
+  let proposed = linked?.ok ? linked.url : null;
+  let setting = linked && !linked.ok ? linked : initialRelaySetting(null, options.storage);
   let active: { url: string; fetch: UpstreamFetch } | null = null;
   const activate = () => {
     const url = setting.ok ? setting.url : null;
@@ -42,9 +55,25 @@ export function createPageRelay(options: PageRelayOptions): PageRelay {
     active = url === null ? null : { url, fetch: createWispRelayFetch(url, trust.anchors, open) };
   };
   activate();
+  const changed = () => {
+    for (const listener of listeners) listener(setting);
+  };
   return {
     current: () => active,
     setting: () => setting,
+    proposed: () => proposed,
+    acceptProposed() {
+      if (proposed === null) return;
+      setting = { ok: true, url: proposed, source: "link" };
+      proposed = null;
+      activate();
+      changed();
+    },
+    declineProposed() {
+      if (proposed === null) return;
+      proposed = null;
+      changed();
+    },
     set(text) {
       const trimmed = text.trim();
       if (trimmed === "") {
@@ -56,8 +85,9 @@ export function createPageRelay(options: PageRelayOptions): PageRelay {
         options.storage?.setItem(RELAY_STORAGE_KEY, parsed.url);
         setting = { ok: true, url: parsed.url, source: "policy panel" };
       }
+      proposed = null;
       activate();
-      for (const listener of listeners) listener(setting);
+      changed();
       return setting;
     },
     onChange(listener) {

@@ -1,3 +1,4 @@
+import { withoutToken } from "../../trust";
 import { h } from "../chrome/dom";
 import type { PageRelay } from "./page-relay";
 import type { RelaySetting } from "./settings";
@@ -20,7 +21,10 @@ export function createRelayField(relay: PageRelay): { element: HTMLElement } {
   const status = h("div", { class: "relay-status", attrs: { "aria-live": "polite", "data-testid": "relay-status" } });
   const show = (setting: RelaySetting) => {
     status.className = setting.ok ? "relay-status valid" : "relay-status invalid";
-    if (!setting.ok) status.textContent = `not applied: ${setting.error}`;
+    const waiting = relay.proposed();
+    if (waiting !== null)
+      status.textContent = `this page's link proposes the relay ${withoutToken(waiting)}: it is not contacted unless you accept the link's card`;
+    else if (!setting.ok) status.textContent = `not applied: ${setting.error}`;
     else if (setting.url === null)
       status.textContent = "no relay: requests use the browser's fetch(), so only hosts that answer CORS can be read";
     else

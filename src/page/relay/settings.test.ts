@@ -37,12 +37,25 @@ describe("the relay URL", () => {
 });
 
 describe("where the relay setting comes from", () => {
-  it("takes ?relay= for this visit over the stored one, and never stores it", () => {
+  it("a ?relay= is only proposed: no relay from the link is used until the reader accepts the card", () => {
     const storage = memoryStorage({ [RELAY_STORAGE_KEY]: "wss://stored.example/" });
     const relay = createPageRelay({ linked: "ws://127.0.0.1:5001/", storage, scope: {} });
+    expect(relay.proposed()).toBe("ws://127.0.0.1:5001/");
+    expect(relay.current()?.url).toBe("wss://stored.example/");
+    relay.acceptProposed();
+    expect(relay.proposed()).toBeNull();
     expect(relay.setting()).toEqual({ ok: true, url: "ws://127.0.0.1:5001/", source: "link" });
     expect(relay.current()?.url).toBe("ws://127.0.0.1:5001/");
     expect(storage.items.get(RELAY_STORAGE_KEY)).toBe("wss://stored.example/");
+  });
+
+  it("a declined ?relay= is never used", () => {
+    const relay = createPageRelay({ linked: "ws://127.0.0.1:5001/", storage: memoryStorage(), scope: {} });
+    expect(relay.current()).toBeNull();
+    relay.declineProposed();
+    relay.acceptProposed();
+    expect(relay.proposed()).toBeNull();
+    expect(relay.current()).toBeNull();
   });
 
   it("uses the stored relay without a link, and none when nothing is stored", () => {

@@ -86,6 +86,11 @@ describe("the embed bar's text and link", () => {
       "https://tab.example/?scenario=2&harness=https%3A%2F%2Fh.example%2Fh.yaml%23sha256%3Dab",
     ],
     ["leaves a page without embed as it is", "http://127.0.0.1:4411/?scenario=4", "http://127.0.0.1:4411/?scenario=4"],
+    [
+      "never carries the relay's token",
+      `https://tab.example/?embed=1&scenario=1&relay=${encodeURIComponent("wss://relay.example/?token=s3cret")}`,
+      `https://tab.example/?scenario=1&relay=${encodeURIComponent("wss://relay.example/")}`,
+    ],
   ])("the full-playground link %s", (_name, href, expected) => {
     expect(fullPlaygroundHref(href)).toBe(expected);
   });

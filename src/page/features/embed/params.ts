@@ -35,10 +35,24 @@ export function validValues(scenarios: readonly Scenario[]): string {
   return `a row number ${Math.min(...rows)}–${Math.max(...rows)} or an id: ${scenarios.map((s) => s.id).join(", ")}`;
 }
 
-/** The same page without `embed`: everything else (harness, scenario, hash) is kept. */
+/**
+ * The same page without `embed`: everything else (harness, scenario, hash) is kept, except a
+ * relay's token — no link the page writes carries one (docs/decisions/0028); the relay itself
+ * stays proposed, and the full playground asks for it on its card like any link.
+ */
 export function fullPlaygroundHref(href: string): string {
   const url = new URL(href);
   url.searchParams.delete("embed");
+  const relay = url.searchParams.get("relay");
+  if (relay !== null) {
+    try {
+      const relayUrl = new URL(relay);
+      relayUrl.searchParams.delete("token");
+      url.searchParams.set("relay", relayUrl.href);
+    } catch {
+      url.searchParams.delete("relay");
+    }
+  }
   return url.href;
 }
 

@@ -2,9 +2,10 @@
  * The messages an embedded lesson posts to the page that embeds it (docs/lessons.md,
  * "Embedding"). They carry the lesson's pin, the step's number and title and the verdict
  * code that decided: what the embedding page already knows or could learn by loading the
- * lesson itself, never a command's output or anything typed. So they go to any parent
- * ("*") unless the link names the embedder (`&embedder=https://docs.example`): then only
- * a parent of that origin receives them.
+ * lesson itself, never a command's output or anything typed (an unmet item is named, never
+ * quoted: `expectItemName`). So they go to any parent ("*") unless the link names the embedder
+ * (`&embedder=https://docs.example`): then only a parent of that origin receives them; an
+ * `embedder=` that is not an origin sends nothing (`embedderOrigin`).
  */
 export type LessonMessage =
   | { type: "lesson.loaded"; pin: string; title: string; steps: number }

@@ -4,6 +4,7 @@ import {
   decodeLessonDraft,
   draftLesson,
   encodeLessonDraft,
+  expectItemName,
   type Lesson,
   LessonProgress,
   type LessonRun,
@@ -69,6 +70,8 @@ export interface JudgedCommand {
   attempt: AttemptView;
   event: NewEvent;
   code: string | null;
+  /** The unmet items by name only: what an embed may post to its parent (never the output). */
+  unmetItems: string[];
 }
 
 export interface PlayerRun {
@@ -123,6 +126,7 @@ export function startRun(loaded: LoadedLesson, saved: unknown): PlayerRun {
         },
         event: events[events.length - 1]!,
         code: judgement.decisive?.code ?? null,
+        unmetItems: judgement.items.filter((i) => !i.met).map((i) => expectItemName(i.item)),
       };
     },
     progress: () => run.progress,

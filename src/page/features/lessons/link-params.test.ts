@@ -47,12 +47,20 @@ describe("what the link asks of the lesson player", () => {
 describe("the embedder's origin", () => {
   it.each([
     [null, "*"],
-    ["javascript:alert(1)", "*"],
-    ["not a url", "*"],
     ["http://localhost:3000/x", "http://localhost:3000"],
+    ["https://docs.example/a/b?c", "https://docs.example"],
   ])("%s gives %s", (value, origin) => {
-    expect(embedderOrigin(value)).toBe(origin);
+    expect(embedderOrigin(value)).toEqual({ embedder: origin, embedderProblem: null });
   });
+
+  it.each([["javascript:alert(1)"], ["not a url"], ["docs.example"]])(
+    "an embedder that is not an origin (%s) is refused with a reason, never widened to any parent",
+    (value) => {
+      const read = embedderOrigin(value);
+      expect(read.embedder).toBeNull();
+      expect(read.embedderProblem).toContain("is not an origin");
+    },
+  );
 });
 
 describe("a draft link", () => {

@@ -20,8 +20,13 @@ export interface LessonLink {
   /** The step to start at (0-based), when the link names one. */
   step: number | null;
   embed: boolean;
-  /** The origin the embed posts its messages to ("*" when the link names none). */
-  embedder: string;
+  /**
+   * The origin the embed posts its messages to ("*" when the link names none), or null when the
+   * link names something that is not an origin: then nothing is posted, and the player says why.
+   */
+  embedder: string | null;
+  /** Why `&embedder=` was refused, shown on the player (null when it was not). */
+  embedderProblem: string | null;
 }
 
 export const DRAFT_FRAGMENT_KEY = "lesson-draft";
@@ -49,19 +54,28 @@ export function readLessonLink(link: Pick<PageLink, "lesson" | "step" | "embed" 
     request,
     step,
     embed: link.embed === "1" || link.embed === "true",
-    embedder: embedderOrigin(link.embedder),
+    ...embedderOrigin(link.embedder),
   };
 }
 
-/** `?embedder=` as an origin (scheme, host, port), or "*" when absent or not an http(s) origin. */
-export function embedderOrigin(value: string | null): string {
-  if (!value) return "*";
+/**
+ * `?embedder=` as an origin (scheme, host, port); "*" when the link names none (the messages
+ * carry only codes, step numbers, titles and item names). A value that is not an http(s)
+ * origin is refused, never widened to "*": a typo must not send the messages to any parent.
+ */
+export function embedderOrigin(value: string | null): { embedder: string | null; embedderProblem: string | null } {
+  if (value === null || value === "") return { embedder: "*", embedderProblem: null };
+  const shown = JSON.stringify(value.replace(/[\u0000-\u001f\u007f]/g, "").slice(0, 80));
+  const refused = {
+    embedder: null,
+    embedderProblem: `embedder=${shown} is not an origin like https://docs.example: this lesson posts no messages to the page around it`,
+  };
   try {
     const url = new URL(value);
-    if (url.protocol !== "https:" && url.protocol !== "http:") return "*";
-    return url.origin;
+    if (url.protocol !== "https:" && url.protocol !== "http:") return refused;
+    return { embedder: url.origin, embedderProblem: null };
   } catch {
-    return "*";
+    return refused;
   }
 }
 

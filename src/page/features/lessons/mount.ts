@@ -1,6 +1,7 @@
 import "./lessons.css";
 import type { WatchedCommand, WatchedGuest } from "../../../console";
 import { watchCommands } from "../../../console";
+import { confineLinkPolicy, describePolicyChange } from "../../../trust";
 import { h } from "../../chrome/dom";
 import { localTextStore } from "../../local-text-store";
 import { createEventPanel } from "../../panels";
@@ -37,8 +38,8 @@ export function mount(ctx: FeatureContext): void {
   const link = readLessonLink(ctx.link);
   const store = createProgressStore(localTextStore(LESSON_PROGRESS_KEY));
   const post = createLessonMessenger(
-    link.embed ? embeddingParent(globalThis as unknown as { parent: unknown; self: unknown }) : null,
-    link.embedder,
+    link.embed && link.embedder !== null ? embeddingParent(globalThis as unknown as { parent: unknown; self: unknown }) : null,
+    link.embedder ?? "*",
   );
   const history: WatchedCommand[] = [];
   let guest: WatchedGuest | null = null;
@@ -53,12 +54,13 @@ export function mount(ctx: FeatureContext): void {
     step: 0,
     attempt: null,
     refusal: null,
-    note: store.problem,
+    note: link.embedderProblem ?? store.problem,
     guestReady: false,
     typing: false,
     index: [],
     indexReady: false,
     draft: null,
+    pending: null,
   };
 
   const view = createPlayerView({
@@ -171,13 +173,47 @@ export function mount(ctx: FeatureContext): void {
     }
   }
 
-  async function open(request: LessonRequest, startAt: number | null = null): Promise<void> {
+  async function open(request: LessonRequest, startAt: number | null = null, fromLink = false): Promise<void> {
     state.refusal = null;
     state.attempt = null;
     const got = await obtain(request);
-    if (!got.ok) return refuse(got.code, got.reason, got.source);
+    if (!got.ok) {
+      if (fromLink) ctx.consent.withdraw("lesson");
+      return refuse(got.code, got.reason, got.source);
+    }
     const parsed = loadLessonText(got.source);
-    if (!parsed.ok) return refuse(parsed.code, parsed.reason, got.source.source);
+    if (!parsed.ok) {
+      if (fromLink) ctx.consent.withdraw("lesson");
+      return refuse(parsed.code, parsed.reason, got.source.source);
+    }
+    // Material from a link is shown at once and does nothing until the reader accepts the card
+    // (docs/decisions/0028): no policy, no setup, no step judged before then.
+    // A lesson that types nothing and leaves the policy as it is has nothing to ask (it is shown,
+    // and only the reader's own clicks type its steps' commands).
+    const confined = parsed.lesson.policy ? confineLinkPolicy(parsed.lesson.policy) : null;
+    const policy = confined ? { changes: describePolicyChange(ctx.policy.current(), confined.policy), refused: confined.refused } : null;
+    const effects = parsed.lesson.setup.length > 0 || (policy !== null && (policy.changes.length > 0 || policy.refused.length > 0));
+    if (fromLink && !effects) ctx.consent.withdraw("lesson");
+    else if (fromLink) {
+      state.pending = { title: parsed.lesson.title, steps: parsed.lesson.steps.map((s) => s.title) };
+      ctx.selectPanel("lessons");
+      render();
+      const accepted = await ctx.consent.offer({
+        kind: "lesson",
+        title: parsed.lesson.title,
+        from: got.source.source === "link" ? "a draft link" : hostOf(got.source.ref),
+        steps: parsed.lesson.steps.map((s) => s.title),
+        setup: [...parsed.lesson.setup],
+        policy,
+      });
+      state.pending = null;
+      if (!accepted)
+        return refuse(
+          "consent-declined",
+          "you rejected the lesson this link carries: nothing was typed, applied or contacted",
+          got.source.source,
+        );
+    }
     await leave();
     loaded = parsed.lesson;
     const saved = store.get(loaded.pin);
@@ -189,9 +225,9 @@ export function mount(ctx: FeatureContext): void {
     post({ type: "lesson.loaded", pin: loaded.pin, title: loaded.title, steps: loaded.steps.length });
     ctx.layout.root.classList.add("lesson-focus");
     ctx.selectPanel("lessons");
-    if (loaded.policy) {
+    if (confined) {
       policyBefore = ctx.policy.current();
-      await ctx.policy.replace(loaded.policy, `lesson ${loaded.title}`);
+      await ctx.policy.replace(confined.policy, `lesson ${loaded.title}`);
     }
     persist();
     render();
@@ -289,7 +325,7 @@ export function mount(ctx: FeatureContext): void {
         step: outcome.attempt.step + 1,
         title: lesson.steps[outcome.attempt.step]!.title,
         code: outcome.code,
-        unmet: outcome.attempt.unmet,
+        unmet: outcome.unmetItems,
       });
     persist();
     render();
@@ -354,8 +390,12 @@ export function mount(ctx: FeatureContext): void {
     },
     () => undefined, // the boot bar reports it
   );
-  const opened = link.request.kind === "none" ? Promise.resolve() : open(link.request, link.step);
-  opened.catch((error: unknown) => refuse("lesson-invalid", (error as Error).message, "url"));
+  const fromLink = link.request.kind === "url" || link.request.kind === "link";
+  const opened = link.request.kind === "none" ? Promise.resolve() : open(link.request, link.step, fromLink);
+  opened.catch((error: unknown) => {
+    if (fromLink) ctx.consent.withdraw("lesson");
+    refuse("lesson-invalid", (error as Error).message, "url");
+  });
 
   ctx.expose("lessons", {
     opened,
@@ -368,4 +408,13 @@ export function mount(ctx: FeatureContext): void {
     }),
     open: (name: string) => open({ kind: "bundled", name }),
   });
+}
+
+/** Where a published lesson came from, as the card says it: its host. */
+function hostOf(ref: string): string {
+  try {
+    return new URL(ref).host;
+  } catch {
+    return "a URL";
+  }
 }

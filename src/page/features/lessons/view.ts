@@ -46,6 +46,8 @@ export interface PlayerState {
   /** False while the shipped lessons are still being read. */
   indexReady: boolean;
   draft: { yaml: string; link: string | null; problem: string | null } | null;
+  /** A lesson from a link, shown while the reader reads its card: nothing of it has run. */
+  pending: { title: string; steps: string[] } | null;
 }
 
 export interface PlayerActions {
@@ -57,6 +59,11 @@ export interface PlayerActions {
   saveAsLesson(): void;
   download(yaml: string): void;
 }
+
+const titled = (element: HTMLElement, title: string) => {
+  element.title = title;
+  return element;
+};
 
 const shortPin = (pin: string) => `${pin.slice(0, 12)}…`;
 
@@ -197,7 +204,13 @@ export function createPlayerView(actions: PlayerActions): { element: HTMLElement
               step.type === "demo" && step.run
                 ? button("Run", "lesson-run-demo", actions.runDemo, !state.guestReady || state.typing)
                 : null,
-              (step.solve ?? step.run) ? button("Show me", "lesson-show-me", actions.showMe, !state.guestReady || state.typing) : null,
+              (step.solve ?? step.run)
+                ? titled(
+                    button("Show me", "lesson-show-me", actions.showMe, !state.guestReady || state.typing),
+                    // The button says exactly what it types (docs/decisions/0028): a lesson may come from a stranger.
+                    `Types into your guest: ${step.solve ?? step.run}`,
+                  )
+                : null,
               state.guestReady ? null : h("span", { class: "lesson-wait" }, "the guest is starting…"),
             ),
           )
@@ -220,7 +233,15 @@ export function createPlayerView(actions: PlayerActions): { element: HTMLElement
             )
           : null,
         state.note ? h("p", { class: "lesson-note" }, state.note) : null,
-        state.lesson ? lessonView(state, state.lesson) : indexView(state),
+        state.pending && !state.lesson
+          ? h(
+              "p",
+              { class: "lesson-note", attrs: { "data-testid": "lesson-pending" } },
+              `“${state.pending.title}” (${state.pending.steps.length} steps) waits for your answer on the card above: nothing of it has run.`,
+            )
+          : state.lesson
+            ? lessonView(state, state.lesson)
+            : indexView(state),
         h("div", { class: "lesson-actions lesson-authoring" }, button("Save as lesson", "lesson-save", actions.saveAsLesson)),
         state.draft ? draftView(state.draft) : null,
       );

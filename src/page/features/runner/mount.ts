@@ -95,9 +95,10 @@ export function mount(ctx: FeatureContext): void {
 
   // The link's own parameters, the pinned harness URL's fragment included (src/page/link.ts).
   if (ctx.link.run) {
-    // After the operator has answered the link's org allowlist proposal, if it made one.
-    void Promise.all([ctx.guest, ctx.services.orgAllowlist.settled()])
-      .then(() => runner.run())
+    // Only once the reader accepted the link's card (docs/decisions/0028), and after the
+    // operator has answered the link's org allowlist proposal, if it made one.
+    void Promise.all([ctx.consent.granted("share"), ctx.guest, ctx.services.orgAllowlist.settled()])
+      .then(([accepted]) => (accepted ? runner.run() : undefined))
       .catch(() => undefined);
   }
 }

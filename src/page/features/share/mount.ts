@@ -8,7 +8,8 @@ import {
   type SequenceStep,
   verdictSequence,
 } from "../../../log";
-import { canonicalJson, DEFAULT_POLICY } from "../../../policy";
+import { canonicalJson, DEFAULT_POLICY, type PolicyLoad, parsePolicy } from "../../../policy";
+import { confineLinkPolicy, describePolicyChange, withoutToken } from "../../../trust";
 import { h, replaceChildren } from "../../chrome/dom";
 import { createEventPanel } from "../../panels";
 import type { FeatureContext } from "../context";
@@ -108,8 +109,34 @@ export function mount(ctx: FeatureContext): void {
   const replay = async () => {
     const { state, problems } = await readShareState(ctx.link);
     for (const message of problems) log.append({ kind: "note", level: "warning", source: "share link", message });
+    const proposed = state.policy === null ? null : await readLinkPolicy(state.policy);
+    if (proposed && !proposed.ok)
+      log.append({
+        kind: "note",
+        level: "warning",
+        source: "share link",
+        message: `the link's policy is invalid: ${proposed.errors.join("; ")}`,
+      });
+    const confined = proposed?.ok ? confineLinkPolicy(proposed.policy) : null;
+    const agent = ctx.link.run || state.scenarios.includes(AGENT_ACT) ? (state.harness ?? "the default harness") : null;
+    if (!confined && !state.policyRef && state.scenarios.length === 0 && agent === null) return ctx.consent.withdraw("share");
+    // A share link is material from a link (docs/decisions/0028): shown on the card, and nothing
+    // of it is applied, fetched or typed until the reader accepts.
+    const accepted = await ctx.consent.offer({
+      kind: "share",
+      scenarios: state.scenarios.filter((id) => id !== AGENT_ACT),
+      agent,
+      policy: confined ? { changes: describePolicyChange(ctx.policy.current(), confined.policy), refused: confined.refused } : null,
+      policyRef: state.policyRef ? { url: withoutToken(state.policyRef), host: hostOf(state.policyRef) } : null,
+    });
+    if (!accepted) {
+      replaceChildren(compare, "You rejected this share link: nothing was replayed, applied or fetched.");
+      return;
+    }
+    let policy = confined?.policy ?? null;
     if (state.policyRef) {
       const fetched = await fetchPinnedPolicy(state.policyRef, ctx.services.fetch);
+      const read = fetched.ok ? await readLinkPolicy(fetched.text) : null;
       if (!fetched.ok)
         log.append({
           kind: "note",
@@ -117,18 +144,26 @@ export function mount(ctx: FeatureContext): void {
           source: "share link",
           message: `the link's policy was not applied (${fetched.verdict.code}, by ${fetched.verdict.by}): ${fetched.verdict.reason}; the default policy stays`,
         });
-      else state.policy = fetched.text;
-    }
-    if (state.policy) {
-      const applied = await ctx.policy.replaceText(state.policy, "share link");
-      if (!applied.ok)
+      else if (read && !read.ok)
         log.append({
           kind: "note",
           level: "warning",
           source: "share link",
-          message: `the link's policy is invalid: ${applied.errors.join("; ")}`,
+          message: `the link's policy is invalid: ${read.errors.join("; ")}`,
         });
+      else if (read?.ok) {
+        const published = confineLinkPolicy(read.policy);
+        for (const r of published.refused)
+          log.append({
+            kind: "note",
+            level: "warning",
+            source: "share link",
+            message: `not applied from the link's policy: ${r.rule}: ${r.reason}`,
+          });
+        policy = published.policy;
+      }
     }
+    if (policy) await ctx.policy.replace(policy, "share link");
     if (state.scenarios.length === 0) return;
     // The link's allowlist proposal (src/page/services/index.ts opens it) is answered before its acts run.
     await ctx.services.orgAllowlist.settled();
@@ -184,4 +219,17 @@ export function mount(ctx: FeatureContext): void {
     log.append({ kind: "note", level: "error", source: "share link", message: (error as Error).message }),
   );
   ctx.expose("share", { replayed: done, sequence: sequenceOfRuns });
+}
+
+/** A policy a link carries, read as the Policy panel reads text. */
+async function readLinkPolicy(text: string): Promise<PolicyLoad> {
+  return parsePolicy(text);
+}
+
+function hostOf(ref: string): string {
+  try {
+    return new URL(ref).host;
+  } catch {
+    return "an unreadable address";
+  }
 }
