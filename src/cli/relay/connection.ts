@@ -186,7 +186,7 @@ export class RelayConnection extends server.ServerConnection implements StreamHo
     // Registered before the check, so DATA sent right after CONNECT waits in the stream's queue.
     const stream = new RelayStream(streamId, this, socket, this);
     this.streams[streamId] = stream;
-    stream.setup().catch((error: unknown) => this.close_stream(streamId, closeReason(error)));
+    stream.setup().catch((error: unknown) => this.closeStream(streamId, closeReason(error)));
   }
 
   /**

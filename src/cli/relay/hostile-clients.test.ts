@@ -1,3 +1,4 @@
+import { connect, createServer, type Server, type Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MAX_MESSAGE_BYTES } from "./limits";
 import { type EchoUpstream, echoUpstream, type RunningRelay, runRelay } from "./testing/harness";
@@ -6,6 +7,7 @@ import {
   ClosedBeforeReady,
   connectPayload,
   openWire,
+  PLAYGROUND_ORIGIN,
   WISP,
   type WireConnection,
   type WireOptions,
@@ -24,14 +26,31 @@ const CASE_MS = 15_000;
 
 let echo: EchoUpstream;
 let relay: RunningRelay;
+/** A destination that resets each connection once it has read something. */
+let resetting: { server: Server; port: number };
+/** A port on 127.0.0.1 where nothing listens. */
+let closedPort: number;
+
+async function listen(handler: (socket: Socket) => void): Promise<{ server: Server; port: number }> {
+  const server = createServer((socket) => {
+    socket.on("error", () => undefined);
+    handler(socket);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return { server, port: (server.address() as { port: number }).port };
+}
 
 beforeAll(async () => {
   echo = await echoUpstream();
+  resetting = await listen((socket) => socket.once("data", () => socket.resetAndDestroy()));
+  const unused = await listen(() => undefined);
+  closedPort = unused.port;
+  await new Promise((resolve) => unused.server.close(resolve));
   relay = await runRelay([
     "--allow-private-for-tests",
     "127.0.0.1",
     "--allow-ports",
-    String(echo.port),
+    [echo.port, resetting.port, closedPort].join(","),
     // A 1-byte name and a non-ASCII one that reach the echo destination without DNS.
     "--resolve",
     "a=127.0.0.1",
@@ -46,6 +65,7 @@ beforeAll(async () => {
 afterAll(() => {
   relay?.child.kill("SIGINT");
   echo?.server.close();
+  resetting?.server.close();
 });
 
 /** The connection still serves: a new stream on it echoes. */
@@ -90,6 +110,39 @@ async function closesOnlyItsWebSocket(status: number, code: string, send: (conne
 function dataMessage(streamId: number, bytes: number): Buffer {
   return wispFrame(WISP.DATA, streamId, Buffer.alloc(bytes - 5, 0x61));
 }
+
+/** Sends `request` on a bare TCP connection; resolves with what the relay answered before it closed (or 5 s). */
+async function rawAnswer(request: string): Promise<string> {
+  const url = new URL(relay.url);
+  const socket = connect({ host: url.hostname, port: Number(url.port) });
+  socket.on("error", () => undefined);
+  let answer = "";
+  socket.on("data", (chunk: Buffer) => {
+    answer += chunk.toString("latin1");
+  });
+  socket.write(request);
+  await Promise.race([new Promise((resolve) => socket.once("close", resolve)), new Promise((resolve) => setTimeout(resolve, 5_000))]);
+  socket.destroy();
+  return answer;
+}
+
+describe("an upgrade the WebSocket server cannot accept gets an HTTP error, and the relay goes on", () => {
+  const upgrade = (lines: string[]) =>
+    `${["GET / HTTP/1.1", "Host: 127.0.0.1", "Upgrade: websocket", "Connection: Upgrade", `Origin: ${PLAYGROUND_ORIGIN}`, ...lines].join("\r\n")}\r\n\r\n`;
+  it.each([
+    ["no Sec-WebSocket-Key", 400, upgrade(["Sec-WebSocket-Version: 13"])],
+    ["a Sec-WebSocket-Key that is not 16 bytes", 400, upgrade(["Sec-WebSocket-Version: 13", "Sec-WebSocket-Key: c2hvcnQ="])],
+    ["WebSocket version 7 (ws speaks 8 and 13)", 400, upgrade(["Sec-WebSocket-Version: 7", "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ=="])],
+    ["bytes that are not HTTP", 400, "\u0000\u00ff not http at all\r\n\r\n"],
+  ])(
+    "%s: HTTP %i",
+    async (_label, status, request) => {
+      expect(await rawAnswer(request)).toMatch(new RegExp(`^HTTP/1\\.1 ${status} `));
+      await newClientServed();
+    },
+    CASE_MS,
+  );
+});
 
 describe("a message past the maximum size closes only its own WebSocket", () => {
   it(
@@ -224,6 +277,37 @@ describe("a CONNECT's host name, whatever its bytes, gets a CLOSE and the WebSoc
     async (_label, name) => {
       const connection = await openWire(relay.url);
       await answers(connection, name);
+      connection.close();
+      await newClientServed();
+    },
+    CASE_MS,
+  );
+});
+
+describe("a destination that fails closes only its own stream, with the matching reason", () => {
+  it(
+    "a port where nothing listens: ConnRefused",
+    async () => {
+      const connection = await openWire(relay.url);
+      expect(await connection.open("127.0.0.1", closedPort).closed).toBe(CLOSE_REASON.ConnRefused);
+      await answers(connection);
+      connection.close();
+      await newClientServed();
+    },
+    CASE_MS,
+  );
+
+  it(
+    "a destination that resets the connection mid-stream: NetworkError, and a stream line saying so",
+    async () => {
+      const connection = await openWire(relay.url);
+      const stream = connection.open("127.0.0.1", resetting.port);
+      stream.send(Buffer.from("reset me"));
+      expect(await stream.closed).toBe(CLOSE_REASON.NetworkError);
+      const line = await relay.record((r) => r.kind === "relay.stream" && r.port === resetting.port);
+      expect(line).toMatchObject({ code: "upstream-error" });
+      expect(String(line.why)).toContain("ECONNRESET");
+      await answers(connection);
       connection.close();
       await newClientServed();
     },

@@ -12,6 +12,7 @@ import { connect, type Socket } from "node:net";
 export const WISP = { CONNECT: 0x01, DATA: 0x02, CONTINUE: 0x03, CLOSE: 0x04, INFO: 0x05 } as const;
 export const CLOSE_REASON = {
   Voluntary: 0x02,
+  NetworkError: 0x03,
   InvalidInfo: 0x41,
   UnreachableHost: 0x42,
   ConnRefused: 0x44,
