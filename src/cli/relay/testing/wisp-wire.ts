@@ -86,8 +86,6 @@ export interface WireConnection {
   sendMessage(payload: Uint8Array, opcode?: number): void;
   /** Many copies of one WebSocket message in few large writes (a flood). */
   sendMessages(payload: Uint8Array, count: number, opcode?: number): void;
-  /** Pongs received. */
-  pongs(): number;
   /** The close code the relay sent (null if it sent none); resolves when the connection ends. */
   closeCode: Promise<number | null>;
   /** Stops reading: the relay's sends back up. */
@@ -122,7 +120,6 @@ export function openWire(url: string, options: WireOptions = {}): Promise<WireCo
   const ended = new Promise<void>((resolve) => socket.once("close", () => resolve()));
   socket.on("error", () => undefined);
   let closeCode: number | null = null;
-  let pongs = 0;
 
   return new Promise((resolve, reject) => {
     let connection: WireConnection | null = null;
@@ -152,7 +149,6 @@ export function openWire(url: string, options: WireOptions = {}): Promise<WireCo
           closeCode = message.payload.length >= 2 ? message.payload.readUInt16BE(0) : 1005;
           socket.end(wsFrame(Buffer.from(message.payload.subarray(0, 2)), 8)); // as a client does: the close echoed, then FIN
         }
-        if (message.opcode === 10) pongs++;
         if (message.opcode !== 2 || message.payload.length < 5) continue;
         const type = message.payload[0];
         const id = message.payload.readUInt32LE(1);
@@ -188,6 +184,13 @@ export function openWire(url: string, options: WireOptions = {}): Promise<WireCo
       return { opcode, payload };
     }
   });
+
+  /** `count` copies of one WebSocket frame, written in slices of at most 1 MiB, each in one write. */
+  function sendMany(one: Buffer, count: number): void {
+    const perWrite = Math.max(1, Math.floor((1024 * 1024) / one.length));
+    for (let sent = 0; sent < count; sent += perWrite)
+      socket.write(Buffer.concat(Array.from({ length: Math.min(perWrite, count - sent) }, () => one)));
+  }
 
   function makeConnection(granted: number): WireConnection {
     const make = (host: string | Uint8Array, port: number, id = nextId++): { stream: WireStream; frame: Buffer } => {
@@ -243,15 +246,7 @@ export function openWire(url: string, options: WireOptions = {}): Promise<WireCo
         socket.write(frame);
         return stream;
       },
-      flood(stream, frames, payload) {
-        const one = wsFrame(wispFrame(WISP.DATA, stream.id, payload));
-        // Written in slices of at most 1 MiB, each in one write.
-        const perWrite = Math.max(1, Math.floor((1024 * 1024) / one.length));
-        for (let sent = 0; sent < frames; sent += perWrite) {
-          const n = Math.min(perWrite, frames - sent);
-          socket.write(Buffer.concat(Array.from({ length: n }, () => one)));
-        }
-      },
+      flood: (stream, frames, payload) => sendMany(wsFrame(wispFrame(WISP.DATA, stream.id, payload)), frames),
       openMany(host, port, count) {
         const made = Array.from({ length: count }, () => make(host, port));
         socket.write(Buffer.concat(made.map((m) => m.frame)));
@@ -269,13 +264,7 @@ export function openWire(url: string, options: WireOptions = {}): Promise<WireCo
       },
       sendFrame: (type, id, payload) => socket.write(wsFrame(wispFrame(type, id, payload))),
       sendMessage: (payload, opcode = 2) => socket.write(wsFrame(Buffer.from(payload), opcode)),
-      sendMessages(payload, count, opcode = 2) {
-        const one = wsFrame(Buffer.from(payload), opcode);
-        const perWrite = Math.max(1, Math.floor((1024 * 1024) / one.length));
-        for (let sent = 0; sent < count; sent += perWrite)
-          socket.write(Buffer.concat(Array.from({ length: Math.min(perWrite, count - sent) }, () => one)));
-      },
-      pongs: () => pongs,
+      sendMessages: (payload, count, opcode = 2) => sendMany(wsFrame(Buffer.from(payload), opcode), count),
       closeCode: ended.then(() => closeCode),
       stopReading: () => socket.pause(),
       ended,
