@@ -2,12 +2,15 @@
  * `npm run bench relay`: the second outside test's floods against `npx tab relay` (a real
  * process) on loopback, each bounded in frames and seconds, each against a fresh relay. For
  * each: the relay's peak RSS (VmHWM), whether it is alive, and whether a new client's stream
- * is served after. Goal: under 300 MiB, alive, serving. Loopback only; no traffic leaves.
+ * is served after. Goal: under 300 MiB, alive, serving. A relay that is gone or no longer
+ * serves after a flood is a failure said in words (with the end of its stderr) and exit 1, as
+ * are oversized messages, which once ended the process (issue 52). Loopback only.
  */
 import { readFileSync } from "node:fs";
 import { createServer, type Server, type Socket } from "node:net";
+import { MAX_MESSAGE_BYTES } from "../src/cli/relay/limits";
 import { echoUpstream, type RunningRelay, runRelay } from "../src/cli/relay/testing/harness";
-import { openWire, type WireConnection } from "../src/cli/relay/testing/wisp-wire";
+import { openWire, WISP, type WireConnection, wispFrame } from "../src/cli/relay/testing/wisp-wire";
 
 const TARGET_MIB = 300;
 const FLOOD_SECONDS = Number(process.env.TAB_BENCH_RELAY_SECONDS ?? 10);
@@ -114,7 +117,47 @@ const floods: Flood[] = [
       return result;
     },
   },
+  {
+    name: "1 MiB messages, past the maximum, each on a new WebSocket (500 at most)",
+    async run(relay, ports) {
+      const until = performance.now() + FLOOD_SECONDS * 1000;
+      const message = wispFrame(WISP.DATA, 1, Buffer.alloc(1024 * 1024 - 5, 1));
+      const codes = new Map<string, number>();
+      let sent = 0;
+      while (sent < 500 && performance.now() < until) {
+        const connection = await openWire(relay.url);
+        connection.open("127.0.0.1", ports.sink);
+        connection.sendMessage(message);
+        sent++;
+        const code = String(await Promise.race([connection.closeCode, sleep(5_000).then(() => "no close")]));
+        codes.set(code, (codes.get(code) ?? 0) + 1);
+        connection.close();
+      }
+      return `${sent} messages of 1 MiB (the maximum is ${MAX_MESSAGE_BYTES / 1024} KiB); closed: ${[...codes].map(([c, n]) => `${n} x ${c}`).join(", ")}`;
+    },
+  },
+  {
+    name: "pings from 10 WebSockets that never read (200 000 each)",
+    async run(relay) {
+      const connections = await Promise.all(Array.from({ length: 10 }, () => openWire(relay.url)));
+      for (const c of connections) {
+        c.stopReading();
+        c.sendMessages(Buffer.alloc(125, 0x70), 200_000, 9);
+      }
+      const cut = await Promise.all(
+        connections.map((c) => Promise.race([c.ended.then(() => true), sleep(FLOOD_SECONDS * 1000).then(() => false)])),
+      );
+      for (const c of connections) c.close();
+      return `${cut.filter(Boolean).length} of 10 cut`;
+    },
+  },
 ];
+
+/** Whether the relay process has exited: what it exited with, or null while it runs. */
+async function gone(relay: RunningRelay): Promise<string | null> {
+  if (relay.child.exitCode !== null || relay.child.signalCode !== null) return `exited (${relay.child.exitCode ?? relay.child.signalCode})`;
+  return Promise.race([relay.exited.then((code) => `exited (${code ?? relay.child.signalCode})`), sleep(200).then(() => null)]);
+}
 
 /** Waits until the client's own socket has written what it queued (the flood is bounded by the client too). */
 async function drain(connection: WireConnection): Promise<void> {
@@ -150,7 +193,8 @@ for (const flood of floods) {
   } catch (error) {
     note = `client error: ${(error as Error).message}`;
   }
-  const alive = relay.child.exitCode === null;
+  const exited = await gone(relay);
+  const alive = exited === null;
   const peak = alive ? kib(pid, "VmHWM") : Number.NaN;
   const serving = alive && (await serves(relay, echo.port));
   const good = alive && serving && peak < TARGET_MIB;
@@ -158,6 +202,10 @@ for (const flood of floods) {
   console.log(
     `${flood.name.padEnd(80)}${idle.toFixed(0).padEnd(10)}${peak.toFixed(0).padEnd(10)}${String(alive).padEnd(7)}${String(serving).padEnd(8)}${note}${good ? "" : "  <-- MISSED"}`,
   );
+  if (!alive || !serving)
+    console.error(
+      `FAILED: after "${flood.name}" the relay ${alive ? "is running but did not serve a new client within 10 s" : `is gone: it ${exited}`}; the end of its stderr:\n${relay.stderr().slice(-2_000)}`,
+    );
   relay.child.kill("SIGINT");
   await relay.exited;
   for (const s of stalledSockets.splice(0)) s.destroy();

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import type { Command } from "../command";
 import { createStreamCheck, DEFAULT_PORTS, parsePorts, parseResolveEntries } from "../relay/check";
-import { DEFAULT_RELAY_LIMITS, descriptorLimit, fitToDescriptors, type RelayLimits } from "../relay/limits";
+import { DEFAULT_RELAY_LIMITS, descriptorLimit, fitToDescriptors, MAX_MESSAGE_BYTES, type RelayLimits } from "../relay/limits";
 import { DEFAULT_ALLOWED_ORIGINS, type OriginRule, parseOriginRule } from "../relay/origin";
 import { recordLine } from "../relay/record";
 import { type Relay, startRelay } from "../relay/server";
@@ -64,7 +64,10 @@ const USAGE = [
   "apart; the stream's line can). UDP streams are never relayed.",
   "",
   "Output: one JSON line per stream on stdout when it closes: name, address, port, bytes each",
-  "way, duration, whether it was refused and why. Startup and errors go to stderr. Ctrl+C",
+  'way, duration, whether it was refused and why; one "relay.closed" line per WebSocket the',
+  `relay closed on its own: a message past ${MAX_MESSAGE_BYTES / 1024} KiB (close 1009), a protocol error (1002,`,
+  "1007), a client that stopped reading (cut). Only that WebSocket ends; the relay goes on.",
+  "Startup and errors go to stderr. Ctrl+C",
   "closes every stream (Wisp CLOSE) and WebSocket, then exits 0.",
   "",
   "TEST ONLY, never in a deployment:",
@@ -143,6 +146,7 @@ export const command: Command = {
         check: createStreamCheck({ ports, allowPrivateForTests: allowPrivate, resolve }),
         admission: { origins, token, trustedProxies, limits },
         report: (record) => process.stdout.write(recordLine(record)),
+        warn: (line) => process.stderr.write(`tab relay: ${line}\n`),
       });
     } catch (error) {
       const { code, message } = error as NodeJS.ErrnoException;

@@ -80,6 +80,18 @@ describe("the relay's stream check", () => {
     expect(asked).toEqual([]);
   });
 
+  it("refuses a name past DNS's bounds (253 characters, 63 a label) without resolving it", async () => {
+    const { check, asked } = rules({});
+    const longest = `${"a".repeat(63)}.${"b".repeat(63)}.${"c".repeat(63)}.${"d".repeat(61)}`;
+    expect(longest).toHaveLength(253);
+    expect((await check(`${longest}x`, 443)).verdict.code).toBe("bad-request");
+    expect((await check(`${"a".repeat(64)}.example`, 443)).verdict.code).toBe("bad-request");
+    expect((await check("a".repeat(200 * 1024), 443)).verdict.code).toBe("bad-request");
+    expect(asked).toEqual([]);
+    await check(longest, 443);
+    expect(asked).toEqual([longest]);
+  });
+
   it("reports a name that does not resolve as upstream-error", async () => {
     const { check } = rules({});
     expect((await check("nowhere.example", 443)).verdict).toMatchObject({ allowed: false, code: "upstream-error" });

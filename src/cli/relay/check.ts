@@ -12,6 +12,9 @@ import { createGuardedFetch, type Lookup } from "../guarded-fetch";
  */
 
 export const DEFAULT_PORTS: readonly number[] = [443, 80];
+/** DNS's bounds on a name (RFC 1035 2.3.4, as text without the trailing dot) and on one label. */
+const MAX_NAME_LENGTH = 253;
+const MAX_LABEL_LENGTH = 63;
 
 export interface RelayRules {
   /** Destination ports allowed (443 and 80, plus `--allow-ports`). */
@@ -58,7 +61,8 @@ export function createStreamCheck(rules: RelayRules): StreamCheck {
 /**
  * The host to resolve: an IP literal as itself (bare or bracketed IPv6; any IPv4 spelling the
  * URL parser accepts, as its dotted quad), a name lowercased without its trailing dot. Anything
- * else is refused, so no odd string reaches the resolver.
+ * else is refused, so no odd string reaches the resolver: a name past DNS's own bounds (253
+ * characters, 63 a label) too, which no resolver could answer.
  */
 export function destinationHost(raw: string): string | Verdict {
   const unbracketed = raw.startsWith("[") && raw.endsWith("]") ? raw.slice(1, -1) : raw;
@@ -66,7 +70,13 @@ export function destinationHost(raw: string): string | Verdict {
   const host = classifyHost(raw);
   switch (host.kind) {
     case "name":
-      return host.name;
+      return host.name.length > MAX_NAME_LENGTH || host.name.split(".").some((label) => label.length > MAX_LABEL_LENGTH)
+        ? refuse(
+            "bad-request",
+            `the stream's destination is not a host: a name of ${host.name.length} characters (DNS allows ${MAX_NAME_LENGTH}, ${MAX_LABEL_LENGTH} a label)`,
+            "proxy",
+          )
+        : host.name;
     case "ipv4":
       return host.address;
     case "ipv6":

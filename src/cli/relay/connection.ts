@@ -1,12 +1,12 @@
 import { type ConnectionOptions, packet, server } from "@mercuryworkshop/wisp-js/server";
 import type { WebSocket } from "ws";
-import { refuse, type Verdict } from "../../log";
+import { refuse, type Verdict, type VerdictCode } from "../../log";
 import type { Admitter } from "./admission";
 import type { StreamCheck } from "./check";
-import type { RelayLimits } from "./limits";
-import type { StreamRecord } from "./record";
+import { MAX_MESSAGE_BYTES, type RelayLimits, UNSENT_PONGS_LIMIT } from "./limits";
+import type { RelayRecord } from "./record";
 import { RelaySocket, StreamRefused } from "./socket";
-import { RelayStream, type StreamHost } from "./stream";
+import { frame, RelayStream, type StreamHost } from "./stream";
 
 /**
  * One Wisp connection (one WebSocket): wisp-js's ServerConnection does the protocol (v1/v2
@@ -17,11 +17,15 @@ import { RelayStream, type StreamHost } from "./stream";
  * the checked address, inside a RelayStream, which bounds what it holds (stream.ts). A stream
  * past a cap (streams per WebSocket, in all, opened per second) is closed ConnThrottled without
  * a check; a refusal, or a name that does not resolve, HostBlocked.
+ *
+ * Whatever one client sends ends at most its own WebSocket: ws's 'error' (a message past
+ * MAX_MESSAGE_BYTES, text that is not UTF-8, a frame breaking RFC 6455) closes it with the
+ * error's code, a failed v2 handshake with 1002, and each such end is one `relay.closed` line.
  */
 
 export interface RelayContext {
   check: StreamCheck;
-  report: (record: StreamRecord) => void;
+  report: (record: RelayRecord) => void;
   /** Every stream socket not yet gone, so shutdown can wait for them. */
   sockets: Set<RelaySocket>;
   limits: RelayLimits;
@@ -31,12 +35,41 @@ export interface RelayContext {
 }
 
 const { close_reasons, stream_types } = packet;
+const CONNECT = 0x01;
+const INFO = 0x05;
+/** A CONNECT's payload before its host name: stream type (1 byte), port (2 bytes). */
+const CONNECT_HEAD_BYTES = 3;
+/** WebSocket close codes (RFC 6455 7.4.1). */
+const WS_PROTOCOL_ERROR = 1002;
+const WS_INVALID_DATA = 1007;
+const WS_MESSAGE_TOO_BIG = 1009;
+
+/** The close code ws sent with an 'error' (it closes the WebSocket before it emits). */
+function websocketErrorStatus(error: NodeJS.ErrnoException): number {
+  switch (error.code) {
+    case "WS_ERR_UNSUPPORTED_MESSAGE_LENGTH":
+    case "WS_ERR_UNSUPPORTED_DATA_PAYLOAD_LENGTH":
+      return WS_MESSAGE_TOO_BIG;
+    case "WS_ERR_INVALID_UTF8":
+      return WS_INVALID_DATA;
+    default:
+      return WS_PROTOCOL_ERROR;
+  }
+}
+
+/** Why a Wisp v2 handshake failed: the WebSocket is closed 1002. */
+export class HandshakeFailed extends Error {
+  override name = "HandshakeFailed";
+}
 
 export class RelayConnection extends server.ServerConnection implements StreamHost {
   readonly limits: RelayLimits;
   readonly inbound = { websocket: 0 };
   readonly relayInbound: { total: number };
   private roomWaiters: (() => void)[] = [];
+  /** The relay ended this WebSocket and printed its line (one per WebSocket). */
+  private ended = false;
+  private unsentPongs = 0;
   /**
    * Every send's completion looks for room while a stream waits for it: a full WebSocket wakes
    * its streams as soon as half is sent, not at a timer's next tick (which left a loopback
@@ -58,6 +91,56 @@ export class RelayConnection extends server.ServerConnection implements StreamHo
     this.relayInbound = context.relayInbound;
     // wisp-js's own sends (its first CONTINUE) never wait: the relay's data path waits instead (sendFrame).
     this.ws.send_buffer_size = Number.POSITIVE_INFINITY;
+    // Without a listener, one bad message from one client ended the process (ws emits 'error').
+    socket.on("error", (error: NodeJS.ErrnoException) => {
+      const status = websocketErrorStatus(error);
+      const what =
+        status === WS_MESSAGE_TOO_BIG
+          ? `the client sent a message larger than ${MAX_MESSAGE_BYTES} bytes`
+          : `the client broke the WebSocket protocol (${error.message})`;
+      this.endedWith(
+        status,
+        status === WS_MESSAGE_TOO_BIG ? "too-large" : "malformed-frame",
+        `${what}; its WebSocket was closed ${status}`,
+      );
+    });
+    // Pongs are sent here (the server sets autoPong off): a client that pings and never reads is cut.
+    socket.on("ping", (data: Buffer) => this.pong(data));
+  }
+
+  /**
+   * Wisp v2: the server's INFO (version 2.0, no extensions: no UDP, no MOTD), then the client's
+   * INFO must be its first message. wisp-js's own closed the WebSocket without a code and threw
+   * a TypeError on a message too short; here any other first message is a HandshakeFailed.
+   */
+  override async setup_wisp_v2(): Promise<void> {
+    this.ws.send(Uint8Array.of(INFO, 0, 0, 0, 0, 2, 0));
+    const data = await this.ws.recv();
+    if (data === undefined) throw new HandshakeFailed("the WebSocket closed before the client's INFO");
+    if (typeof data === "string") throw new HandshakeFailed("the client's first message was text, not its INFO");
+    const bytes = new Uint8Array(data);
+    if (bytes.length < 7 || bytes[0] !== INFO)
+      throw new HandshakeFailed(`the client's first message was not an INFO packet (type ${bytes[0] ?? "none"}, ${bytes.length} bytes)`);
+  }
+
+  /** A CONNECT too short to name a host gets CLOSE InvalidInfo, rather than no answer. */
+  override route_packet(buffer: { bytes: Uint8Array }): void {
+    const { bytes } = buffer;
+    if (bytes.length >= 5 && bytes[0] === CONNECT && bytes.length < 5 + CONNECT_HEAD_BYTES) {
+      const streamId = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getUint32(1, true);
+      if (streamId !== 0 && this.streams[streamId] === undefined)
+        this.sendNow(frame(0x04, streamId, Uint8Array.of(close_reasons.InvalidInfo)));
+      return;
+    }
+    super.route_packet(buffer);
+  }
+
+  /** Closes the WebSocket for a failed v2 handshake (1002), with its line. */
+  handshakeFailed(error: unknown): void {
+    if (this.socket.readyState !== this.socket.OPEN) return; // gone already (its line, if any, printed)
+    const why = error instanceof HandshakeFailed ? error.message : `the handshake failed: ${String(error)}`;
+    this.endedWith(WS_PROTOCOL_ERROR, "malformed-frame", `${why}; the WebSocket was closed ${WS_PROTOCOL_ERROR}`);
+    this.socket.close(WS_PROTOCOL_ERROR, "Wisp v2 handshake failed");
   }
 
   override create_stream(streamId: number, type: number, hostname: string, port: number): void {
@@ -103,7 +186,7 @@ export class RelayConnection extends server.ServerConnection implements StreamHo
     // Registered before the check, so DATA sent right after CONNECT waits in the stream's queue.
     const stream = new RelayStream(streamId, this, socket, this);
     this.streams[streamId] = stream;
-    stream.setup().catch((error: unknown) => this.close_stream(streamId, closeReason(error)));
+    stream.setup().catch((error: unknown) => this.closeStream(streamId, closeReason(error)));
   }
 
   /**
@@ -125,7 +208,7 @@ export class RelayConnection extends server.ServerConnection implements StreamHo
   sendNow(frame: Uint8Array): void {
     if (this.socket.readyState !== this.socket.OPEN) return;
     if (this.socket.bufferedAmount > this.limits.websocketSendLimit) {
-      this.socket.terminate();
+      this.cut(`the client stopped reading: more than ${this.limits.websocketSendLimit} bytes unsent`);
       return;
     }
     this.socket.send(frame, this.afterSend);
@@ -146,6 +229,38 @@ export class RelayConnection extends server.ServerConnection implements StreamHo
   override async cleanup(): Promise<void> {
     await super.cleanup();
     this.wakeAll();
+  }
+
+  private pong(data: Buffer): void {
+    if (this.socket.readyState !== this.socket.OPEN) return;
+    if (this.unsentPongs >= UNSENT_PONGS_LIMIT) {
+      this.cut(`the client sent pings without reading the pongs (${UNSENT_PONGS_LIMIT} unsent)`);
+      return;
+    }
+    this.unsentPongs++;
+    this.socket.pong(data, undefined, () => {
+      this.unsentPongs--;
+    });
+  }
+
+  /** A client that does not read gets no close frame: its connection is cut. */
+  private cut(why: string): void {
+    this.endedWith(null, "too-large", `${why}; its WebSocket was cut`);
+    this.socket.terminate();
+  }
+
+  private endedWith(status: number | null, code: VerdictCode, why: string): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.context.report({
+      kind: "relay.closed",
+      time: new Date().toISOString(),
+      client: this.client,
+      connection: this.conn_id,
+      status,
+      code,
+      why,
+    });
   }
 
   private checkRoom(): void {

@@ -34,6 +34,17 @@ export interface RelayLimits {
 
 /** What one queued frame costs besides its payload (its ArrayBuffer, views and queue slot). */
 export const FRAME_OVERHEAD_BYTES = 256;
+/**
+ * The largest WebSocket message the relay reads (ws's maxPayload): a Wisp packet carries a few
+ * KiB (a TLS record is 16 KiB). A larger one closes that client's WebSocket with 1009
+ * (connection.ts), and only it.
+ */
+export const MAX_MESSAGE_BYTES = 256 * 1024;
+/**
+ * Pongs a WebSocket may have unsent (a client that pings and never reads) before it is cut, as
+ * ws's own automatic pong bounds them: pongs cost the relay memory, not the client.
+ */
+export const UNSENT_PONGS_LIMIT = 64;
 /** The frames a stream may send before the relay's next CONTINUE (wisp-js's grant). */
 export const FRAMES_GRANTED = 128;
 /**

@@ -45,4 +45,22 @@ export interface UpgradeRefusalRecord {
   why: string;
 }
 
-export type RelayRecord = StreamRecord | UpgradeRefusalRecord;
+/**
+ * A WebSocket the relay closed on its own, one line each: a message past the size limit (1009),
+ * text that is not UTF-8 (1007), another WebSocket protocol error or a failed Wisp v2 handshake
+ * (1002), or a client that stopped reading (cut without a close frame it would never read).
+ * Only that WebSocket ends; the relay and every other client go on.
+ */
+export interface WebSocketClosedRecord {
+  kind: "relay.closed";
+  time: string;
+  client: string;
+  /** wisp-js's id of the WebSocket connection, as in its streams' records. */
+  connection: string;
+  /** The WebSocket close code sent; null when the connection was cut without one. */
+  status: number | null;
+  code: VerdictCode;
+  why: string;
+}
+
+export type RelayRecord = StreamRecord | UpgradeRefusalRecord | WebSocketClosedRecord;

@@ -5,6 +5,7 @@ import { type WebSocket, WebSocketServer } from "ws";
 import { type AdmissionRules, createAdmitter } from "./admission";
 import type { StreamCheck } from "./check";
 import { RelayConnection } from "./connection";
+import { MAX_MESSAGE_BYTES } from "./limits";
 import type { RelayRecord } from "./record";
 import type { RelaySocket } from "./socket";
 
@@ -21,8 +22,10 @@ export interface RelayOptions {
   port: number;
   check: StreamCheck;
   admission: AdmissionRules;
-  /** Each stream, once, when it closes; each refused upgrade, once. */
+  /** Each stream, once, when it closes; each refused upgrade, once; each WebSocket the relay closed, once. */
   report: (record: RelayRecord) => void;
+  /** An error of the listening side itself (not of one client): one line, at most one a minute per kind. */
+  warn: (line: string) => void;
 }
 
 export interface Relay {
@@ -34,8 +37,8 @@ export interface Relay {
 
 /** How long shutdown waits for streams and WebSockets to close before cutting them. */
 const SHUTDOWN_GRACE_MS = 2_000;
-/** The largest WebSocket message: a Wisp packet carries a few KiB (a TLS record is 16 KiB). */
-const MAX_MESSAGE_BYTES = 256 * 1024;
+/** How often the same error of the listening side may print a line (an accept failure can repeat fast). */
+const SERVER_ERROR_LINE_INTERVAL_MS = 60_000;
 const STATUS_TEXT: Record<number, string> = { 401: "Unauthorized", 403: "Forbidden", 429: "Too Many Requests", 503: "Service Unavailable" };
 const WISP_V2_PROTOCOL_HEADER = "sec-websocket-protocol";
 
@@ -53,7 +56,8 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     admitter,
     relayInbound: { total: 0 },
   };
-  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES });
+  // Pongs are the connection's (it bounds those a client leaves unread).
+  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES, autoPong: false });
 
   const http = createServer((_request, response) => {
     response.writeHead(426, { "content-type": "text/plain; charset=utf-8", upgrade: "websocket" });
@@ -97,9 +101,10 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     try {
       await connection.setup();
       await connection.run();
-    } catch {
-      // A failed v2 handshake (wisp-js has already cleaned up) or a broken WebSocket.
-      ws.close();
+    } catch (error) {
+      // A failed v2 handshake (closed 1002, one line), or a WebSocket that broke before it.
+      connection.handshakeFailed(error);
+      await connection.cleanup().catch(() => undefined);
     } finally {
       connections.delete(connection);
     }
@@ -112,6 +117,10 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
       resolve();
     });
   });
+  // After listen, an error of the server itself (an accept that failed) must not end the process.
+  const serverError = rateLimitedLines(options.warn);
+  http.on("error", (error: NodeJS.ErrnoException) => serverError("the HTTP server", error));
+  wss.on("error", (error: NodeJS.ErrnoException) => serverError("the WebSocket server", error));
   const bound = http.address();
   const port = typeof bound === "object" && bound ? bound.port : options.port;
   const shownHost = options.host.includes(":") ? `[${options.host}]` : options.host;
@@ -138,4 +147,21 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
   }
 
   return { url: `ws://${shownHost}:${port}/`, close };
+}
+
+/** One line per kind of error (where, and its code), then none for a minute, then one with how many were not printed. */
+function rateLimitedLines(warn: (line: string) => void): (where: string, error: NodeJS.ErrnoException) => void {
+  const kinds = new Map<string, { at: number; unprinted: number }>();
+  return (where, error) => {
+    const key = `${where}: ${error.code ?? "other"}`;
+    const now = performance.now();
+    const kind = kinds.get(key);
+    if (kind && now - kind.at < SERVER_ERROR_LINE_INTERVAL_MS) {
+      kind.unprinted++;
+      return;
+    }
+    const more = kind && kind.unprinted > 0 ? ` (${kind.unprinted} more since the last line)` : "";
+    kinds.set(key, { at: now, unprinted: 0 });
+    warn(`${where}: ${error.message}${more}; the relay goes on`);
+  };
 }

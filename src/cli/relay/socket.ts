@@ -66,6 +66,8 @@ export class RelaySocket implements WispSocket {
   /** What decided the stream's end: a refusal, a failure, or null for one that ran and closed. */
   private outcome: Verdict | null = null;
   private refused = false;
+  /** The destination's connection failed (an 'error', e.g. a reset) rather than closing. */
+  failed = false;
   private toUpstream = 0;
   private fromUpstream = 0;
   private readonly startedAt = new Date();
@@ -121,6 +123,7 @@ export class RelaySocket implements WispSocket {
         this.wake();
       });
       socket.on("error", (error: NodeJS.ErrnoException) => {
+        this.failed = true;
         this.outcome ??= refuse("upstream-error", `${address} port ${this.options.port}: ${error.code ?? error.message}`, "proxy");
         if (!connected) reject(error);
       });

@@ -106,7 +106,8 @@ export class RelayStream extends server.ServerStream {
       this.lastActive = performance.now();
       await this.host.sendFrame(frame(DATA, this.stream_id, data));
     }
-    if (!this.closed) this.host.closeStream(this.stream_id, close_reasons.Voluntary);
+    // A destination that reset the connection is not one that closed it: NetworkError, not Voluntary.
+    if (!this.closed) this.host.closeStream(this.stream_id, this.relaySocket.failed ? close_reasons.NetworkError : close_reasons.Voluntary);
   }
 
   override async close(reason: number | null = null): Promise<void> {

@@ -39,6 +39,8 @@ declare module "@mercuryworkshop/wisp-js/server" {
   export interface AsyncWebSocket {
     send_buffer_size: number;
     send(data: Uint8Array): Promise<void>;
+    /** The next message (an ArrayBuffer, or a string for a text frame); undefined once closed. */
+    recv(): Promise<ArrayBuffer | string | undefined>;
   }
 
   export namespace server {
@@ -66,7 +68,11 @@ declare module "@mercuryworkshop/wisp-js/server" {
       readonly ws: AsyncWebSocket;
       streams: Record<string, ServerStream>;
       setup(): Promise<void>;
+      /** Sends the server's INFO and reads the client's (Wisp v2 only); called by setup(). */
+      setup_wisp_v2(): Promise<void>;
       run(): Promise<void>;
+      /** One client message: parsed, then routed; a message that does not parse throws (run() drops it). */
+      route_packet(buffer: { bytes: Uint8Array }): void;
       cleanup(): Promise<void>;
       create_stream(stream_id: number, type: number, hostname: string, port: number): void;
       /** Sends CLOSE with `reason` (none when null), closes the socket, forgets the stream. */
@@ -80,6 +86,7 @@ declare module "@mercuryworkshop/wisp-js/server" {
       readonly Unknown: number;
       readonly Voluntary: number;
       readonly NetworkError: number;
+      readonly InvalidInfo: number;
       readonly UnreachableHost: number;
       readonly NoResponse: number;
       readonly ConnRefused: number;
