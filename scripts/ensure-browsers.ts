@@ -9,9 +9,8 @@
  * download. If nothing works, one line names the command a person must run, and the exit is 1.
  * CI (`.ci/run`) installs no browser itself, so it takes the same path as a newcomer.
  */
-import { spawnSync } from "node:child_process";
-import { existsSync, readdirSync } from "node:fs";
 import { type FoundBrowser, findChromium, findFirefox, findWebKit } from "../e2e/support/browsers";
+import { aptInstall, run } from "./apt";
 
 interface Engine {
   name: string;
@@ -47,40 +46,13 @@ const ENGINES: Engine[] = [
   },
 ];
 
-function run(command: string, args: string[]): boolean {
-  console.log(`ensure-browsers: ${command} ${args.join(" ")}`);
-  const result = spawnSync(command, args, {
-    stdio: ["ignore", "inherit", "inherit"],
-    env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" },
-  });
-  return result.status === 0;
-}
-
-const isRoot = process.getuid?.() === 0;
-const hasApt = existsSync("/usr/bin/apt-get");
-
-function aptListsEmpty(): boolean {
-  try {
-    return !readdirSync("/var/lib/apt/lists").some((f) => f.includes("_Packages"));
-  } catch {
-    return true;
-  }
-}
-
-/** One apt-get install for every missing package (three engines cost one dependency resolution). */
-function aptInstall(packages: string[]): void {
-  if (!isRoot || !hasApt || packages.length === 0) return;
-  if (aptListsEmpty()) run("apt-get", ["update"]);
-  if (run("apt-get", ["install", "-y", ...packages])) return;
-  // A package list older than the mirror names files that are gone: refresh it once and retry.
-  run("apt-get", ["update"]);
-  run("apt-get", ["install", "-y", ...packages]);
-}
-
 const missing = ENGINES.filter((e) => e.find() === undefined);
-aptInstall(missing.flatMap((e) => e.debianPackages));
+aptInstall(
+  "ensure-browsers",
+  missing.flatMap((e) => e.debianPackages),
+);
 for (const engine of missing) {
-  if (engine.find() === undefined && engine.playwrightInstall) run("npx", engine.playwrightInstall);
+  if (engine.find() === undefined && engine.playwrightInstall) run("ensure-browsers", "npx", engine.playwrightInstall);
 }
 
 let failed = 0;

@@ -24,7 +24,8 @@ const relays: RunningRelay[] = [];
 let nginx: NginxFront | undefined;
 let port: number;
 
-// Skipped only where nginx is absent and this is not CI (.ci/run installs it): CI must run it.
+// Skipped only where nginx is absent and this is not CI (npm test installs it as root with apt,
+// scripts/ensure-tools.ts): CI must run it.
 describe.skipIf(nginxBinary === undefined && !process.env.CI)("many users: nginx with TLS in front of two relay instances", () => {
   beforeAll(async () => {
     ca = createTestCa();
