@@ -1,8 +1,8 @@
 import { lookup as dnsLookup } from "node:dns/promises";
 import { isIP } from "node:net";
 import { refuse, type Verdict } from "../../log";
-import { classifyHost } from "../../policy";
-import { createGuardedFetch, type Lookup } from "../guarded-fetch";
+import { readHost, refuseHost } from "../../policy";
+import { createGuardedFetch, type Lookup, lookupWithTable } from "../guarded-fetch";
 
 /**
  * Whether the relay may open a stream, and to which address. Decided before any connection:
@@ -32,10 +32,7 @@ export type StreamCheck = (name: string, port: number) => Promise<StreamDecision
 export function createStreamCheck(rules: RelayRules): StreamCheck {
   const system: Lookup = rules.lookup ?? ((host) => dnsLookup(host, { all: true, verbatim: true }));
   // An IP literal is its own answer, and a `--resolve` name is answered from the table: neither asks DNS.
-  const lookup: Lookup = async (host) => {
-    const answer = isIP(host) !== 0 ? host : rules.resolve.get(host);
-    return answer === undefined ? system(host) : [{ address: answer, family: isIP(answer) }];
-  };
+  const lookup = lookupWithTable(rules.resolve, system);
   const guard = createGuardedFetch({ allowPrivateForTests: rules.allowPrivateForTests, lookup });
   const allowedPorts = [...rules.ports].sort((a, b) => a - b).join(", ");
 
@@ -56,21 +53,22 @@ export function createStreamCheck(rules: RelayRules): StreamCheck {
 }
 
 /**
- * The host to resolve: an IP literal as itself (bare or bracketed IPv6; any IPv4 spelling the
- * URL parser accepts, as its dotted quad), a name lowercased without its trailing dot. Anything
- * else is refused, so no odd string reaches the resolver.
+ * The host to resolve, read as the proxy reads it (`readHost`): an IP literal as its address
+ * (bare or bracketed IPv6; any IPv4 spelling the URL parser accepts, as its dotted quad; its
+ * address is then checked like any resolved one), a name lowercased without its trailing dot.
+ * A name private by convention is refused `private-address` before any DNS; anything else
+ * that is no host is refused, so no odd string reaches the resolver.
  */
 export function destinationHost(raw: string): string | Verdict {
   const unbracketed = raw.startsWith("[") && raw.endsWith("]") ? raw.slice(1, -1) : raw;
-  if (isIP(unbracketed) !== 0) return unbracketed;
-  const host = classifyHost(raw);
+  const host = readHost(isIP(unbracketed) === 6 ? `[${unbracketed}]` : raw);
   switch (host.kind) {
     case "name":
-      return host.name;
-    case "ipv4":
+      return host.host;
+    case "ip-literal":
       return host.address;
-    case "ipv6":
-      return host.address.slice(1, -1);
+    case "private-name":
+      return refuseHost(raw, host, "proxy");
     case "invalid":
       return refuse("bad-request", `the stream's destination is not a host: ${host.reason}`, "proxy");
   }
