@@ -48,10 +48,11 @@ const HEX_REFUSED: ReadonlySet<AddressCategory> = new Set(["loopback", "private"
 /**
  * Reads a host (a URL's or CONNECT's host, without its port). Every caller that decides on a
  * host calls this, so `HOST.`, `Host` and `host` are one name, `0x7f.1` and `127.0.0.1` one
- * address, `localhost.` and `a.localhost` one private name.
+ * address, `localhost.` and `a.localhost` one private name, `::1` and `[::1]` one address.
  */
 export function readHost(raw: string): HostReading {
-  const host = classifyHost(raw);
+  // A bare IPv6 address (a resolver's answer, a relay stream's destination) is the bracketed one.
+  const host = classifyHost(raw.includes(":") && !raw.startsWith("[") && parseIPv6(raw) ? `[${raw}]` : raw);
   switch (host.kind) {
     case "invalid":
       return host;

@@ -60,8 +60,7 @@ export function createStreamCheck(rules: RelayRules): StreamCheck {
  * that is no host is refused, so no odd string reaches the resolver.
  */
 export function destinationHost(raw: string): string | Verdict {
-  const unbracketed = raw.startsWith("[") && raw.endsWith("]") ? raw.slice(1, -1) : raw;
-  const host = readHost(isIP(unbracketed) === 6 ? `[${unbracketed}]` : raw);
+  const host = readHost(raw);
   switch (host.kind) {
     case "name":
       return host.host;
