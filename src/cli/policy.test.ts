@@ -82,6 +82,23 @@ describe("npx tab policy check", () => {
     expect(out.stderr).toContain(message);
   });
 
+  it.each([
+    ["GET https://localhost/"],
+    ["GET http://LOCALHOST.:8080/admin"],
+    ["CONNECT a.localhost:443"],
+    ["GET https://127-0-0-1.nip.io/"],
+    ["GET https://printer.local/"],
+  ])("refuses %s private-address, exit 1, under a report-mode policy that names localhost", async (line) => {
+    await writeFile(
+      file("report-localhost.yaml"),
+      "version: 1\nmode: report\nhttp: allow\nports: [443, 8080]\nhosts:\n  - host: localhost\n",
+    );
+    const out = await tab("policy", "check", file("report-localhost.yaml"), line);
+    expect(out.code).toBe(1);
+    expect(out.stdout).toMatch(/^refused private-address: .*refused before any fetch, in every mode/);
+    expect(out.stdout).not.toContain("would refuse");
+  });
+
   it("exit 64 on a policy that does not parse, naming its line", async () => {
     await writeFile(file("bad.yaml"), "version: 1\nhosts:\n  - host: 127.0.0.1\n");
     const out = await tab("policy", "check", file("bad.yaml"), "GET https://a.example/");
