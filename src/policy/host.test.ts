@@ -65,6 +65,8 @@ describe("readHost", () => {
     ["1-10-0-0-1.example.org"],
     ["--1.sslip.io"],
     ["fe80--1.sslip.io"],
+    ["fd00--1.sslip.io"],
+    ["--ffff-7f00-1.sslip.io"],
     ["app.localtest.me"],
     ["lvh.me"],
   ])("reads %s as a name private by convention", (raw) => {
@@ -85,6 +87,8 @@ describe("readHost", () => {
     ["localhost.evil.example"],
     ["v1-2-3.example.com"],
     ["upstream.test"],
+    ["dead--beef.example.com"],
+    ["ff02--1.example.com"],
   ])("reads %s as a name that may be public", (raw) => {
     expect(readHost(raw)).toMatchObject({ kind: "name" });
   });

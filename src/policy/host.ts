@@ -41,9 +41,17 @@ const PRIVATE_ZONES: readonly (readonly [zone: string, why: string])[] = [
 // Four decimal octets, separated by dots or dashes, not followed by another digit (sticky:
 // tried at each position where a run of digits starts).
 const DECIMAL_AT = /(\d{1,3})[.-](\d{1,3})[.-](\d{1,3})[.-](\d{1,3})(?!\d)/y;
-// Address classes a hex label (nip.io's `7f000001`, `a000803`) is refused for: the guarantee's
-// own classes. Hex is read this narrowly because a random 8-hex label (a hash) is often multicast.
-const HEX_REFUSED: ReadonlySet<AddressCategory> = new Set(["loopback", "private", "link-local", "cgnat", "unspecified"]);
+// Address classes a hex label (nip.io's `7f000001`, `a000803`) or a dashed IPv6 label (sslip.io's
+// `--1`) is refused for: the guarantee's own classes. Read this narrowly because a random hex
+// label (a hash) is often multicast, and `dead--beef` spells a reserved IPv6 address.
+const SPELLED_REFUSED: ReadonlySet<AddressCategory> = new Set([
+  "loopback",
+  "private",
+  "link-local",
+  "cgnat",
+  "unspecified",
+  "unique-local",
+]);
 
 /**
  * Reads a host (a URL's or CONNECT's host, without its port). Every caller that decides on a
@@ -116,13 +124,14 @@ function embeddedAddress(name: string): { address: string; category: AddressCate
   for (const label of name.split(".")) {
     for (const piece of label.split("-")) {
       const hex = hexAddress(piece);
-      if (hex && HEX_REFUSED.has(classifyAddress(hex).category)) return { address: hex, category: classifyAddress(hex).category };
+      const category = hex === null ? null : classifyAddress(hex).category;
+      if (hex !== null && category !== null && SPELLED_REFUSED.has(category)) return { address: hex, category };
     }
     // sslip.io spells IPv6 with dashes for colons (`--1` is ::1, `fe80--1` is fe80::1).
     if (label.includes("--") && !label.startsWith("xn--")) {
       const v6 = label.replace(/-/g, ":");
-      const category = parseIPv6(v6) ? classifyAddress(v6).category : "public";
-      if (category !== "public") return { address: v6, category };
+      const category = parseIPv6(v6) ? classifyAddress(v6).category : null;
+      if (category !== null && SPELLED_REFUSED.has(category)) return { address: v6, category };
     }
   }
   return null;
