@@ -1,11 +1,11 @@
 import { lookup as dnsLookup } from "node:dns/promises";
 import { request as httpRequest, type IncomingMessage } from "node:http";
 import { request as httpsRequest } from "node:https";
-import type { LookupFunction } from "node:net";
+import { isIP, type LookupFunction } from "node:net";
 import { Readable } from "node:stream";
 import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
 import { allow, refuse, type Verdict } from "../log";
-import { classifyAddress } from "../policy";
+import { classifyAddress, hostKey, readHost, refuseHost } from "../policy";
 import type { HostResolution } from "../proxy";
 
 /**
@@ -13,7 +13,8 @@ import type { HostResolution } from "../proxy";
  * the proxy's upstream, the resolver, skills, and the model through the proxy — goes through
  * this. Node's fetch cannot pin an address, so:
  *  - https only (plain http only when the caller's rules allow it), a name (never an IP
- *    literal), port 443 or a port the caller's rules list explicitly;
+ *    literal, never a name private by convention: `readHost`, the proxy's own reading), port
+ *    443 or a port the caller's rules list explicitly;
  *  - the name is resolved once and every address it resolves to is checked against the
  *    address table (`classifyAddress`: loopback, private, link-local, CGNAT, documentation…
  *    are refused `private-address`);
@@ -115,8 +116,8 @@ export function createGuardedFetch(options: GuardOptions = {}): GuardedFetch {
     return { verdict: allow(`${host} resolved to ${chosen.address}`, "proxy"), address: chosen.address };
   }
 
-  /** The checks that need no network, in the order the proxy's policy makes them. */
-  function checkUrl(raw: string): URL {
+  /** The checks that need no network, in the order the proxy's policy makes them; the host as `readHost` reads it. */
+  function checkUrl(raw: string): { url: URL; host: string } {
     let url: URL;
     try {
       url = new URL(raw);
@@ -130,20 +131,21 @@ export function createGuardedFetch(options: GuardOptions = {}): GuardedFetch {
       );
     if (url.username !== "" || url.password !== "")
       throw new FetchRefused(refuse("bad-request", "the URL carries userinfo (user@host); credentials in URLs are refused", "proxy"));
-    // WHATWG has already turned every IPv4 spelling into a dotted quad and IPv6 into brackets.
-    if (url.hostname.startsWith("[") || /^\d{1,3}(\.\d{1,3}){3}$/.test(url.hostname))
-      throw new FetchRefused(refuse("ip-literal", `${url.hostname} is an IP address; only names can be fetched`, "proxy"));
+    const reading = readHost(url.hostname);
+    if (reading.kind === "invalid") throw new FetchRefused(refuse("bad-request", reading.reason, "proxy"));
+    // Before any DNS: an IP literal, or a name private by convention (`localhost.`, `127-0-0-1.nip.io`).
+    if (reading.kind !== "name") throw new FetchRefused(refuseHost(url.hostname, reading, "proxy"));
+    const host = reading.host;
     const port = url.port === "" ? (http ? 80 : HTTPS_PORT) : Number(url.port);
-    if (port !== HTTPS_PORT && !(options.ports?.(url.hostname) ?? []).includes(port))
+    if (port !== HTTPS_PORT && !(options.ports?.(host) ?? []).includes(port))
       throw new FetchRefused(
-        refuse("port-not-allowed", `port ${port} is not allowed for ${url.hostname}; only 443 and ports its rules list`, "proxy"),
+        refuse("port-not-allowed", `port ${port} is not allowed for ${host}; only 443 and ports its rules list`, "proxy"),
       );
-    return url;
+    return { url, host };
   }
 
   async function request(raw: string, init: GuardedRequest): Promise<Response> {
-    const url = checkUrl(raw);
-    const host = url.hostname;
+    const { url, host } = checkUrl(raw);
     let address = init.address;
     if (address === undefined) {
       const resolution = await resolveHost(host);
@@ -234,6 +236,17 @@ export function createGuardedFetch(options: GuardOptions = {}): GuardedFetch {
 }
 
 /**
+ * A `Lookup` that answers the names of a table (TEST ONLY: `--resolve NAME=IP`) and an IP
+ * literal itself, and asks `system` for every other name. The answer is checked as any other.
+ */
+export function lookupWithTable(table: ReadonlyMap<string, string>, system: Lookup): Lookup {
+  return async (host) => {
+    const answer = isIP(host) !== 0 ? host : table.get(host);
+    return answer === undefined ? system(host) : [{ address: answer, family: isIP(answer) }];
+  };
+}
+
+/**
  * `ports` for a guard from URLs the caller's rules list (e.g. an org config's
  * `allowed_remote_resources`): an explicit `:8443` there allows 8443 for that host, nothing else.
  */
@@ -252,7 +265,7 @@ export function portsListedIn(urls: readonly string[]): (host: string) => readon
 
 function hostOf(location: string, base: string): string | null {
   try {
-    return new URL(location, base).hostname.replace(/\.$/, "");
+    return hostKey(new URL(location, base).hostname);
   } catch {
     return null;
   }

@@ -82,6 +82,23 @@ describe("npx tab policy check", () => {
     expect(out.stderr).toContain(message);
   });
 
+  it.each([
+    ["GET https://localhost/"],
+    ["GET http://LOCALHOST.:8080/admin"],
+    ["CONNECT a.localhost:443"],
+    ["GET https://127-0-0-1.nip.io/"],
+    ["GET https://printer.local/"],
+  ])("refuses %s private-address, exit 1, under a report-mode policy that names localhost", async (line) => {
+    await writeFile(
+      file("report-localhost.yaml"),
+      "version: 1\nmode: report\nhttp: allow\nports: [443, 8080]\nhosts:\n  - host: localhost\n",
+    );
+    const out = await tab("policy", "check", file("report-localhost.yaml"), line);
+    expect(out.code).toBe(1);
+    expect(out.stdout).toMatch(/^refused private-address: .*refused before any fetch, in every mode/);
+    expect(out.stdout).not.toContain("would refuse");
+  });
+
   it("exit 64 on a policy that does not parse, naming its line", async () => {
     await writeFile(file("bad.yaml"), "version: 1\nhosts:\n  - host: 127.0.0.1\n");
     const out = await tab("policy", "check", file("bad.yaml"), "GET https://a.example/");
@@ -163,9 +180,16 @@ describe("npx tab policy on a log the real npx tab proxy served in report mode",
     const reportPolicy = file("report.yaml");
     await writeFile(
       reportPolicy,
-      `version: 1\nmode: report\nhttp: allow\nhosts:\n  - host: localhost\n    ports: [${port}]\n    endpoints:\n      - methods: [GET]\n        paths: [/allowed]\n`,
+      `version: 1\nmode: report\nhttp: allow\nhosts:\n  - host: upstream.test\n    ports: [${port}]\n    endpoints:\n      - methods: [GET]\n        paths: [/allowed]\n`,
     );
-    proxy = await startProxy(["--policy", reportPolicy, "--allow-private-for-tests", "127.0.0.1,::1"]);
+    proxy = await startProxy([
+      "--policy",
+      reportPolicy,
+      "--allow-private-for-tests",
+      "127.0.0.1,::1",
+      "--resolve",
+      "upstream.test=127.0.0.1",
+    ]);
   }, 60_000);
 
   afterAll(async () => {
@@ -176,26 +200,26 @@ describe("npx tab policy on a log the real npx tab proxy served in report mode",
   it("serves what the endpoint allowlist would refuse, logs wouldRefuse, and a replay under enforce says what is newly refused", async () => {
     const curl = (url: string) =>
       run("/usr/bin/curl", ["-s", "--max-time", "20", "-x", proxy.url, url], { env: { ...process.env, NO_PROXY: "" } });
-    expect((await curl(`http://localhost:${port}/allowed`)).stdout).toBe("hello /allowed");
-    expect((await curl(`http://localhost:${port}/other`)).stdout).toBe("hello /other");
+    expect((await curl(`http://upstream.test:${port}/allowed`)).stdout).toBe("hello /allowed");
+    expect((await curl(`http://upstream.test:${port}/other`)).stdout).toBe("hello /other");
     await vi.waitFor(() => expect(proxy.stdout()).toContain("/other"), { timeout: 10_000 });
     const { stdout: log } = await run("/usr/bin/curl", ["-s", `${proxy.url}/v0/log`]);
     expect(log).toContain('"wouldRefuse":"endpoint-not-allowed"');
     await writeFile(file("served.jsonl"), log);
     await writeFile(
       file("enforce.yaml"),
-      `version: 1\nhttp: allow\nhosts:\n  - host: localhost\n    ports: [${port}]\n    endpoints:\n      - methods: [GET]\n        paths: [/allowed]\n`,
+      `version: 1\nhttp: allow\nhosts:\n  - host: upstream.test\n    ports: [${port}]\n    endpoints:\n      - methods: [GET]\n        paths: [/allowed]\n`,
     );
     const out = await tab("policy", "replay", file("enforce.yaml"), file("served.jsonl"));
     expect(out.code).toBe(1);
-    expect(out.stdout).toMatch(new RegExp(`GET http://localhost:${port}/allowed {2}served → served {2}unchanged`));
+    expect(out.stdout).toMatch(new RegExp(`GET http://upstream.test:${port}/allowed {2}served → served {2}unchanged`));
     expect(out.stdout).toMatch(
       new RegExp(
-        `GET http://localhost:${port}/other {2}served \\(would refuse endpoint-not-allowed\\) → endpoint-not-allowed {2}newly-refused`,
+        `GET http://upstream.test:${port}/other {2}served \\(would refuse endpoint-not-allowed\\) → endpoint-not-allowed {2}newly-refused`,
       ),
     );
     // Under a policy without the endpoint rule, /other is newly allowed.
-    await writeFile(file("open.yaml"), `version: 1\nhttp: allow\nhosts:\n  - host: localhost\n    ports: [${port}]\n`);
+    await writeFile(file("open.yaml"), `version: 1\nhttp: allow\nhosts:\n  - host: upstream.test\n    ports: [${port}]\n`);
     const opened = await tab("policy", "replay", file("open.yaml"), file("served.jsonl"));
     expect(opened.code).toBe(1);
     expect(opened.stdout).toMatch(/\/other .* newly-allowed/);

@@ -12,12 +12,13 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 // CONNECT with the same src/tls server as the page, driven by real clients (/usr/bin/curl,
 // openssl s_client), all on 127.0.0.1.
 //
-// The local upstream is https on 127.0.0.1 with its own certificate for `localhost`, made by
+// The local upstream is https on 127.0.0.1 with its own certificate for `upstream.test`, made by
 // openssl for this test. The CLI's Node upstream (the TLS client towards the world) is told to
 // trust it through NODE_EXTRA_CA_CERTS, Node's standard way to add a CA, set only in this
-// test's child environment; `--allow-private-for-tests 127.0.0.1,::1` (test only) lets the name
-// `localhost` be connected to. Everything else is the production path: CONNECT decision, the
-// session CA and TLS server, the Host check, the pinned node:https fetch with servername.
+// test's child environment; `--resolve upstream.test=127.0.0.1` and
+// `--allow-private-for-tests 127.0.0.1,::1` (test only) let the name `upstream.test` reach it
+// (the name `localhost` is refused before any lookup, whatever the flags). Everything else is
+// the production path: CONNECT decision, the session CA and TLS server, the Host check, the pinned node:https fetch with servername.
 // The SNI test targets api.github.com, but nothing leaves the machine: the CONNECT decision
 // does no DNS, and the handshake is refused before any request exists.
 
@@ -105,9 +106,9 @@ beforeAll(async () => {
     "-days",
     "1",
     "-subj",
-    "/CN=localhost",
+    "/CN=upstream.test",
     "-addext",
-    "subjectAltName=DNS:localhost",
+    "subjectAltName=DNS:upstream.test",
   ]);
   upstream = createServer({ key: await readFile(upstreamKey), cert: await readFile(upstreamCert) }, (request, response) => {
     response.setHeader("content-type", "text/plain");
@@ -117,7 +118,7 @@ beforeAll(async () => {
   upstreamPort = (upstream.address() as AddressInfo).port;
 
   const policyFile = join(dir, "policy.yaml");
-  await writeFile(policyFile, `version: 1\nhosts:\n  - host: localhost\n    ports: [${upstreamPort}]\n  - host: api.github.com\n`);
+  await writeFile(policyFile, `version: 1\nhosts:\n  - host: upstream.test\n    ports: [${upstreamPort}]\n  - host: api.github.com\n`);
   child = spawn(
     process.execPath,
     [
@@ -133,6 +134,8 @@ beforeAll(async () => {
       caFile,
       "--allow-private-for-tests",
       "127.0.0.1,::1",
+      "--resolve",
+      "upstream.test=127.0.0.1",
     ],
     // TEST ONLY: the CLI's upstream trusts the local upstream's certificate.
     { cwd: root, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, NODE_EXTRA_CA_CERTS: upstreamCert } },
@@ -167,16 +170,18 @@ describe("npx tab proxy terminates TLS inside CONNECT", () => {
   });
 
   it("serves an allowed https request through the tunnel to the local upstream, with SNI and Host checked", async () => {
-    const result = await curlViaProxy(["-i", `https://localhost:${upstreamPort}/hello?x=1`]);
+    const result = await curlViaProxy(["-i", `https://upstream.test:${upstreamPort}/hello?x=1`]);
     expect(result.code).toBe(0);
     const response = innerResponse(result.stdout);
-    expect(response).toMatchObject({ status: 200, body: `hello over tls GET /hello?x=1 host=localhost:${upstreamPort}` });
+    expect(response).toMatchObject({ status: 200, body: `hello over tls GET /hello?x=1 host=upstream.test:${upstreamPort}` });
     expect(response.headers["x-verdict"]).toBe("served");
-    await vi.waitFor(() => expect(stdout).toContain(`"target":"https://localhost:${upstreamPort}/hello?x=1"`), { timeout: 10_000 });
-    const connect = events().find((e) => e.kind === "proxy.decision" && e.target === `localhost:${upstreamPort}` && e.code === "served");
+    await vi.waitFor(() => expect(stdout).toContain(`"target":"https://upstream.test:${upstreamPort}/hello?x=1"`), { timeout: 10_000 });
+    const connect = events().find(
+      (e) => e.kind === "proxy.decision" && e.target === `upstream.test:${upstreamPort}` && e.code === "served",
+    );
     expect(connect).toBeDefined();
     expect(events()).toContainEqual(
-      expect.objectContaining({ kind: "tls.session", id: connect?.id, phase: "established", sni: "localhost", alpn: "http/1.1" }),
+      expect.objectContaining({ kind: "tls.session", id: connect?.id, phase: "established", sni: "upstream.test", alpn: "http/1.1" }),
     );
     expect(events()).toContainEqual(
       expect.objectContaining({ kind: "proxy.decision", mode: "tunnel", code: "served", status: 200, tlsSession: connect?.id }),
@@ -184,14 +189,18 @@ describe("npx tab proxy terminates TLS inside CONNECT", () => {
   });
 
   it("serves a client limited to P-256 (curl --curves prime256v1): the session's key exchange group is secp256r1", async () => {
-    const result = await curlViaProxy(["-i", "--curves", "prime256v1", `https://localhost:${upstreamPort}/hello?group=p256`]);
+    const result = await curlViaProxy(["-i", "--curves", "prime256v1", `https://upstream.test:${upstreamPort}/hello?group=p256`]);
     expect(result.code).toBe(0);
     expect(innerResponse(result.stdout)).toMatchObject({
       status: 200,
-      body: `hello over tls GET /hello?group=p256 host=localhost:${upstreamPort}`,
+      body: `hello over tls GET /hello?group=p256 host=upstream.test:${upstreamPort}`,
     });
-    await vi.waitFor(() => expect(stdout).toContain(`"target":"https://localhost:${upstreamPort}/hello?group=p256"`), { timeout: 10_000 });
-    const request = events().find((e) => e.kind === "proxy.decision" && e.target === `https://localhost:${upstreamPort}/hello?group=p256`);
+    await vi.waitFor(() => expect(stdout).toContain(`"target":"https://upstream.test:${upstreamPort}/hello?group=p256"`), {
+      timeout: 10_000,
+    });
+    const request = events().find(
+      (e) => e.kind === "proxy.decision" && e.target === `https://upstream.test:${upstreamPort}/hello?group=p256`,
+    );
     expect(events()).toContainEqual(
       expect.objectContaining({
         kind: "tls.session",
@@ -229,7 +238,7 @@ describe("npx tab proxy terminates TLS inside CONNECT", () => {
   });
 
   it("answers 421 host-header-mismatch to a request whose Host differs from the tunnel's host", async () => {
-    const result = await curlViaProxy(["-i", "-H", "Host: other.example", `https://localhost:${upstreamPort}/hello`]);
+    const result = await curlViaProxy(["-i", "-H", "Host: other.example", `https://upstream.test:${upstreamPort}/hello`]);
     expect(result.code).toBe(0);
     const response = innerResponse(result.stdout);
     expect(response.status).toBe(421);
@@ -261,7 +270,7 @@ describe("npx tab proxy terminates TLS inside CONNECT", () => {
 
   it("over its real socket never resumes with psk_ke: an OpenSSL client allowing it, with no share the server takes, gets a full handshake", async () => {
     const sessionFile = join(dir, "psk-ke-session.pem");
-    const request = `GET /psk HTTP/1.1\r\nHost: localhost:${upstreamPort}\r\nConnection: close\r\n\r\n`;
+    const request = `GET /psk HTTP/1.1\r\nHost: upstream.test:${upstreamPort}\r\nConnection: close\r\n\r\n`;
     // -allow_no_dhe_kex offers psk_ke besides psk_dhe_ke; X448 first makes the only share one the server does not take.
     const sClient = (session: string[]) =>
       client(
@@ -271,9 +280,9 @@ describe("npx tab proxy terminates TLS inside CONNECT", () => {
           "-proxy",
           proxyAddress,
           "-connect",
-          `localhost:${upstreamPort}`,
+          `upstream.test:${upstreamPort}`,
           "-servername",
-          "localhost",
+          "upstream.test",
           "-CAfile",
           caFile,
           "-verify_return_error",
@@ -290,12 +299,12 @@ describe("npx tab proxy terminates TLS inside CONNECT", () => {
     const again = await sClient(["-sess_in", sessionFile]);
     expect(again.stdout).toContain("hello over tls GET /psk");
     expect(again.stdout).toContain("New, TLSv1.3");
-    const established = events().filter((e) => e.kind === "tls.session" && e.phase === "established" && e.connectHost === "localhost");
+    const established = events().filter((e) => e.kind === "tls.session" && e.phase === "established" && e.connectHost === "upstream.test");
     expect(established.at(-1)).toMatchObject({ resumed: false, helloRetry: true, group: "x25519" });
   });
 
   it("is not trusted by a client that trusts another CA only (here the upstream's own): the tunnel never relays upstream TLS", async () => {
-    const result = await curlViaProxy([`https://localhost:${upstreamPort}/hello`], join(dir, "upstream-cert.pem"));
+    const result = await curlViaProxy([`https://upstream.test:${upstreamPort}/hello`], join(dir, "upstream-cert.pem"));
     expect(result.code).toBe(60); // CURLE_PEER_FAILED_VERIFICATION
   });
 });

@@ -14,8 +14,10 @@ import { type RunningProxy, startProxy, untilClosed } from "./testing/proxy-proc
 // The local upstream is plain http on 127.0.0.1. The honest way to reach it: the test policy
 // says `http: allow` (plain http, a policy option documented as for local test upstreams) and
 // lists the upstream's port; the proxy is started with the test-only flag
-// `--allow-private-for-tests 127.0.0.1,::1`. Everything else is the production path: decide(),
-// the DNS check of `localhost`, the pinned node:http connect, the framing. The https
+// `--allow-private-for-tests 127.0.0.1,::1`, and the name `upstream.test` is answered
+// 127.0.0.1 by the test-only `--resolve` (the name `localhost` itself is refused before any
+// lookup, whatever the flags). Everything else is the production path: decide(), the address
+// check of what the name resolved to, the pinned node:http connect, the framing. The https
 // upstream path (servername = host) is not exercised here: it would need a local CA trusted by
 // the Node upstream.
 
@@ -33,6 +35,9 @@ async function curl(proxy: string, url: string): Promise<{ status: number; heade
   return { status: Number(statusLine.split(" ")[1]), headers, body: stdout.slice(end + 4) };
 }
 
+// TEST ONLY: the upstream's public-looking name, answered without DNS.
+const RESOLVE = ["--resolve", "upstream.test=127.0.0.1"];
+
 let upstream: Server;
 let upstreamPort: number;
 let dir: string;
@@ -49,11 +54,11 @@ beforeAll(async () => {
   upstreamPort = (upstream.address() as AddressInfo).port;
   dir = await mkdtemp(join(tmpdir(), "tab-proxy-"));
   const policyFile = join(dir, "policy.yaml");
-  await writeFile(policyFile, `version: 1\nhttp: allow\nhosts:\n  - host: localhost\n    ports: [${upstreamPort}]\n`);
+  await writeFile(policyFile, `version: 1\nhttp: allow\nhosts:\n  - host: upstream.test\n    ports: [${upstreamPort}]\n`);
   [withFlag, withoutFlag, timed] = await Promise.all([
-    startProxy(["--policy", policyFile, "--allow-private-for-tests", "127.0.0.1,::1"]),
-    startProxy(["--policy", policyFile]),
-    startProxy(["--policy", policyFile, "--head-timeout", "1", "--idle-timeout", "1"]),
+    startProxy(["--policy", policyFile, "--allow-private-for-tests", "127.0.0.1,::1", ...RESOLVE]),
+    startProxy(["--policy", policyFile, ...RESOLVE]),
+    startProxy(["--policy", policyFile, "--head-timeout", "1", "--idle-timeout", "1", ...RESOLVE]),
   ]);
 }, 60_000);
 
@@ -67,18 +72,20 @@ afterAll(async () => {
 
 describe("npx tab proxy with curl", () => {
   it("serves an allowed request to the local upstream and prints its decision on stdout", async () => {
-    const response = await curl(withFlag.url, `http://localhost:${upstreamPort}/hello`);
+    const response = await curl(withFlag.url, `http://upstream.test:${upstreamPort}/hello`);
     expect(response).toMatchObject({ status: 200, body: "hello from upstream /hello" });
     expect(response.headers["x-verdict"]).toBe("served");
     // The decision line is written once the response is complete; wait for it to arrive.
-    await vi.waitFor(() => expect(withFlag.stdout()).toContain(`"target":"http://localhost:${upstreamPort}/hello"`), { timeout: 10_000 });
+    await vi.waitFor(() => expect(withFlag.stdout()).toContain(`"target":"http://upstream.test:${upstreamPort}/hello"`), {
+      timeout: 10_000,
+    });
     const lines = withFlag
       .stdout()
       .trim()
       .split("\n")
       .map((l) => JSON.parse(l));
     expect(lines).toContainEqual(
-      expect.objectContaining({ kind: "proxy.decision", code: "served", target: `http://localhost:${upstreamPort}/hello` }),
+      expect.objectContaining({ kind: "proxy.decision", code: "served", target: `http://upstream.test:${upstreamPort}/hello` }),
     );
   });
 
@@ -94,7 +101,7 @@ describe("npx tab proxy with curl", () => {
   });
 
   it("refuses a name resolving to a private address without the test-only flag (private-address)", async () => {
-    const response = await curl(withoutFlag.url, `http://localhost:${upstreamPort}/hello`);
+    const response = await curl(withoutFlag.url, `http://upstream.test:${upstreamPort}/hello`);
     expect(response.status).toBe(403);
     expect(response.headers["x-verdict"]).toBe("private-address");
     expect(JSON.parse(response.body).reason).toMatch(/resolved to (127\.0\.0\.1|::1) \(loopback\)/);
@@ -110,7 +117,7 @@ describe("npx tab proxy with curl", () => {
 
 describe("npx tab proxy --head-timeout / --idle-timeout on a real socket (architecture.md known debt: proxy idle timeout)", () => {
   it("answers a client that sends half a request head 408 with X-Verdict, prints the decision, and closes", async () => {
-    const received = await untilClosed(timed.url, `GET http://localhost:${upstreamPort}/hello HTTP/1.1\r\nHo`);
+    const received = await untilClosed(timed.url, `GET http://upstream.test:${upstreamPort}/hello HTTP/1.1\r\nHo`);
     expect(received).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
     expect(received).toContain("X-Verdict: request-timeout\r\n");
     await vi.waitFor(() => expect(timed.stdout()).toContain('"status":408'), { timeout: 10_000 });

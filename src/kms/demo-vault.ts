@@ -1,10 +1,10 @@
 import { utf8 } from "../bytes";
 import type { Verdict } from "../log";
-import type { Policy } from "../policy";
+import { DEMO_VAULT_ID, type Policy } from "../policy";
 import type { VaultService } from "./service";
 
-/** The demo vault the playground's row-8 scenario and the vault lesson pull from and push to. */
-export const DEMO_VAULT_ID = "demo-notes";
+/** The demo vault (src/policy owns the id: it is the one vault a lesson or link policy may name). */
+export { DEMO_VAULT_ID };
 
 const DEMO_FILES: readonly { path: string; text: string }[] = [
   {

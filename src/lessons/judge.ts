@@ -1,4 +1,5 @@
 import type { Decider } from "../log";
+import { hostKey } from "../policy";
 import { mainOutcome, type Outcome, outcomeOf } from "./outcome";
 import type { ExpectItem, LessonStep } from "./schema";
 import type { CommandWindow } from "./window";
@@ -22,7 +23,8 @@ export interface StepJudgement {
 const STATUS_SIGINT = 130;
 
 const contains = (haystack: string | undefined, needle: string) => (haystack ?? "").toLowerCase().includes(needle.toLowerCase());
-const sameName = (a: string, b: string) => a.toLowerCase().replace(/\.$/, "") === b.toLowerCase().replace(/\.$/, "");
+// A name read as the proxy reads it (`HOST.` is `host`, `0x7f.1` is `127.0.0.1`).
+const sameName = (a: string, b: string) => hostKey(a) === hostKey(b);
 
 function wanted(item: Extract<ExpectItem, { verdict: string }>): string {
   return `a decision ${item.verdict}${item.by ? ` by ${item.by}` : ""}${item.target ? ` for a target containing "${item.target}"` : ""}`;

@@ -1,5 +1,5 @@
 import { allow, refuse, type Verdict } from "../log";
-import { classifyHost } from "./address";
+import { readHost, refuseHost } from "./host";
 import type { EndpointRule, HostRule, Policy, PolicyMode } from "./schema";
 
 /**
@@ -61,26 +61,27 @@ function evaluateConnect(policy: Policy, authority: string): Decision {
   const split = splitHostPort(authority);
   if (!split.ok) return refused(refuse("bad-request", `CONNECT ${JSON.stringify(authority)}: ${split.reason}`, "proxy"));
   if (split.port === null) return refused(refuse("bad-request", `CONNECT ${authority} names no port; CONNECT needs host:port`, "proxy"));
-  const host = classifyHost(split.host);
+  const host = readHost(split.host);
   if (host.kind === "invalid") return refused(refuse("bad-request", `CONNECT ${authority}: ${host.reason}`, "proxy"));
-  if (host.kind !== "name")
-    return refused(refuse("ip-literal", `${split.host} is an IP address (${host.address}); only names can be allowed`, "proxy"));
+  if (host.kind === "ip-literal") return refused(refuseHost(split.host, host, "proxy"));
   const target: Target = {
     scheme: "https",
-    host: host.name,
+    host: host.host,
     port: split.port,
     path: "/",
     query: "",
-    url: buildUrl("https", host.name, split.port, "/", ""),
+    url: buildUrl("https", host.host, split.port, "/", ""),
     upgraded: false,
   };
-  const rule = findHostRule(policy, host.name);
-  const hostRefusal = rule ? null : refuse("host-not-allowed", `${host.name} is not on the allowlist`, "proxy");
+  // Before the policy is read: no rule and no mode lifts it (docs/decisions/0028-trust-model.md).
+  if (host.kind === "private-name") return refused(refuseHost(split.host, host, "proxy"), target);
+  const rule = findHostRule(policy, host.host);
+  const hostRefusal = rule ? null : refuse("host-not-allowed", `${host.host} is not on the allowlist`, "proxy");
   if (hostRefusal && modeOf(policy, rule) === "enforce") return refused(hostRefusal, target);
   if (!portAllowed(policy, rule, split.port))
-    return refused(refuse("port-not-allowed", `port ${split.port} is not allowed for ${host.name}`, "proxy"), target);
-  if (hostRefusal) return { verdict: reported(hostRefusal, `${host.name}:${split.port}: the tunnel may open`), target };
-  return { verdict: allow(`${host.name}:${split.port} is on the allowlist; the tunnel may open`, "proxy"), target };
+    return refused(refuse("port-not-allowed", `port ${split.port} is not allowed for ${host.host}`, "proxy"), target);
+  if (hostRefusal) return { verdict: reported(hostRefusal, `${host.host}:${split.port}: the tunnel may open`), target };
+  return { verdict: allow(`${host.host}:${split.port} is on the allowlist; the tunnel may open`, "proxy"), target };
 }
 
 function evaluateUrl(policy: Policy, method: string, url: string): Decision {
@@ -100,13 +101,10 @@ function evaluateUrl(policy: Policy, method: string, url: string): Decision {
     return refused(refuse("bad-request", "the URL carries userinfo (user@host); credentials in URLs are refused", "proxy"));
   const split = splitHostPort(authority);
   if (!split.ok) return refused(refuse("bad-request", split.reason, "proxy"));
-  const host = classifyHost(split.host);
+  const host = readHost(split.host);
   if (host.kind === "invalid") return refused(refuse("bad-request", host.reason, "proxy"));
-  if (host.kind !== "name")
-    return refused(refuse("ip-literal", `${split.host} is an IP address (${host.address}); only names can be allowed`, "proxy"));
+  if (host.kind === "ip-literal") return refused(refuseHost(split.host, host, "proxy"));
 
-  if (scheme === "http" && policy.http === "refuse")
-    return refused(refuse("not-https", `http://${host.name} is not https and the policy refuses http`, "proxy"));
   const upgraded = scheme === "http" && policy.http === "upgrade";
   const fetchScheme: "https" | "http" = scheme === "http" && !upgraded ? "http" : "https";
   // An upgraded http URL keeps an explicit non-default port and otherwise goes to 443.
@@ -118,34 +116,38 @@ function evaluateUrl(policy: Policy, method: string, url: string): Decision {
   const path = canonicalRequestPath(rawPath === "" ? "/" : rawPath);
   const target: Target = {
     scheme: fetchScheme,
-    host: host.name,
+    host: host.host,
     port,
     path: path.ok ? path.path : rawPath,
     query,
-    url: buildUrl(fetchScheme, host.name, port, path.ok ? path.path : "/", query),
+    url: buildUrl(fetchScheme, host.host, port, path.ok ? path.path : "/", query),
     upgraded,
   };
-  const rule = findHostRule(policy, host.name);
+  // Before the policy is read: no rule and no mode lifts it (docs/decisions/0028-trust-model.md).
+  if (host.kind === "private-name") return refused(refuseHost(split.host, host, "proxy"), target);
+  if (scheme === "http" && policy.http === "refuse")
+    return refused(refuse("not-https", `http://${host.host} is not https and the policy refuses http`, "proxy"));
+  const rule = findHostRule(policy, host.host);
   const mode = modeOf(policy, rule);
-  const hostRefusal = rule ? null : refuse("host-not-allowed", `${host.name} is not on the allowlist`, "proxy");
+  const hostRefusal = rule ? null : refuse("host-not-allowed", `${host.host} is not on the allowlist`, "proxy");
   if (hostRefusal && mode === "enforce") return refused(hostRefusal, target);
   if (!portAllowed(policy, rule, port))
-    return refused(refuse("port-not-allowed", `port ${port} is not allowed for ${host.name}`, "proxy"), target);
+    return refused(refuse("port-not-allowed", `port ${port} is not allowed for ${host.host}`, "proxy"), target);
   // A path we cannot read the way every server would is refused in every mode: it is not a rule of the policy.
   if (!path.ok)
     return refused(
-      refuse("endpoint-not-allowed", `${method} ${host.name}: the path ${path.reason}, so it matches no rule`, "proxy"),
+      refuse("endpoint-not-allowed", `${method} ${host.host}: the path ${path.reason}, so it matches no rule`, "proxy"),
       target,
     );
   const note = upgraded ? " (http:// upgraded to https:// by policy)" : "";
-  const served = `${method} ${host.name}${path.path} is served${note}`;
+  const served = `${method} ${host.host}${path.path} is served${note}`;
   if (hostRefusal) return { verdict: reported(hostRefusal, served), target };
   if (rule?.endpoints && !rule.endpoints.some((e) => endpointMatches(e, method, path.path))) {
-    const endpointRefusal = refuse("endpoint-not-allowed", `${method} ${path.path} is not an allowed endpoint of ${host.name}`, "proxy");
+    const endpointRefusal = refuse("endpoint-not-allowed", `${method} ${path.path} is not an allowed endpoint of ${host.host}`, "proxy");
     if (mode === "enforce") return refused(endpointRefusal, target);
     return { verdict: reported(endpointRefusal, served), target };
   }
-  return { verdict: allow(`${method} ${host.name}${path.path} is allowed${note}`, "proxy"), target };
+  return { verdict: allow(`${method} ${host.host}${path.path} is allowed${note}`, "proxy"), target };
 }
 
 /** The mode that applies to a host: its rule's, else the policy's, else `enforce`. */

@@ -28,6 +28,11 @@ const GUARANTEE_ROWS: Row[] = [
   ["a URL carrying userinfo", get("https://user@pastebin.com/"), "bad-request"],
   ["a path with an encoded slash", get("https://api.github.com/repos/..%2F..%2Fuser"), "endpoint-not-allowed"],
   ["a method that is not a token", get("https://api.github.com/repos/x", "G T"), "bad-request"],
+  ["localhost", get("https://localhost/"), "private-address"],
+  ["localhost with a trailing dot, over http", get("http://LOCALHOST./admin"), "private-address"],
+  ["a CONNECT to a name under .localhost", { method: "CONNECT", authority: "a.localhost:443" }, "private-address"],
+  ["a name that spells a loopback address", get("https://127-0-0-1.nip.io/"), "private-address"],
+  ["a single-label name", get("https://intranet/"), "private-address"],
 ];
 
 describe("report mode: a refusal of the host or endpoint allowlist is served and says what it would have been", () => {
@@ -50,6 +55,25 @@ describe("report mode: the guarantees that are not the policy's are enforced in 
     const reported = evaluate(report, request).verdict;
     expect(reported).toMatchObject({ allowed: false, code });
     expect(reported.wouldRefuse).toBeUndefined();
+  });
+});
+
+describe("a private destination is refused whatever the policy names (docs/decisions/0028-trust-model.md)", () => {
+  const naming = (mode: "enforce" | "report") =>
+    PolicySchema.parse({
+      version: 1,
+      mode,
+      http: "allow",
+      ports: [443, 8080],
+      hosts: [{ host: "localhost" }, { host: "*.app.localhost" }],
+    });
+  it.each(["enforce", "report"] as const)("a %s policy naming localhost and *.app.localhost gets private-address for them", (mode) => {
+    for (const request of [
+      get("http://localhost:8080/"),
+      get("https://a.localhost/"),
+      { method: "CONNECT" as const, authority: "localhost:443" },
+    ])
+      expect(evaluate(naming(mode), request).verdict).toMatchObject({ allowed: false, code: "private-address", by: "proxy" });
   });
 });
 

@@ -1,3 +1,4 @@
+import { hostKey } from "../policy";
 import type { TunnelContext } from "./types";
 
 /** Request authorities (`host[:port]`) compared the way the URL parser normalises them. */
@@ -11,7 +12,7 @@ export function normaliseAuthority(authority: string, scheme: string): string | 
   if (/[/\\?#@\s]/.test(authority)) return null;
   try {
     const url = new URL(`${scheme}://${authority}/`);
-    const host = url.hostname.replace(/\.$/, "");
+    const host = hostKey(url.hostname);
     return url.port === "" ? host : `${host}:${url.port}`;
   } catch {
     return null;

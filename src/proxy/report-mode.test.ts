@@ -66,6 +66,25 @@ describe("report mode through the proxy", () => {
     expect(decisions()).toMatchObject([{ allowed: false, code: "ip-literal" }]);
   });
 
+  it.each([
+    ["absolute-form", get("http://localhost:8080/secret")],
+    ["CONNECT", "CONNECT a.localhost:443 HTTP/1.1\r\nHost: a.localhost:443\r\n\r\n"],
+    ["a name that spells 127.0.0.1", get("https://127-0-0-1.nip.io/")],
+    [
+      "POST /v0/fetch (by value)",
+      (() => {
+        const body = JSON.stringify({ method: "GET", url: "https://localhost./secret", headers: {}, body: null });
+        return `POST /v0/fetch HTTP/1.1\r\nHost: 10.0.2.2:3128\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`;
+      })(),
+    ],
+  ])("still refuses a private destination private-address, %s, never fetching it", async (_name, request) => {
+    const { proxy, fetch, decisions } = setup();
+    await roundTrip(proxy, request);
+    expect(fetch.calls).toHaveLength(0);
+    expect(decisions()).toMatchObject([{ allowed: false, code: "private-address" }]);
+    expect(decisions()[0]?.wouldRefuse).toBeUndefined();
+  });
+
   it("still refuses a Host header that differs from the target", async () => {
     const { proxy, fetch, decisions } = setup();
     const response = parseResponse(await roundTrip(proxy, get("https://pastebin.com/x", "evil.example")));

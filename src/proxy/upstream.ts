@@ -1,5 +1,5 @@
 import { allow, guardRefusal, refuse, type Verdict } from "../log";
-import type { Target } from "../policy";
+import { hostKey, type Target } from "../policy";
 import { unforwardableMethod } from "./head";
 import { upstreamClock, upstreamTimeoutReason, within } from "./timeouts";
 import type { ProxyOptions, UpstreamPath } from "./types";
@@ -154,7 +154,7 @@ function unreadable(url: string, error: unknown, extra: string, hint: boolean): 
 function resolveLocation(location: string, base: string): { host: string } | null {
   try {
     const url = new URL(location, base);
-    return { host: url.hostname.replace(/\.$/, "") };
+    return { host: hostKey(url.hostname) };
   } catch {
     return null;
   }

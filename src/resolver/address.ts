@@ -1,18 +1,11 @@
 import { refuse, type Verdict } from "../log";
-
-/**
- * What kind of host a URL names (classified separately from deciding). WHATWG URL
- * parsing has already turned every IPv4 spelling (`0x7f.1`, `2130706433`, `017700000001`)
- * into a dotted quad, and IPv6 into brackets, so these two tests cover "any spelling".
- */
-export function isIpLiteral(hostname: string): boolean {
-  return hostname.startsWith("[") || /^\d{1,3}(\.\d{1,3}){3}$/.test(hostname);
-}
+import { readHost, refuseHost } from "../policy";
 
 /**
  * The fetch-level SSRF rules for one URL (docs/decisions/0020-resolver-reference-agreement.md): https only (spelled `https://` exactly:
  * an upper-case `HTTPS://` is refused, not normalised), a name (not an IP) as host, no
- * credentials in the URL. Allowlisting and the port rule are separate (allowlist.ts,
+ * credentials in the URL, and no name private by convention (`readHost`, the reading the proxy
+ * and the CLI make). Allowlisting and the port rule are separate (allowlist.ts,
  * `checkPort`).
  */
 export function checkRemoteUrl(raw: string): Verdict | null {
@@ -27,7 +20,9 @@ export function checkRemoteUrl(raw: string): Verdict | null {
   }
   if (url.protocol !== "https:")
     return refuse("not-https", `${url.protocol.replace(/:$/, "")} is not https; remote resources are fetched over https only`, "resolver");
-  if (isIpLiteral(url.hostname)) return refuse("ip-literal", `${url.hostname} is an IP address; only names can be fetched`, "resolver");
+  const host = readHost(url.hostname);
+  if (host.kind === "invalid") return refuse("bad-request", `${raw.slice(0, 200)}: ${host.reason}`, "resolver");
+  if (host.kind !== "name") return refuseHost(url.hostname, host, "resolver");
   if (url.username !== "" || url.password !== "")
     return refuse("not-allowlisted", "a URL carrying credentials is never fetched", "resolver");
   return null;

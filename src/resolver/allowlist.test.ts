@@ -13,6 +13,7 @@ describe("allowlists: a URL passes when an org or harness entry covers it", () =
   it.each([
     ["a file directly under the prefix", "https://github.com/fullsend-ai/library/tree/abc/skills/rust"],
     ["an upper-case scheme and host (normalized)", "HTTPS://GitHub.com/fullsend-ai/library/x"],
+    ["a trailing-dot host (the same DNS name, read as the proxy reads it)", "https://github.com./fullsend-ai/library/x"],
     ["an escaped unreserved character (%6C is l)", "https://github.com/fullsend-ai/%6Cibrary/x"],
     ["a dot segment that stays inside", "https://github.com/fullsend-ai/library/a/../b"],
     ["an explicit default port matched by an entry that names it", "https://host.example:443/x/y"],
@@ -25,7 +26,6 @@ describe("allowlists: a URL passes when an org or harness entry covers it", () =
     ["a sibling repository sharing the prefix's spelling", "https://github.com/fullsend-ai/library-evil/x"],
     ["the prefix without its trailing slash", "https://github.com/fullsend-ai/library"],
     ["a host that extends the allowed host (host.evil)", "https://github.com.evil/fullsend-ai/library/x"],
-    ["a trailing-dot host", "https://github.com./fullsend-ai/library/x"],
     ["a dot-dot segment climbing out", "https://github.com/fullsend-ai/library/../other/x"],
     ["an escaped dot-dot (%2e%2e) climbing out", "https://github.com/fullsend-ai/library/%2e%2e/other/x"],
     ["an escaped slash that climbs out once decoded", "https://github.com/fullsend-ai/library/..%2f..%2fother/x"],

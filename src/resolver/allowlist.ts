@@ -1,5 +1,5 @@
 import { refuse, type Verdict } from "../log";
-import { isIpLiteral } from "./address";
+import { readHost } from "../policy";
 
 /**
  * A URL reduced to what prefix matching compares (`allowed_remote_resources`):
@@ -82,8 +82,11 @@ export function matchKey(raw: string): MatchKeyResult {
   } catch {
     return { ok: false, reason: "not a parseable URL" };
   }
-  if (url.hostname === "" || url.hostname.endsWith(".")) return { ok: false, reason: "an empty host or a trailing-dot host never matches" };
-  if (isIpLiteral(url.hostname)) return { ok: false, reason: "an IP literal never matches an allowlist entry" };
+  // Read as the proxy and the CLI read it: `HOST.` is `host`. A private name may match (the
+  // resolver's `checkRemoteUrl` refuses it private-address, naming the resource); an IP never does.
+  const host = readHost(url.hostname);
+  if (host.kind === "invalid") return { ok: false, reason: `the host never matches an allowlist entry: ${host.reason}` };
+  if (host.kind === "ip-literal") return { ok: false, reason: "an IP literal never matches an allowlist entry" };
   const path = removeDotSegments(normalizeEscapes(url.pathname));
   const decoded = decodeFully(url.pathname);
   if (decoded === null) return { ok: false, reason: "the path does not percent-decode to UTF-8" };
@@ -91,7 +94,7 @@ export function matchKey(raw: string): MatchKeyResult {
   // segments as "." or "..", so a prefix check after our dot removal would not be theirs.
   if (decoded.split("/").some((segment) => /^\.+(;|\s|$)/.test(segment) && !/^\.{1,2}$/.test(segment)))
     return { ok: false, reason: "a dot-segment with parameters, spaces or extra dots never matches an allowlist entry" };
-  return { ok: true, key: { host: url.hostname, port, path, decodedPath: removeDotSegments(decoded) } };
+  return { ok: true, key: { host: host.host, port, path, decodedPath: removeDotSegments(decoded) } };
 }
 
 /** A parsed allowlist entry: an https URL ending in `/` with no query or fragment. */

@@ -1,4 +1,4 @@
-export { checkRemoteUrl, isIpLiteral } from "./address";
+export { checkRemoteUrl } from "./address";
 export { type AllowlistEntry, checkAllowlisted, checkSubset, covers, type MatchKey, matchKey, parseAllowlistEntry } from "./allowlist";
 export { type ContentKind, checkContent, parseFrontmatter, parseYamlMapping } from "./content";
 export { type FetchLike, type FetchOutcome, fetchGuarded } from "./fetcher";

@@ -45,7 +45,7 @@ describe("an org allowlist entry is accepted only as a normal-form https directo
     ["an upper-case host", "https://Raw.GitHubusercontent.com/acme/", "write it as https://raw.githubusercontent.com/acme/"],
     ["a dot-segment with parameters", "https://raw.githubusercontent.com/acme/..;x/", "dot-segment"],
     ["an empty path segment", "https://raw.githubusercontent.com/acme//x/", "empty path segment"],
-    ["a trailing-dot host", "https://raw.githubusercontent.com./acme/", "trailing-dot"],
+    ["a trailing-dot host", "https://raw.githubusercontent.com./acme/", "write it as https://raw.githubusercontent.com/acme/"],
   ])("refuses %s, saying why", (_, entry, why) => {
     const result = checkOrgAllowlist([entry]);
     expect(result.ok).toBe(false);

@@ -1,3 +1,4 @@
+import { lookup as dnsLookup } from "node:dns/promises";
 import { readFile, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import { parseArgs } from "node:util";
@@ -19,9 +20,11 @@ import {
 } from "../../proxy";
 import { caPem, createSessionCa, createTlsTerminator, type SessionCa, tlsTunnelHook } from "../../tls";
 import type { Command } from "../command";
+import { lookupWithTable } from "../guarded-fetch";
 import { nodeTimers } from "../node-timers";
 import { socketStream } from "../proxy-socket";
 import { createNodeUpstream } from "../proxy-upstream";
+import { parseResolveEntries } from "../relay/check";
 
 /**
  * `npx tab proxy`: the page's proxy core on a real socket, so a verdict can be reproduced
@@ -39,6 +42,7 @@ const USAGE = [
   "npx tab proxy [--policy FILE] [--port 3128] [--host 127.0.0.1] [--ca-out FILE] [--cors-proxy URL]",
   "              [--head-timeout SECONDS] [--idle-timeout SECONDS] [--body-timeout SECONDS] [--upstream-timeout SECONDS]",
   "              [--max-body MIB] [--max-chunks N] [--body-budget MIB] [--max-connections N]",
+  "              [--allow-private-for-tests ADDR[,ADDR]] [--resolve NAME=IP ...]",
   "",
   "  --policy FILE     a policy in YAML or JSON (default: the page's default policy)",
   "  --port N          port to listen on; 0 picks a free one (printed on stderr)",
@@ -59,6 +63,9 @@ const USAGE = [
   "  --allow-private-for-tests ADDR[,ADDR]",
   "                    TEST ONLY: let these private addresses (e.g. 127.0.0.1) be upstreams.",
   "                    Never use it outside tests: it reopens the SSRF hole private-address closes.",
+  "  --resolve NAME=IP TEST ONLY: answer NAME with IP instead of asking DNS (repeatable), so a test",
+  "                    upstream on 127.0.0.1 has a public-looking name: a private name (localhost,",
+  "                    *.local, single-label…) is refused before any lookup, whatever this says.",
   "",
   "CONNECT tunnels are terminated here with a CA created for this session (a new one each",
   "start; the key never leaves the process). The client must trust it; the CLI itself is",
@@ -133,6 +140,13 @@ export const command: Command = {
     );
     if (allowPrivate.size > 0)
       process.stderr.write(`tab proxy: TEST ONLY: private upstream addresses allowed: ${[...allowPrivate].join(", ")}\n`);
+    const resolve = parseResolveEntries(values.resolve ?? []);
+    if ("error" in resolve) {
+      process.stderr.write(`tab proxy: ${resolve.error}\n`);
+      return 64;
+    }
+    if (resolve.size > 0)
+      process.stderr.write(`tab proxy: TEST ONLY: names answered without DNS: ${[...resolve].map(([n, a]) => `${n}=${a}`).join(", ")}\n`);
 
     const corsProxy = values["cors-proxy"] ?? values["cors-relay"];
     let ca: SessionCa;
@@ -154,6 +168,7 @@ export const command: Command = {
       policy: () => policy,
       allowPrivate,
       timeoutMs: bounds.upstreamTimeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS,
+      lookup: lookupWithTable(resolve, (name) => dnsLookup(name, { all: true, verbatim: true })),
     });
     let proxy: EgressProxy | null = null;
     // allowHalfOpen: a client that half-closes after its request (curl, openssl s_client) must
@@ -221,6 +236,7 @@ function parse(args: string[]) {
       "cors-relay": { type: "string" },
       "ca-out": { type: "string" },
       "allow-private-for-tests": { type: "string" },
+      resolve: { type: "string", multiple: true },
       "head-timeout": { type: "string" },
       "idle-timeout": { type: "string" },
       "body-timeout": { type: "string" },

@@ -14,7 +14,7 @@ import {
   stepType,
 } from "../../lessons";
 import { createEventLog } from "../../log";
-import { createPolicyHolder, DEFAULT_POLICY } from "../../policy";
+import { confineLinkPolicy, createPolicyHolder, DEFAULT_POLICY } from "../../policy";
 import { createGuestUpstream, startNodeGuest, type UpstreamChoice } from "../guest";
 
 /**
@@ -98,7 +98,12 @@ async function runLesson(file: LessonFile, options: RunOptions): Promise<string 
   const { out } = options;
   const log = createEventLog();
   const policy = createPolicyHolder(DEFAULT_POLICY, log);
-  if (lesson.policy !== undefined) await policy.replace(lesson.policy, `lesson ${path}`);
+  if (lesson.policy !== undefined) {
+    // A lesson someone sent is material: its policy minus what the guarantees refuse (docs/decisions/0028-trust-model.md).
+    const confined = confineLinkPolicy(lesson.policy);
+    for (const r of confined.refused) out(`${path}: the lesson's policy ${r.rule} is not applied (${r.code}): ${r.reason}`);
+    await policy.replace(confined.policy, `lesson ${path}`);
+  }
   const beside = join(dirname(resolve(path)), "recordings");
   const choice: UpstreamChoice = options.upstream ?? { kind: "recordings", dirs: existsSync(beside) ? [beside] : [] };
   const upstream = createGuestUpstream(choice, policy);

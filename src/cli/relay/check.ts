@@ -1,8 +1,8 @@
 import { lookup as dnsLookup } from "node:dns/promises";
 import { isIP } from "node:net";
 import { refuse, type Verdict } from "../../log";
-import { classifyHost } from "../../policy";
-import { createGuardedFetch, type Lookup } from "../guarded-fetch";
+import { readHost, refuseHost } from "../../policy";
+import { createGuardedFetch, type Lookup, lookupWithTable } from "../guarded-fetch";
 
 /**
  * Whether the relay may open a stream, and to which address. Decided before any connection:
@@ -35,10 +35,7 @@ export type StreamCheck = (name: string, port: number) => Promise<StreamDecision
 export function createStreamCheck(rules: RelayRules): StreamCheck {
   const system: Lookup = rules.lookup ?? ((host) => dnsLookup(host, { all: true, verbatim: true }));
   // An IP literal is its own answer, and a `--resolve` name is answered from the table: neither asks DNS.
-  const lookup: Lookup = async (host) => {
-    const answer = isIP(host) !== 0 ? host : rules.resolve.get(host);
-    return answer === undefined ? system(host) : [{ address: answer, family: isIP(answer) }];
-  };
+  const lookup = lookupWithTable(rules.resolve, system);
   const guard = createGuardedFetch({ allowPrivateForTests: rules.allowPrivateForTests, lookup });
   const allowedPorts = [...rules.ports].sort((a, b) => a - b).join(", ");
 
@@ -59,28 +56,28 @@ export function createStreamCheck(rules: RelayRules): StreamCheck {
 }
 
 /**
- * The host to resolve: an IP literal as itself (bare or bracketed IPv6; any IPv4 spelling the
- * URL parser accepts, as its dotted quad), a name lowercased without its trailing dot. Anything
- * else is refused, so no odd string reaches the resolver: a name past DNS's own bounds (253
- * characters, 63 a label) too, which no resolver could answer.
+ * The host to resolve, read as the proxy reads it (`readHost`): an IP literal as its address
+ * (bare or bracketed IPv6; any IPv4 spelling the URL parser accepts, as its dotted quad; its
+ * address is then checked like any resolved one), a name lowercased without its trailing dot.
+ * A name private by convention is refused `private-address` before any DNS; anything else
+ * that is no host is refused, so no odd string reaches the resolver: a name past DNS's own
+ * bounds (253 characters, 63 a label) too, which no resolver could answer.
  */
 export function destinationHost(raw: string): string | Verdict {
-  const unbracketed = raw.startsWith("[") && raw.endsWith("]") ? raw.slice(1, -1) : raw;
-  if (isIP(unbracketed) !== 0) return unbracketed;
-  const host = classifyHost(raw);
+  const host = readHost(raw);
   switch (host.kind) {
     case "name":
-      return host.name.length > MAX_NAME_LENGTH || host.name.split(".").some((label) => label.length > MAX_LABEL_LENGTH)
+      return host.host.length > MAX_NAME_LENGTH || host.host.split(".").some((label) => label.length > MAX_LABEL_LENGTH)
         ? refuse(
             "bad-request",
-            `the stream's destination is not a host: a name of ${host.name.length} characters (DNS allows ${MAX_NAME_LENGTH}, ${MAX_LABEL_LENGTH} a label)`,
+            `the stream's destination is not a host: a name of ${host.host.length} characters (DNS allows ${MAX_NAME_LENGTH}, ${MAX_LABEL_LENGTH} a label)`,
             "proxy",
           )
-        : host.name;
-    case "ipv4":
+        : host.host;
+    case "ip-literal":
       return host.address;
-    case "ipv6":
-      return host.address.slice(1, -1);
+    case "private-name":
+      return refuseHost(raw, host, "proxy");
     case "invalid":
       return refuse("bad-request", `the stream's destination is not a host: ${host.reason}`, "proxy");
   }

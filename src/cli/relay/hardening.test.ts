@@ -108,7 +108,7 @@ beforeAll(async () => {
     "--allow-origin",
     "https://tab.example.org",
     "--resolve",
-    "intranet-db.corp=10.1.2.3",
+    "intranet-db.example=10.1.2.3",
     "--max-streams-per-websocket",
     "8",
     "--idle-timeout",
@@ -306,12 +306,12 @@ describe("a shared relay holds against one client", () => {
 
   it("answers a name resolving to a private address and a name that does not resolve with the same close reason; the log tells them apart", async () => {
     const connection = await openWire(relay.url);
-    const privateName = connection.open("intranet-db.corp", 443);
+    const privateName = connection.open("intranet-db.example", 443);
     const unknownName = connection.open("nosuch.invalid", 443);
     const [a, b] = await Promise.all([privateName.closed, unknownName.closed]);
     expect(a).toBe(CLOSE_REASON.HostBlocked);
     expect(b).toBe(a);
-    expect(await relay.record((r) => r.name === "intranet-db.corp")).toMatchObject({ code: "private-address" });
+    expect(await relay.record((r) => r.name === "intranet-db.example")).toMatchObject({ code: "private-address" });
     expect(await relay.record((r) => r.name === "nosuch.invalid")).toMatchObject({ code: "upstream-error" });
     connection.close();
   });
