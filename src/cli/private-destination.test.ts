@@ -12,7 +12,7 @@ import { createProxy, type UpstreamFetch } from "../proxy";
 import { memoryConnection, parseResponse } from "../proxy/testing/memory";
 import { type RunningProxy, startProxy } from "./testing/proxy-process";
 
-// The guarantee no material can lift (docs/decisions/0028-trust-model.md): a policy in report
+// The guarantee no material can lift (docs/decisions/0028-material-from-a-link-is-untrusted.md): a policy in report
 // mode that names `localhost` explicitly (what a hostile draft link carried, issue 46) still
 // gets no request to the reader's machine. A real HTTP server on 127.0.0.1 counts what reaches
 // it. Through the page's proxy core the upstream fetch is one that would reach that server

@@ -4,7 +4,7 @@ import { decide } from "./decide";
 import { Policy } from "./schema";
 
 // A lesson's or link's policy minus what the guarantees refuse: private hosts and every vault
-// but the built-in demo vault (docs/decisions/0028-trust-model.md).
+// but the built-in demo vault (docs/decisions/0028-material-from-a-link-is-untrusted.md).
 
 const hostile = Policy.parse({
   version: 1,

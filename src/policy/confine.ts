@@ -4,7 +4,7 @@ import type { HostRule, Policy } from "./schema";
 
 /**
  * What a policy from material (a lesson, a draft or share link, a framing parent) may hold:
- * the guarantees no material can lift (docs/decisions/0028-trust-model.md). `decide` already
+ * the guarantees no material can lift (docs/decisions/0028-material-from-a-link-is-untrusted.md). `decide` already
  * refuses private destinations whatever a policy says; confining also takes the rules that
  * name them out, with the vault ids, so the reader is shown what the guarantees removed.
  */

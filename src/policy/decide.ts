@@ -73,7 +73,7 @@ function evaluateConnect(policy: Policy, authority: string): Decision {
     url: buildUrl("https", host.host, split.port, "/", ""),
     upgraded: false,
   };
-  // Before the policy is read: no rule and no mode lifts it (docs/decisions/0028-trust-model.md).
+  // Before the policy is read: no rule and no mode lifts it (docs/decisions/0028-material-from-a-link-is-untrusted.md).
   if (host.kind === "private-name") return refused(refuseHost(split.host, host, "proxy"), target);
   const rule = findHostRule(policy, host.host);
   const hostRefusal = rule ? null : refuse("host-not-allowed", `${host.host} is not on the allowlist`, "proxy");
@@ -123,7 +123,7 @@ function evaluateUrl(policy: Policy, method: string, url: string): Decision {
     url: buildUrl(fetchScheme, host.host, port, path.ok ? path.path : "/", query),
     upgraded,
   };
-  // Before the policy is read: no rule and no mode lifts it (docs/decisions/0028-trust-model.md).
+  // Before the policy is read: no rule and no mode lifts it (docs/decisions/0028-material-from-a-link-is-untrusted.md).
   if (host.kind === "private-name") return refused(refuseHost(split.host, host, "proxy"), target);
   if (scheme === "http" && policy.http === "refuse")
     return refused(refuse("not-https", `http://${host.host} is not https and the policy refuses http`, "proxy"));

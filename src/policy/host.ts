@@ -7,7 +7,7 @@ import { type AddressCategory, classifyAddress, classifyHost, parseIPv4Dotted, p
  * means the same to all of them. `classifyHost` (address.ts) settles the spelling — case,
  * punycode, one trailing dot, every IPv4 spelling the URL parser accepts, IPv6 brackets —
  * and this adds the one question the address table cannot answer without DNS: is the name
- * private by convention (docs/decisions/0028-trust-model.md, "Guarantees no material can lift")?
+ * private by convention (docs/decisions/0028-material-from-a-link-is-untrusted.md, "Guarantees no material can lift")?
  */
 export type HostReading =
   /** A name that may be public: lowercase, punycode, no trailing dot. */
@@ -80,7 +80,7 @@ export function readHost(raw: string): HostReading {
 /**
  * The refusal for a host that is no allowable name, in every mode and whatever a policy
  * lists: an IP literal (`ip-literal`), or a name private by convention (`private-address`, a
- * guarantee no policy, lesson or link can lift: docs/decisions/0028-trust-model.md).
+ * guarantee no policy, lesson or link can lift: docs/decisions/0028-material-from-a-link-is-untrusted.md).
  */
 export function refuseHost(raw: string, host: Exclude<HostReading, { kind: "name" | "invalid" }>, by: Decider): Verdict {
   if (host.kind === "ip-literal") return refuse("ip-literal", `${raw} is an IP address (${host.host}); only names can be allowed`, by);

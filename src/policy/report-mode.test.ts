@@ -58,7 +58,7 @@ describe("report mode: the guarantees that are not the policy's are enforced in 
   });
 });
 
-describe("a private destination is refused whatever the policy names (docs/decisions/0028-trust-model.md)", () => {
+describe("a private destination is refused whatever the policy names (docs/decisions/0028-material-from-a-link-is-untrusted.md)", () => {
   const naming = (mode: "enforce" | "report") =>
     PolicySchema.parse({
       version: 1,

@@ -1,4 +1,3 @@
-export { type ConfinedPolicy, confineLinkPolicy } from "./confine";
 export { type ConsentGate, type ConsentPhase, type ConsentState, createConsentGate } from "./consent-gate";
 export {
   describePolicyChange,

@@ -99,7 +99,7 @@ async function runLesson(file: LessonFile, options: RunOptions): Promise<string 
   const log = createEventLog();
   const policy = createPolicyHolder(DEFAULT_POLICY, log);
   if (lesson.policy !== undefined) {
-    // A lesson someone sent is material: its policy minus what the guarantees refuse (docs/decisions/0028-trust-model.md).
+    // A lesson someone sent is material: its policy minus what the guarantees refuse (docs/decisions/0028-material-from-a-link-is-untrusted.md).
     const confined = confineLinkPolicy(lesson.policy);
     for (const r of confined.refused) out(`${path}: the lesson's policy ${r.rule} is not applied (${r.code}): ${r.reason}`);
     await policy.replace(confined.policy, `lesson ${path}`);

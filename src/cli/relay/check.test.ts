@@ -86,7 +86,7 @@ describe("the relay's stream check", () => {
     expect(longest).toHaveLength(253);
     expect((await check(`${longest}x`, 443)).verdict.code).toBe("bad-request");
     expect((await check(`${"a".repeat(64)}.example`, 443)).verdict.code).toBe("bad-request");
-    expect((await check("a".repeat(200 * 1024), 443)).verdict.code).toBe("bad-request");
+    expect((await check(`${"a".repeat(200 * 1024)}.example`, 443)).verdict.code).toBe("bad-request");
     expect(asked).toEqual([]);
     await check(longest, 443);
     expect(asked).toEqual([longest]);

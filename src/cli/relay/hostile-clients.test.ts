@@ -51,9 +51,8 @@ beforeAll(async () => {
     "127.0.0.1",
     "--allow-ports",
     [echo.port, resetting.port, closedPort].join(","),
-    // A 1-byte name and a non-ASCII one that reach the echo destination without DNS.
-    "--resolve",
-    "a=127.0.0.1",
+    // A non-ASCII name that reaches the echo destination without DNS (a 1-byte name is a single
+    // label, private by convention: refused before any mapping or DNS).
     "--resolve",
     "é.example=127.0.0.1",
     // The series opens streams faster than a page would; the rate cap is not under test here.
@@ -242,6 +241,7 @@ describe("a CONNECT's host name, whatever its bytes, gets a CLOSE and the WebSoc
     ["a control character (NUL)", Buffer.from("a\u0000b.example"), CLOSE_REASON.HostBlocked],
     ["a control character (line feed)", Buffer.from("a\nb.example"), CLOSE_REASON.HostBlocked],
     ["invalid UTF-8", Buffer.from([0xff, 0xfe, 0x2e, 0xc3]), CLOSE_REASON.HostBlocked],
+    ["1 byte (a single-label name: private by convention)", Buffer.from("a"), CLOSE_REASON.HostBlocked],
   ])(
     "%s: HostBlocked",
     async (_label, name, reason) => {
@@ -269,10 +269,7 @@ describe("a CONNECT's host name, whatever its bytes, gets a CLOSE and the WebSoc
     CASE_MS,
   );
 
-  it.each([
-    ["1 byte", "a"],
-    ["non-ASCII (IDNA)", "é.example"],
-  ])(
+  it.each([["non-ASCII (IDNA)", "é.example"]])(
     "%s: served like any other name",
     async (_label, name) => {
       const connection = await openWire(relay.url);
@@ -350,7 +347,7 @@ describe("stream ids", () => {
       const connection = await openWire(relay.url);
       const before = echo.connections();
       const stream = connection.openWithId(7, "127.0.0.1", echo.port);
-      connection.sendFrame(WISP.CONNECT, 7, connectPayload("a", echo.port));
+      connection.sendFrame(WISP.CONNECT, 7, connectPayload("é.example", echo.port));
       stream.send(Buffer.from("first"));
       expect((await stream.receivedAtLeast(5)).toString()).toBe("first");
       expect(echo.connections() - before).toBe(1);

@@ -1,7 +1,8 @@
 import "./lessons.css";
 import type { WatchedCommand, WatchedGuest } from "../../../console";
 import { watchCommands } from "../../../console";
-import { confineLinkPolicy, describePolicyChange } from "../../../trust";
+import { confineLinkPolicy } from "../../../policy";
+import { describePolicyChange } from "../../../trust";
 import { h } from "../../chrome/dom";
 import { localTextStore } from "../../local-text-store";
 import { createEventPanel } from "../../panels";

@@ -8,8 +8,8 @@ import {
   type SequenceStep,
   verdictSequence,
 } from "../../../log";
-import { canonicalJson, DEFAULT_POLICY, type PolicyLoad, parsePolicy } from "../../../policy";
-import { confineLinkPolicy, describePolicyChange, withoutToken } from "../../../trust";
+import { canonicalJson, confineLinkPolicy, DEFAULT_POLICY, type PolicyLoad, parsePolicy } from "../../../policy";
+import { describePolicyChange, withoutToken } from "../../../trust";
 import { h, replaceChildren } from "../../chrome/dom";
 import { createEventPanel } from "../../panels";
 import type { FeatureContext } from "../context";
