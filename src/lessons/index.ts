@@ -1,7 +1,14 @@
 export { draftLesson, serializeLesson } from "./draft";
-export { type ItemResult, judgeStep, type StepJudgement } from "./judge";
+export { type ItemResult, JUDGE_BUDGET_MS, type JudgeBudget, judgeBudget, judgeStep, type StepJudgement } from "./judge";
 export { type DraftDecode, decodeLessonDraft, encodeLessonDraft, LESSON_DRAFT_MAX_BYTES, LESSON_LINK_MAX_CHARS } from "./link";
 export { type Outcome, outcomeOf } from "./outcome";
+export {
+  compileOutputPattern,
+  OUTPUT_JUDGED_MAX_CHARS,
+  OUTPUT_PATTERN_MAX_CHARS,
+  OUTPUT_PATTERN_MAX_INSTRUCTIONS,
+  type OutputPatternCompile,
+} from "./output-pattern";
 export { type LessonIssue, type LessonParse, parseLesson } from "./parse";
 export { checkLessonPin, lessonPin, type PinCheck, type PinnedRef, splitLessonRef } from "./pin";
 export { createLessonRun, LessonProgress, type LessonRun } from "./player";
