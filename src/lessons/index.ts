@@ -9,7 +9,14 @@ export {
   OUTPUT_PATTERN_MAX_INSTRUCTIONS,
   type OutputPatternCompile,
 } from "./output-pattern";
-export { type LessonIssue, type LessonParse, parseLesson } from "./parse";
+export {
+  LESSON_MAX_ALIAS_EXPANSION,
+  LESSON_MAX_CHARS,
+  LESSON_MAX_NODES,
+  type LessonIssue,
+  type LessonParse,
+  parseLesson,
+} from "./parse";
 export { checkLessonPin, lessonPin, type PinCheck, type PinnedRef, splitLessonRef } from "./pin";
 export { createLessonRun, LessonProgress, type LessonRun } from "./player";
 export {

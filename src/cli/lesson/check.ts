@@ -80,6 +80,16 @@ export async function runLessonCheck(
     return 64;
   }
   let ok = true;
-  for (const target of read.targets) if (!(await checkOne(target, out))) ok = false;
+  for (const target of read.targets) {
+    // Whatever one file does to the reader is that file's issue; the files after it are still checked.
+    let fileOk: boolean;
+    try {
+      fileOk = await checkOne(target, out);
+    } catch (error) {
+      out(`${target.path}:1:1 : lesson-invalid: cannot be read: ${(error as Error).message}`);
+      fileOk = false;
+    }
+    if (!fileOk) ok = false;
+  }
   return ok ? 0 : 1;
 }
