@@ -1,6 +1,15 @@
 export { draftLesson, serializeLesson } from "./draft";
 export { type ItemResult, JUDGE_BUDGET_MS, type JudgeBudget, judgeBudget, judgeStep, type StepJudgement } from "./judge";
-export { type DraftDecode, decodeLessonDraft, encodeLessonDraft, LESSON_DRAFT_MAX_BYTES, LESSON_LINK_MAX_CHARS } from "./link";
+export {
+  type DraftDecode,
+  decodeLessonDraft,
+  encodeLessonDraft,
+  LESSON_DRAFT_MAX_BYTES,
+  LESSON_LINK_MAX_CHARS,
+  readLinkPolicy,
+  SHARE_POLICY_LINK_MAX_CHARS,
+  SHARE_POLICY_MAX_BYTES,
+} from "./link";
 export { type Outcome, outcomeOf } from "./outcome";
 export {
   compileOutputPattern,
