@@ -105,7 +105,7 @@ describe("npx tab lesson check", () => {
 
   it("reports an output pattern the linear-time judge cannot run (a backreference) at its line and column", async () => {
     const backref = join(dir, "backref.yaml");
-    await writeFile(backref, GOOD.replace("        by: proxy\n", "        by: proxy\n      - output: \"(a+)\\\\1\"\n"));
+    await writeFile(backref, GOOD.replace("        by: proxy\n", '        by: proxy\n      - output: "(a+)\\\\1"\n'));
     const r = await tab(["lesson", "check", backref]);
     expect(r.code).toBe(1);
     expect(r.stdout).toContain(`${backref}:9:17 steps[0].expect[1].output: output-pattern-unsupported: `);
