@@ -1,5 +1,5 @@
-import { readFile } from "node:fs/promises";
 import { checkLessonPin, parseLesson, splitLessonRef } from "../../lessons";
+import { readLessonBytes } from "./read";
 
 export const LESSON_CHECK_USAGE = `npx tab lesson check FILE[#sha256=HEX]... [--pin HEX]
 
@@ -41,13 +41,12 @@ function readArgs(args: readonly string[]): { ok: true; targets: CheckTarget[] }
 }
 
 async function checkOne(target: CheckTarget, out: Write): Promise<boolean> {
-  let bytes: Buffer;
-  try {
-    bytes = await readFile(target.path);
-  } catch (error) {
-    out(`${target.path}:1:1 : cannot read the file (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+  const read = await readLessonBytes(target.path);
+  if (!read.ok) {
+    out(`${target.path}:1:1 : ${read.reason}`);
     return false;
   }
+  const bytes = read.bytes;
   let ok = true;
   if (target.pin !== null) {
     const pinned = await checkLessonPin(bytes, target.pin);

@@ -1,5 +1,5 @@
 import { existsSync, realpathSync } from "node:fs";
-import { lstat, readFile } from "node:fs/promises";
+import { lstat } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import {
@@ -18,6 +18,7 @@ import { createEventLog } from "../../log";
 import { createPolicyHolder, DEFAULT_POLICY } from "../../policy";
 import { createGuestUpstream, startNodeGuest, type UpstreamChoice } from "../guest";
 import { symlinksUnder } from "../recordings";
+import { readLessonBytes } from "./read";
 
 /**
  * `npx tab lesson test FILE…`: runs each lesson headless, on the shipped guest in v86 under
@@ -80,7 +81,9 @@ async function readLessonFile(arg: string): Promise<LessonFile> {
     if ((await lstat(path)).isSymbolicLink())
       throw new BadInput(`${path}: symlink-refused: a lesson file is read only as a plain file, never through a symbolic link`);
     refuseSymlinks(besideRecordings(path), "the recordings folder beside it");
-    bytes = await readFile(path);
+    const read = await readLessonBytes(path);
+    if (!read.ok) throw new BadInput(`${path}: ${read.reason}`);
+    bytes = read.bytes;
   } catch (error) {
     if (error instanceof BadInput) throw error;
     throw new BadInput(`${path}: cannot read: ${(error as Error).message}`);
