@@ -13,6 +13,7 @@ export {
 export { type Outcome, outcomeOf } from "./outcome";
 export {
   compileOutputPattern,
+  estimatedInstructions,
   OUTPUT_JUDGED_MAX_CHARS,
   OUTPUT_PATTERN_MAX_CHARS,
   OUTPUT_PATTERN_MAX_INSTRUCTIONS,
@@ -22,6 +23,7 @@ export {
   LESSON_MAX_ALIAS_EXPANSION,
   LESSON_MAX_CHARS,
   LESSON_MAX_NODES,
+  LESSON_MAX_PATTERN_INSTRUCTIONS,
   type LessonIssue,
   type LessonParse,
   parseLesson,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { LESSON_MAX_CHARS, LESSON_MAX_NODES, parseLesson } from "./parse";
+import { LESSON_MAX_CHARS, LESSON_MAX_NODES, LESSON_MAX_PATTERN_INSTRUCTIONS, parseLesson } from "./parse";
 import { ALIAS_BOMB } from "./testing/alias-bomb";
 
 const keys = (n: number) => `lesson: 1\ntitle: Many keys\n${Array.from({ length: n }, (_, i) => `k${i}: 1`).join("\n")}\n`;
@@ -62,5 +62,24 @@ steps:
     expect(parsed.ok).toBe(false);
     if (parsed.ok) return;
     expect(parsed.issues).toEqual([{ line: 3003, column: 1, field: "", message: "YAML: Map keys must be unique" }]);
+  });
+});
+
+describe("a lesson's output patterns are capped in sum before any is compiled", () => {
+  it("many patterns each under the cap, together past it, are lesson-too-large at the one that passes it", () => {
+    const item = '      - output: "x{1000}y{1000}z{1000}w{1000}v{1000}"\n';
+    const text = `lesson: 1\ntitle: Heavy\nsteps:\n  - title: S\n    run: "true"\n    expect:\n${item.repeat(25)}`;
+    const parsed = parseLesson(text);
+    expect(parsed.ok).toBe(false);
+    if (parsed.ok) return;
+    // 5,000 estimated instructions each: the 21st passes 100,000 (line 7 holds the first).
+    expect(parsed.issues).toEqual([
+      {
+        line: 27,
+        column: 17,
+        field: "",
+        message: `lesson-too-large: the output patterns together would compile to more than ${LESSON_MAX_PATTERN_INSTRUCTIONS} instructions`,
+      },
+    ]);
   });
 });

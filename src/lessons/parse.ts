@@ -1,5 +1,6 @@
 import { isAlias, isMap, isScalar, isSeq, LineCounter, type Node, parseDocument, visit } from "yaml";
 import type { z } from "zod";
+import { estimatedInstructions } from "./output-pattern";
 import { Lesson } from "./schema";
 
 /** One thing wrong with a lesson file, where it is (1-based line and column) and which field. */
@@ -73,6 +74,8 @@ function issuesOf(error: z.ZodError, root: Node | null, lines: LineCounter): Les
  */
 export const LESSON_MAX_CHARS = 128 * 1024;
 export const LESSON_MAX_NODES = 10_000;
+/** All of a lesson's `output:` patterns together, in estimated RE2 instructions (compiling costs ~2.5 µs each). */
+export const LESSON_MAX_PATTERN_INSTRUCTIONS = 100_000;
 /** yaml's maxAliasCount: how many nodes alias references may add when the document is read. */
 export const LESSON_MAX_ALIAS_EXPANSION = 100;
 
@@ -91,8 +94,10 @@ const refusal = (line: number, column: number, message: string): Refusal => ({
 function shapeIssues(
   doc: ReturnType<typeof parseDocument>,
   lines: LineCounter,
-): { nodes: number; firstAlias: number | null; duplicates: LessonIssue[] } {
+): { nodes: number; firstAlias: number | null; duplicates: LessonIssue[]; patternsPastCap: number | null } {
   let nodes = 0;
+  let patternInstructions = 0;
+  let patternsPastCap: number | null = null;
   let firstAlias: number | null = null;
   const duplicates: LessonIssue[] = [];
   visit(doc, (_key, node) => {
@@ -103,6 +108,11 @@ function shapeIssues(
       const seen = new Set<unknown>();
       for (const pair of node.items) {
         if (!isScalar(pair.key)) continue;
+        if (pair.key.value === "output" && isScalar(pair.value) && typeof pair.value.value === "string") {
+          patternInstructions += estimatedInstructions(pair.value.value);
+          if (patternInstructions > LESSON_MAX_PATTERN_INSTRUCTIONS && patternsPastCap === null)
+            patternsPastCap = pair.value.range?.[0] ?? 0;
+        }
         if (seen.has(pair.key.value)) {
           const pos = lines.linePos(pair.key.range?.[0] ?? 0);
           duplicates.push({ line: pos.line, column: pos.col, field: "", message: "YAML: Map keys must be unique" });
@@ -112,7 +122,7 @@ function shapeIssues(
     }
     return undefined;
   });
-  return { nodes, firstAlias, duplicates };
+  return { nodes, firstAlias, duplicates, patternsPastCap };
 }
 
 /**
@@ -138,6 +148,15 @@ export function parseLesson(text: string): LessonParse {
   if (shape.nodes > LESSON_MAX_NODES)
     return refusal(1, 1, `lesson-too-large: the file has more than ${LESSON_MAX_NODES} YAML nodes (keys, values, items)`);
   if (shape.duplicates.length > 0) return { ok: false, code: "lesson-invalid", issues: shape.duplicates };
+  if (shape.patternsPastCap !== null) {
+    // Refused before any pattern is compiled: compiling is what this cap bounds.
+    const at = lines.linePos(shape.patternsPastCap);
+    return refusal(
+      at.line,
+      at.col,
+      `lesson-too-large: the output patterns together would compile to more than ${LESSON_MAX_PATTERN_INSTRUCTIONS} instructions`,
+    );
+  }
   const root = doc.contents as Node | null;
   if (!isMap(root)) {
     const pos = lines.linePos(root?.range?.[0] ?? 0);
