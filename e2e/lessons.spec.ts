@@ -22,6 +22,7 @@ steps:
       - verdict: host-not-allowed
         by: proxy
         target: pastebin.com
+      - output: "CONNECT tunnel failed, response 40[0-9]"
     hint: The host must be pastebin.com, which the policy does not allow.
     explain: The proxy refused the CONNECT before any byte left the tab.
   - title: Ask the page's DNS

@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -6,7 +6,7 @@ import { createEventLog } from "../log";
 import { createPolicyHolder, DEFAULT_POLICY } from "../policy";
 import { createGuestUpstream } from "./guest";
 import { visibleLine } from "./guest/terminal";
-import { recorded } from "./recordings";
+import { recorded, symlinksUnder } from "./recordings";
 
 let root = "";
 beforeAll(async () => {
@@ -21,6 +21,30 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await rm(root, { recursive: true, force: true });
+});
+
+describe("recordings are never read through a symbolic link", () => {
+  let outside = "";
+  beforeAll(async () => {
+    outside = await mkdtemp(join(tmpdir(), "tab-outside-"));
+    await writeFile(join(outside, "secret"), "the tester's file");
+    await mkdir(join(root, "links.example"), { recursive: true });
+    await symlink(join(outside, "secret"), join(root, "links.example/file"));
+    await symlink(outside, join(root, "links.example/dir"));
+  });
+  afterAll(async () => {
+    await rm(outside, { recursive: true, force: true });
+  });
+
+  it("a link to a file, or a folder that is a link, answers as no recording", () => {
+    expect(recorded([root], "https://links.example/file")).toBeNull();
+    expect(recorded([root], "https://links.example/dir/secret")).toBeNull();
+  });
+
+  it("symlinksUnder names every link in the tree, found with lstat", () => {
+    expect(symlinksUnder(root).sort()).toEqual([join(root, "links.example/dir"), join(root, "links.example/file")]);
+    expect(symlinksUnder(join(root, "example.com"))).toEqual([]);
+  });
 });
 
 describe("the recordings layout (host/path, _index, __query=, .status, .headers.json)", () => {

@@ -1,9 +1,34 @@
 export { draftLesson, serializeLesson } from "./draft";
 export { expectItemName } from "./item-name";
-export { type ItemResult, judgeStep, type StepJudgement } from "./judge";
-export { type DraftDecode, decodeLessonDraft, encodeLessonDraft, LESSON_DRAFT_MAX_BYTES, LESSON_LINK_MAX_CHARS } from "./link";
+export { type ItemResult, JUDGE_BUDGET_MS, type JudgeBudget, judgeBudget, judgeStep, type StepJudgement } from "./judge";
+export {
+  type DraftDecode,
+  decodeLessonDraft,
+  encodeLessonDraft,
+  LESSON_DRAFT_MAX_BYTES,
+  LESSON_LINK_MAX_CHARS,
+  readLinkPolicy,
+  SHARE_POLICY_LINK_MAX_CHARS,
+  SHARE_POLICY_MAX_BYTES,
+} from "./link";
 export { type Outcome, outcomeOf } from "./outcome";
-export { type LessonIssue, type LessonParse, parseLesson } from "./parse";
+export {
+  compileOutputPattern,
+  estimatedInstructions,
+  OUTPUT_JUDGED_MAX_CHARS,
+  OUTPUT_PATTERN_MAX_CHARS,
+  OUTPUT_PATTERN_MAX_INSTRUCTIONS,
+  type OutputPatternCompile,
+} from "./output-pattern";
+export {
+  LESSON_MAX_ALIAS_EXPANSION,
+  LESSON_MAX_CHARS,
+  LESSON_MAX_NODES,
+  LESSON_MAX_PATTERN_INSTRUCTIONS,
+  type LessonIssue,
+  type LessonParse,
+  parseLesson,
+} from "./parse";
 export { checkLessonPin, lessonPin, type PinCheck, type PinnedRef, splitLessonRef } from "./pin";
 export { createLessonRun, LessonProgress, type LessonRun } from "./player";
 export {

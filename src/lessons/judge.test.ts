@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { judgeStep } from "./judge";
+import { OUTPUT_JUDGED_MAX_CHARS } from "./output-pattern";
 import type { ExpectItem, LessonStep } from "./schema";
 import { bypassRefused, decision, dnsRefused, frame, pastebinRefused, tcpconnect, windowOf } from "./testing/windows";
 
@@ -289,5 +290,48 @@ describe("the expect judge", () => {
   it("ignores fields a host adds to the window", () => {
     const window = { ...pastebinRefused(), timedOut: false, by: "person" };
     expect(judgeStep(step({ verdict: "host-not-allowed" }), window).passed).toBe(true);
+  });
+
+  describe("output patterns run in a linear-time engine", () => {
+    const printed = (output: string) => windowOf("printf", 0, [], output);
+
+    it("a backtracking pattern (/^(a+)+X$/ against 40 letters) is judged, and answers right", () => {
+      // JavaScript's RegExp would run for minutes here; RE2 answers at once. No time is asserted.
+      const letters = "a".repeat(40);
+      expect(judgeStep(step({ output: "^(a+)+X$" }), printed(letters)).passed).toBe(false);
+      expect(judgeStep(step({ output: "^(a+)+X$" }), printed(`${letters}X`)).passed).toBe(true);
+    });
+
+    it("a pattern the engine cannot run fails its step with a named reason, not a crash", () => {
+      // A lesson from parseLesson never carries one; a host handing the judge a raw step still gets a verdict.
+      const judged = judgeStep(step({ output: "(a)\\1" }), printed("aa"));
+      expect(judged.passed).toBe(false);
+      expect(judged.items[0]?.detail).toMatch(/^output-pattern-unsupported: .* cannot be judged/);
+      const long = judgeStep(step({ output: "a".repeat(1001) }), printed("a"));
+      expect(long.items[0]?.detail).toMatch(/^output-pattern-too-large/);
+    });
+
+    it("the judge reads the output's last 64 Ki characters and says so", () => {
+      const output = `START\n${"x".repeat(OUTPUT_JUDGED_MAX_CHARS)}\nEND`;
+      expect(judgeStep(step({ output: "START" }), printed(output)).passed).toBe(false);
+      const end = judgeStep(step({ output: "END$" }), printed(output));
+      expect(end.passed).toBe(true);
+      expect(end.items[0]?.detail).toMatch(/its last 65536 characters/);
+    });
+
+    it("an output item reached after judging's time limit is unmet, judge-timed-out", () => {
+      // Each reading of the clock advances it 20 past a deadline of 10: the first item is
+      // judged in time (reading 0), the second is reached at 20.
+      let clock = 0;
+      const now = () => {
+        const reading = clock;
+        clock += 20;
+        return reading;
+      };
+      const judged = judgeStep(step({ output: "ok" }, { output: "o" }), printed("ok"), { deadline: 10, now });
+      expect(judged.items[0]?.met).toBe(true);
+      expect(judged.items[1]?.met).toBe(false);
+      expect(judged.items[1]?.detail).toMatch(/^judge-timed-out/);
+    });
   });
 });

@@ -1,6 +1,7 @@
 import type { Decider } from "../log";
 import { hostKey } from "../policy";
 import { mainOutcome, type Outcome, outcomeOf } from "./outcome";
+import { compileOutputPattern, judgedOutput, OUTPUT_JUDGED_MAX_CHARS } from "./output-pattern";
 import type { ExpectItem, LessonStep } from "./schema";
 import type { CommandWindow } from "./window";
 
@@ -42,13 +43,45 @@ function statusWords(window: CommandWindow): string {
   return `it exited with status ${window.status}`;
 }
 
+/**
+ * How long judging one command may take: output items are matched until the clock passes
+ * `deadline`; an item reached after it is unmet, `judge-timed-out`. Each match is linear and
+ * capped (src/lessons/output-pattern.ts), so the overrun is at most one match.
+ */
+export interface JudgeBudget {
+  /** The clock's reading after which no further item is judged. */
+  deadline: number;
+  now: () => number;
+}
+
+/** Judging's default budget, the same in every host: 2 s from its start on Date.now. */
+export const JUDGE_BUDGET_MS = 2000;
+
+export const judgeBudget = (ms: number = JUDGE_BUDGET_MS, now: () => number = Date.now): JudgeBudget => ({ deadline: now() + ms, now });
+
 interface Check {
   result: ItemResult;
   /** The outcome this item matched, when it is about one. */
   matched: Outcome | null;
 }
 
-function check(item: ExpectItem, window: CommandWindow, outcomes: readonly Outcome[]): Check {
+function checkOutput(source: string, window: CommandWindow, budget: JudgeBudget): { met: boolean; detail: string } {
+  if (budget.now() > budget.deadline)
+    return { met: false, detail: `judge-timed-out: judging ran past its time limit before /${source}/ was tried` };
+  const compiled = compileOutputPattern(source);
+  if (!compiled.ok) return { met: false, detail: `${compiled.code}: /${source}/ cannot be judged: ${compiled.reason}` };
+  const { text, cut } = judgedOutput(window.output);
+  const met = compiled.pattern.test(text);
+  const scope = cut ? ` (its last ${OUTPUT_JUDGED_MAX_CHARS} characters)` : "";
+  if (met) return { met, detail: `the output${scope} matches /${source}/` };
+  const excerpt = window.output.trim().slice(0, 120);
+  return {
+    met,
+    detail: `expected output${scope} matching /${source}/; the output was ${excerpt === "" ? "empty" : JSON.stringify(excerpt)}`,
+  };
+}
+
+function check(item: ExpectItem, window: CommandWindow, outcomes: readonly Outcome[], budget: JudgeBudget): Check {
   const done = (met: boolean, detail: string, matched: Outcome | null = null): Check => ({ result: { item, met, detail }, matched });
   if ("verdict" in item) {
     const hit = outcomes.find(
@@ -70,14 +103,8 @@ function check(item: ExpectItem, window: CommandWindow, outcomes: readonly Outco
     return done(met, met ? `${statusWords(window)}` : `expected ${want}; ${statusWords(window)}`);
   }
   if ("output" in item) {
-    const met = new RegExp(item.output).test(window.output);
-    const excerpt = window.output.trim().slice(0, 120);
-    return done(
-      met,
-      met
-        ? `the output matches /${item.output}/`
-        : `expected output matching /${item.output}/; the output was ${excerpt === "" ? "empty" : JSON.stringify(excerpt)}`,
-    );
+    const judged = checkOutput(item.output, window, budget);
+    return done(judged.met, judged.detail);
   }
   if ("kernel" in item) {
     const results = outcomes.filter((o) => o.kind === "kernel.result");
@@ -116,11 +143,12 @@ const capital = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 /**
  * Judges one command against a step: every `expect` item must hold for this one command's
  * window (its marks, its output, the log events from its start to its settle). Prompts and
- * screen text other than the command's own output are never read.
+ * screen text other than the command's own output are never read. Output patterns run in a
+ * linear-time engine within `budget` (JUDGE_BUDGET_MS from now unless a host gives its own).
  */
-export function judgeStep(step: LessonStep, window: CommandWindow): StepJudgement {
+export function judgeStep(step: LessonStep, window: CommandWindow, budget: JudgeBudget = judgeBudget()): StepJudgement {
   const outcomes = window.events.map(outcomeOf).filter((o): o is Outcome => o !== null);
-  const checks = step.expect.map((item) => check(item, window, outcomes));
+  const checks = step.expect.map((item) => check(item, window, outcomes, budget));
   const items = checks.map((c) => c.result);
   const passed = items.every((i) => i.met);
   const matched = checks.find((c) => c.matched !== null)?.matched ?? null;

@@ -1,6 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { toBase64 } from "../bytes";
-import { decodeLessonDraft, encodeLessonDraft, LESSON_DRAFT_MAX_BYTES, LESSON_LINK_MAX_CHARS } from "./link";
+import {
+  decodeLessonDraft,
+  encodeLessonDraft,
+  LESSON_DRAFT_MAX_BYTES,
+  LESSON_LINK_MAX_CHARS,
+  readLinkPolicy,
+  SHARE_POLICY_LINK_MAX_CHARS,
+} from "./link";
 
 const YAML = "lesson: 1\ntitle: Draft\nsteps:\n  - title: S\n    run: echo hi\n    expect: [{ exit: 0 }]\n";
 const deflate = async (bytes: Uint8Array) =>
@@ -35,6 +42,11 @@ describe("a draft carried in a link", () => {
       reason: /inflates past 65536 bytes/,
     },
     {
+      name: "a link-sized deflate bomb (8 MiB of zeros in under 16,384 characters), stopped while inflating",
+      fragment: async () => b64url(await deflate(new Uint8Array(8 * 1024 * 1024))),
+      reason: /^draft-too-large: the draft inflates past 65536 bytes/,
+    },
+    {
       name: "text that is not UTF-8",
       fragment: async () => b64url(await deflate(new Uint8Array([0xff, 0xfe, 0x80]))),
       reason: /not UTF-8/,
@@ -48,4 +60,27 @@ describe("a draft carried in a link", () => {
       expect(decoded.code).toBe("lesson-invalid");
       expect(decoded.reason).toMatch(bad.reason);
     });
+});
+
+describe("a share link's inline policy is capped in link characters and inflated bytes", () => {
+  it("reads a policy the share button packed", async () => {
+    const policy = JSON.stringify({ hosts: [{ host: "api.github.com" }] });
+    expect(await readLinkPolicy(b64url(await deflate(new TextEncoder().encode(policy))))).toEqual({ ok: true, text: policy });
+  });
+
+  it("85 KiB of link that inflates to 64 MiB is refused by its length, policy link cap", async () => {
+    const packed = b64url(await deflate(new Uint8Array(64 * 1024 * 1024)));
+    expect(packed.length).toBeGreaterThan(SHARE_POLICY_LINK_MAX_CHARS);
+    const read = await readLinkPolicy(packed);
+    expect(read).toEqual({
+      ok: false,
+      reason: expect.stringMatching(/^the policy is \d+ characters; a policy link carries at most 16384/),
+    });
+  });
+
+  it("a link under the cap that inflates to 8 MiB is refused while inflating, policy-too-large", async () => {
+    const packed = b64url(await deflate(new Uint8Array(8 * 1024 * 1024)));
+    expect(packed.length).toBeLessThanOrEqual(SHARE_POLICY_LINK_MAX_CHARS);
+    expect(await readLinkPolicy(packed)).toEqual({ ok: false, reason: "policy-too-large: the policy inflates past 65536 bytes" });
+  });
 });

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { DECIDERS, type Decider, NewEvent, VERDICT_CODES, type VerdictCode } from "../log";
 import { Policy } from "../policy";
+import { compileOutputPattern } from "./output-pattern";
 
 /** The format version this code reads. A new version is a new literal, never a silent change. */
 export const LESSON_FORMAT = 1;
@@ -68,11 +69,9 @@ const RawItem = z.strictObject({
   output: z
     .string()
     .superRefine((source, ctx) => {
-      try {
-        new RegExp(source);
-      } catch (error) {
-        ctx.addIssue({ code: "custom", message: `not a regular expression: ${(error as Error).message}` });
-      }
+      // Checked by the engine the judge runs, so a pattern that passes here can be judged.
+      const compiled = compileOutputPattern(source);
+      if (!compiled.ok) ctx.addIssue({ code: "custom", message: `${compiled.code}: ${compiled.reason}` });
     })
     .optional(),
   kernel: oneOf(KERNEL_RESULTS, "kernel result", ` (one of ${KERNEL_RESULTS.join(", ")})`).optional(),

@@ -4,6 +4,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ALIAS_BOMB } from "../../lessons/testing/alias-bomb";
 
 // `npx tab lesson check` through the real binary (bin/tab.mjs), on files in a scratch folder.
 const root = join(import.meta.dirname, "..", "..", "..");
@@ -90,6 +91,24 @@ describe("npx tab lesson check", () => {
     expect(r.code).toBe(1);
     expect(r.stdout).toContain(`${good}: ok`);
     expect(r.stdout).toContain(`${bad}:6:5`);
+  });
+
+  it("reports an alias bomb as that file's issue and goes on to the files after it", async () => {
+    const bomb = join(dir, "bomb.yaml");
+    await writeFile(bomb, ALIAS_BOMB);
+    const r = await tab(["lesson", "check", bad, bomb, good]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain(`${bad}:6:5`);
+    expect(r.stdout).toMatch(new RegExp(`${bomb.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}:4:8 : lesson-alias-bomb: `));
+    expect(r.stdout).toContain(`${good}: ok`);
+  });
+
+  it("reports an output pattern the linear-time judge cannot run (a backreference) at its line and column", async () => {
+    const backref = join(dir, "backref.yaml");
+    await writeFile(backref, GOOD.replace("        by: proxy\n", '        by: proxy\n      - output: "(a+)\\\\1"\n'));
+    const r = await tab(["lesson", "check", backref]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain(`${backref}:9:17 steps[0].expect[1].output: output-pattern-unsupported: `);
   });
 
   it("says an unreadable file cannot be read, and exits 1", async () => {

@@ -1,5 +1,5 @@
-import { readFile } from "node:fs/promises";
 import { checkLessonPin, parseLesson, splitLessonRef } from "../../lessons";
+import { readLessonBytes } from "./read";
 
 export const LESSON_CHECK_USAGE = `npx tab lesson check FILE[#sha256=HEX]... [--pin HEX]
 
@@ -41,13 +41,12 @@ function readArgs(args: readonly string[]): { ok: true; targets: CheckTarget[] }
 }
 
 async function checkOne(target: CheckTarget, out: Write): Promise<boolean> {
-  let bytes: Buffer;
-  try {
-    bytes = await readFile(target.path);
-  } catch (error) {
-    out(`${target.path}:1:1 : cannot read the file (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+  const read = await readLessonBytes(target.path);
+  if (!read.ok) {
+    out(`${target.path}:1:1 : ${read.reason}`);
     return false;
   }
+  const bytes = read.bytes;
   let ok = true;
   if (target.pin !== null) {
     const pinned = await checkLessonPin(bytes, target.pin);
@@ -80,6 +79,16 @@ export async function runLessonCheck(
     return 64;
   }
   let ok = true;
-  for (const target of read.targets) if (!(await checkOne(target, out))) ok = false;
+  for (const target of read.targets) {
+    // Whatever one file does to the reader is that file's issue; the files after it are still checked.
+    let fileOk: boolean;
+    try {
+      fileOk = await checkOne(target, out);
+    } catch (error) {
+      out(`${target.path}:1:1 : lesson-invalid: cannot be read: ${(error as Error).message}`);
+      fileOk = false;
+    }
+    if (!fileOk) ok = false;
+  }
   return ok ? 0 : 1;
 }

@@ -1,9 +1,10 @@
-import { existsSync } from "node:fs";
-import { readFile } from "node:fs/promises";
+import { existsSync, realpathSync } from "node:fs";
+import { lstat } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import {
   checkLessonPin,
+  judgeBudget,
   judgeStep,
   type Lesson,
   type LessonStep,
@@ -16,6 +17,8 @@ import {
 import { createEventLog } from "../../log";
 import { confineLinkPolicy, createPolicyHolder, DEFAULT_POLICY } from "../../policy";
 import { createGuestUpstream, startNodeGuest, type UpstreamChoice } from "../guest";
+import { symlinksUnder } from "../recordings";
+import { readLessonBytes } from "./read";
 
 /**
  * `npx tab lesson test FILE…`: runs each lesson headless, on the shipped guest in v86 under
@@ -36,7 +39,8 @@ export const LESSON_TEST_USAGE = [
   "                    the original host is in the X-Tab-Upstream header",
   "  --network         send allowed requests to the real upstreams (the Node host's guarded client)",
   "  --boot fresh      boot the guest image cold instead of restoring the shipped state",
-  "  --timeout S       seconds each command may run before it is interrupted (default 120)",
+  "  --timeout S       seconds each command may run before it is interrupted, and then seconds",
+  "                    its judging may take (an output item not reached is judge-timed-out) (default 120)",
   "",
   "The proxy decides every request first, under the lesson's policy, exactly as in the page.",
 ].join("\n");
@@ -52,14 +56,36 @@ interface LessonFile {
   pin: string;
 }
 
+const besideRecordings = (lessonPath: string) => join(dirname(resolve(lessonPath)), "recordings");
+
+/**
+ * A lesson folder may come from someone else: a link in its recordings (to ~/.ssh, to /etc)
+ * would hand the tester's files to the guest. Every link is refused before any guest starts,
+ * found with lstat and never followed.
+ */
+function refuseSymlinks(dir: string, what: string): void {
+  const links = symlinksUnder(dir);
+  if (links.length > 0)
+    throw new BadInput(
+      `${dir}: symlink-refused: ${what} holds symbolic links (${links.join(", ")}); a lesson's files are read only as plain files`,
+    );
+}
+
 async function readLessonFile(arg: string): Promise<LessonFile> {
   const ref = splitLessonRef(arg);
   if (!ref.ok) throw new BadInput(`${arg}: ${ref.reason}`);
   const path = ref.ref;
   let bytes: Buffer;
   try {
-    bytes = await readFile(path);
+    // A lesson file that is a link could name any of the tester's files; its issues would quote it.
+    if ((await lstat(path)).isSymbolicLink())
+      throw new BadInput(`${path}: symlink-refused: a lesson file is read only as a plain file, never through a symbolic link`);
+    refuseSymlinks(besideRecordings(path), "the recordings folder beside it");
+    const read = await readLessonBytes(path);
+    if (!read.ok) throw new BadInput(`${path}: ${read.reason}`);
+    bytes = read.bytes;
   } catch (error) {
+    if (error instanceof BadInput) throw error;
     throw new BadInput(`${path}: cannot read: ${(error as Error).message}`);
   }
   const pinned = ref.pin === null ? { ok: true as const, pin: await lessonPin(bytes) } : await checkLessonPin(bytes, ref.pin);
@@ -104,7 +130,7 @@ async function runLesson(file: LessonFile, options: RunOptions): Promise<string 
     for (const r of confined.refused) out(`${path}: the lesson's policy ${r.rule} is not applied (${r.code}): ${r.reason}`);
     await policy.replace(confined.policy, `lesson ${path}`);
   }
-  const beside = join(dirname(resolve(path)), "recordings");
+  const beside = besideRecordings(path);
   const choice: UpstreamChoice = options.upstream ?? { kind: "recordings", dirs: existsSync(beside) ? [beside] : [] };
   const upstream = createGuestUpstream(choice, policy);
   out(`${path}: "${lesson.title}" (sha256 ${file.pin.slice(0, 12)}…), ${upstream.describe}`);
@@ -128,7 +154,8 @@ async function runLesson(file: LessonFile, options: RunOptions): Promise<string 
         continue;
       }
       const window = await guest.run(command, { timeoutMs: options.timeoutMs });
-      const judgement = judgeStep(step, window);
+      // The time limit covers judging too: output patterns get their own --timeout seconds.
+      const judgement = judgeStep(step, window, judgeBudget(options.timeoutMs));
       if (judgement.passed) {
         out(`  PASS ${label}: ${describeDecisive(judgement)}`);
         continue;
@@ -183,7 +210,12 @@ export async function runLessonTest(args: string[], out: (line: string) => void 
   if (!Number.isFinite(timeoutS) || timeoutS <= 0) return fail(`--timeout ${values.timeout} is not a positive number of seconds`);
   let upstream: UpstreamChoice | null = null;
   if (values.recordings) {
-    for (const dir of values.recordings) if (!existsSync(dir)) return fail(`--recordings ${dir}: no such directory`);
+    for (const dir of values.recordings) {
+      if (!existsSync(dir)) return fail(`--recordings ${dir}: no such directory`);
+      // The folder itself may be a link the tester chose; what is inside it is not followed.
+      const inside = symlinksUnder(realpathSync(dir));
+      if (inside.length > 0) return fail(`--recordings ${dir}: symlink-refused: it holds symbolic links (${inside.join(", ")})`);
+    }
     upstream = { kind: "recordings", dirs: values.recordings.map((d) => resolve(d)) };
   } else if (values.upstream) {
     let url: URL;

@@ -105,3 +105,19 @@ describe("a policy by reference is applied only when its bytes hash to the pin (
     expect(await fetchPinnedPolicy(ref, fetchFn)).toMatchObject({ ok: false, verdict: { code } });
   });
 });
+
+describe("a share link's policy is capped while it inflates", () => {
+  it("a policy that inflates past the cap is dropped with its reason, the default policy stays", async () => {
+    const zeros = new Uint8Array(8 * 1024 * 1024);
+    const packed = new Uint8Array(
+      await new Response(new Blob([zeros]).stream().pipeThrough(new CompressionStream("deflate-raw"))).arrayBuffer(),
+    );
+    const policy = btoa(String.fromCharCode(...packed))
+      .replace(/\+/g, "-")
+      .replace(/\//g, "_")
+      .replace(/=+$/, "");
+    const { state, problems } = await readShareState(linkOf({ policy }));
+    expect(state.policy).toBeNull();
+    expect(problems).toEqual([expect.stringMatching(/policy-too-large: the policy inflates past 65536 bytes.*the default policy stays/)]);
+  });
+});

@@ -1,4 +1,5 @@
-import { fromBase64, sha256Hex, toBase64 } from "../../../bytes";
+import { sha256Hex, toBase64 } from "../../../bytes";
+import { readLinkPolicy } from "../../../lessons";
 import { refuse, type Verdict } from "../../../log";
 import { type FetchLike, fetchGuarded, parsePinnedUrl } from "../../../resolver";
 import { ALLOW_PREFIX_PARAM, MAX_PROPOSED_PREFIXES, type PageLink, proposedPrefixes } from "../../link";
@@ -47,7 +48,6 @@ export async function policyReference(url: string, policyText: string): Promise<
 }
 
 const toBase64Url = (bytes: Uint8Array) => toBase64(bytes).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-const fromBase64Url = (text: string) => fromBase64(text.replace(/-/g, "+").replace(/_/g, "/"));
 
 async function pipe(bytes: Uint8Array, stream: CompressionStream | DecompressionStream): Promise<Uint8Array> {
   const out = new Response(new Blob([bytes as BlobPart]).stream().pipeThrough(stream));
@@ -76,11 +76,9 @@ export async function readShareState(
   let policy: string | null = null;
   const packed = link.share.policy;
   if (packed) {
-    try {
-      policy = new TextDecoder("utf-8", { fatal: true }).decode(await pipe(fromBase64Url(packed), new DecompressionStream("deflate-raw")));
-    } catch (error) {
-      problems.push(`the link's policy could not be decoded (${(error as Error).message}); the default policy stays`);
-    }
+    const read = await readLinkPolicy(packed);
+    if (read.ok) policy = read.text;
+    else problems.push(`the link's policy could not be decoded (${read.reason}); the default policy stays`);
   }
   const scenarios = (link.share.scenarios ?? "")
     .split(",")

@@ -1,0 +1,60 @@
+/** Inflated bytes, or why not: past the cap (stopped there), or not valid compressed data. */
+export type CappedInflate =
+  | { ok: true; bytes: Uint8Array }
+  | { ok: false; problem: "too-large" /** compressed bytes fed in before it stopped */; consumed: number }
+  | { ok: false; problem: "corrupt"; error: unknown };
+
+/** Compressed bytes fed per step: deflate expands at most ~1,032×, so one step adds at most ~260 KiB past the cap. */
+const INPUT_STEP = 256;
+
+/**
+ * Inflates `packed` (material from a link: 85 KiB of deflate inflates to 64 MiB) but never
+ * much past `cap` bytes: the input is fed in small steps while the output is counted, and both
+ * sides stop once the output passes the cap. Piping the whole input at once would let the
+ * decompressor produce everything before the first output chunk is read.
+ */
+export async function inflateCapped(packed: Uint8Array, format: "deflate" | "deflate-raw" | "gzip", cap: number): Promise<CappedInflate> {
+  const inflater = new DecompressionStream(format);
+  const writer = inflater.writable.getWriter();
+  const reader = inflater.readable.getReader();
+  let consumed = 0;
+  let stopped = false;
+  const feeding = (async () => {
+    for (let at = 0; at < packed.byteLength && !stopped; at += INPUT_STEP) {
+      const step = packed.slice(at, at + INPUT_STEP);
+      await writer.write(step);
+      consumed += step.byteLength;
+    }
+    if (!stopped) await writer.close();
+  })();
+  // A rejection here is reported by the reader's side (the stream errors) or is the stop itself.
+  feeding.catch(() => undefined);
+  const parts: Uint8Array[] = [];
+  let total = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      total += value.byteLength;
+      if (total > cap) {
+        stopped = true;
+        await reader.cancel().catch(() => undefined);
+        await writer.abort().catch(() => undefined);
+        return { ok: false, problem: "too-large", consumed };
+      }
+      parts.push(value);
+    }
+    await feeding;
+  } catch (error) {
+    stopped = true;
+    await writer.abort().catch(() => undefined);
+    return { ok: false, problem: "corrupt", error };
+  }
+  const bytes = new Uint8Array(total);
+  let offset = 0;
+  for (const part of parts) {
+    bytes.set(part, offset);
+    offset += part.byteLength;
+  }
+  return { ok: true, bytes };
+}
