@@ -109,6 +109,7 @@ test("a hostile draft link opens as a card: nothing typed, no policy, no request
   await expect(card.getByTestId("consent-refused")).toContainText("reader-secrets");
   await expect(card.getByTestId("consent-refused")).toContainText("localhost");
   await expect(page.getByTestId("lesson-pending")).toBeVisible();
+  await page.screenshot({ path: "docs/screenshots/link-card.png" }); // docs/guide.md, "A link from someone else"
   // Time for anything the link could have started on its own to show.
   await page.waitForTimeout(2_000);
   expect(await effects(page)).toEqual(NOTHING);
@@ -153,7 +154,8 @@ test("a hostile share link with a relay opens as one card; Reject leaves everyth
 test("a hostile framing parent gets the card inside its frame, no setup run, no request, and no message for a mistyped embedder", async () => {
   test.setTimeout(240_000);
   const base = new URL(pg.page.url()).origin;
-  const draft = packForLink(hostileLesson(canaryPort));
+  // Another lesson than the first test's (its progress in this browser is its own).
+  const draft = packForLink(hostileLesson(canaryPort).replace("A harmless tour", "A harmless demo"));
   const src = `${base}/?embed=1&embedder=docs.example#lesson-draft=${draft}`;
   const html = `<!doctype html><title>a stranger's page</title><script>
     window.messages = [];
