@@ -7,5 +7,5 @@ import { expect, type Page } from "@playwright/test";
 export async function answerLinkCard(page: Page, decision: "accept" | "reject" = "accept"): Promise<void> {
   const card = page.getByTestId("consent-card");
   await card.locator(`button[data-decision="${decision}"]`).click({ timeout: 120_000 });
-  await expect(card.getByTestId("consent-answer")).toBeVisible();
+  await expect(card).toBeHidden();
 }

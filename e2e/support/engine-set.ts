@@ -168,6 +168,13 @@ async function acceptLinkCard(page: EnginePage): Promise<void> {
   await waitInPage(page, "the link's card", (selector) => document.querySelector(selector) !== null, accept, 60_000);
   await page.click(accept);
   await waitInPage(page, "the relay in use", () => window.__tab?.relay.current() !== null, null, 10_000);
+  await waitInPage(
+    page,
+    "the card gone",
+    (selector) => document.querySelector<HTMLElement>(selector)?.hidden === true,
+    '[data-testid="consent-card"]',
+    10_000,
+  );
 }
 
 async function guestUp(page: EnginePage): Promise<void> {

@@ -83,6 +83,20 @@ export async function startPlayground(container: HTMLElement): Promise<Playgroun
   // What the link proposes waits for the reader's one answer on the card (docs/decisions/0028).
   const consent = createConsentGate(linkConsentParts(link));
   mountConsentCard(consent, document.body);
+  const logAnswer = consent.subscribe((state) => {
+    if (state.phase !== "accepted" && state.phase !== "rejected") return;
+    logAnswer();
+    const parts = state.parts.map((p) => p.kind).join(", ");
+    log.append({
+      kind: "note",
+      level: state.phase === "accepted" ? "info" : "warning",
+      source: "link",
+      message:
+        state.phase === "accepted"
+          ? `you accepted what this page's link proposes (${parts}): it runs as the card showed, minus what the guarantees refuse`
+          : `you rejected what this page's link proposes (${parts}): nothing of it was run, applied or contacted`,
+    });
+  });
   const linkedRelay = relay.proposed();
   if (linkedRelay !== null)
     void consent

@@ -16,34 +16,14 @@ export function mountConsentCard(gate: ConsentGate, parent: HTMLElement): { elem
   });
   element.hidden = true;
   parent.appendChild(element);
-  let answered: "accepted" | "rejected" | null = null;
 
+  // Answered, the card goes away (it covered the page's controls); the log keeps the answer.
   const render = (state: ConsentState) => {
-    if (state.phase === "asking") {
-      element.hidden = false;
-      element.dataset.phase = "asking";
-      replaceChildren(element, ...asking(state.parts, gate));
-      element.querySelector<HTMLButtonElement>("button[data-decision=reject]")?.focus({ preventScroll: true });
-      return;
-    }
-    if ((state.phase === "accepted" || state.phase === "rejected") && answered === null) {
-      answered = state.phase;
-      element.dataset.phase = state.phase;
-      replaceChildren(
-        element,
-        h(
-          "p",
-          { class: "consent-answer", attrs: { "data-testid": "consent-answer" } },
-          state.phase === "accepted"
-            ? "Accepted: the link's material now runs as shown (minus what the guarantees refuse)."
-            : "Rejected: nothing from this link was run, applied or contacted.",
-          " ",
-          h("button", { attrs: { type: "button" }, on: { click: () => (element.hidden = true) } }, "Close"),
-        ),
-      );
-      return;
-    }
-    element.hidden = true;
+    element.hidden = state.phase !== "asking";
+    element.dataset.phase = state.phase;
+    if (state.phase !== "asking") return;
+    replaceChildren(element, ...asking(state.parts, gate));
+    element.querySelector<HTMLButtonElement>("button[data-decision=reject]")?.focus({ preventScroll: true });
   };
   gate.subscribe(render);
   render(gate.state());
