@@ -10,11 +10,14 @@ export {
   privateNameReason,
 } from "./learn";
 export {
+  DECISION_KINDS,
+  type DecisionRead,
   describeLineErrors,
+  describeSkipped,
   type LineError,
   type LogLine,
-  type LogRead,
   type ProxyDecisionEvent,
+  readLogLineChunks,
   readLogLines,
   requestOfDecision,
 } from "./log-lines";

@@ -1,3 +1,4 @@
+import { createReadStream } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
 import { type Policy, parsePolicy } from "../../policy";
@@ -9,11 +10,12 @@ import {
   describeReplayRow,
   describeReplaySummary,
   describeRuleChange,
+  describeSkipped,
   diffPolicies,
   type LogLine,
   learnPolicy,
   parseRequestLine,
-  readLogLines,
+  readLogLineChunks,
   replayLog,
 } from "../../policy-tools";
 import type { Command } from "../command";
@@ -40,8 +42,11 @@ const HELP = `${USAGE}
   POLICY is a policy file (YAML or JSON; mode: report serves what the allowlist would refuse and logs
   wouldRefuse). LOG.jsonl is what GET /v0/log serves (the page's Download log, npx tab proxy); - reads stdin.
 
-exit status: 0 allowed / nothing changed, 1 refused / a verdict changed, 64 bad input (a bad policy, a log line
-that is not JSON or not a known event: each named by its line)`;
+  Both read only the log's proxy decisions, line by line: lines of other kinds (known or added by a newer
+  version) are skipped and counted; a decision line that cannot be read refuses the log, named by its line.
+
+exit status: 0 allowed / nothing changed, 1 refused / a verdict changed, 64 bad input (a bad policy, a decision
+line that cannot be read: each named by its line)`;
 
 class BadInput extends Error {}
 
@@ -64,10 +69,21 @@ async function readPolicy(path: string): Promise<Policy> {
   return loaded.policy;
 }
 
-async function readLog(path: string): Promise<LogLine[]> {
-  const read = readLogLines(await readText(path));
+/**
+ * The log's decisions, read as a stream, line by line (a log may be larger than memory would
+ * like as one string); lines of other kinds are counted, a decision line that cannot be read
+ * is named and refuses the read.
+ */
+async function readLog(path: string, purpose: "a replay" | "a draft"): Promise<{ lines: LogLine[]; skipped: string[] }> {
+  const source = path === "-" ? process.stdin.setEncoding("utf8") : createReadStream(path, { encoding: "utf8" });
+  let read: Awaited<ReturnType<typeof readLogLineChunks>>;
+  try {
+    read = await readLogLineChunks(source as AsyncIterable<string>);
+  } catch (error) {
+    throw new BadInput(`${path}: cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+  }
   if (!read.ok) throw new BadInput(describeLineErrors(read.errors, path));
-  return read.lines;
+  return { lines: read.lines, skipped: [describeSkipped(read.skipped, purpose)].filter((s) => s !== "") };
 }
 
 function out(lines: readonly string[]): void {
@@ -96,13 +112,14 @@ async function learn(positionals: string[], values: { base?: string; depth?: str
     depth = Number(values.depth);
   }
   const base = values.base === undefined ? undefined : await readPolicy(values.base);
-  const lines = await readLog(logPath);
+  const { lines, skipped } = await readLog(logPath, "a draft");
   const learned = learnPolicy(lines, { depth, ...(base ? { base } : {}) });
   process.stdout.write(`${JSON.stringify(learned.policy, null, 2)}\n`);
   const report: string[] = [`learned from ${learned.learnedFrom} requests (depth ${depth})`];
   if (base) for (const change of diffPolicies(base, learned.policy)) if (change.kind !== "same") report.push(describeRuleChange(change));
   for (const skip of learned.skipped) report.push(`not learned: line ${skip.line} ${skip.target}: ${skip.reason}`);
   for (const note of learned.notes) report.push(`note: ${note}`);
+  report.push(...skipped);
   process.stderr.write(`${report.join("\n")}\n`);
   return 0;
 }
@@ -111,8 +128,9 @@ async function replay(positionals: string[]): Promise<number> {
   const [policyPath, logPath, ...extra] = positionals;
   if (policyPath === undefined || logPath === undefined || extra.length > 0) throw new BadInput("replay takes POLICY and LOG.jsonl");
   const policy = await readPolicy(policyPath);
-  const result = replayLog(policy, await readLog(logPath));
-  out([...result.rows.map(describeReplayRow), describeReplaySummary(result.summary)]);
+  const { lines, skipped } = await readLog(logPath, "a replay");
+  const result = replayLog(policy, lines);
+  out([...result.rows.map(describeReplayRow), describeReplaySummary(result.summary), ...skipped]);
   return result.summary.changed ? 1 : 0;
 }
 
