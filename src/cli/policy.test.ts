@@ -1,4 +1,4 @@
-import { execFile } from "node:child_process";
+import { execFile, execFile as execFileCallback } from "node:child_process";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -140,14 +140,68 @@ describe("npx tab policy replay", () => {
     expect(out.stdout).toContain("4 requests re-decided: 1 unchanged, 2 newly refused, 1 newly allowed, 0 not re-decidable");
   });
 
-  it("exit 64 and the line named when a log line is not JSON or not a known kind", async () => {
+  it("exit 64 and the line named when a decision line cannot be read", async () => {
     const text = await readFile(logFile, "utf8");
-    await writeFile(file("bad.jsonl"), `${text}{oops\n{"kind":"proxy.guess","seq":9,"time":9}\n`);
+    await writeFile(
+      file("bad.jsonl"),
+      `${text}{"kind":"proxy.decision","seq":9,\n${JSON.stringify({ kind: "proxy.decision", seq: 10, time: 10 })}\n`,
+    );
     const out = await tab("policy", "replay", policyFile, file("bad.jsonl"));
     expect(out.code).toBe(64);
     expect(out.stderr).toContain(`${file("bad.jsonl")}: line 5: not JSON`);
-    expect(out.stderr).toContain(`${file("bad.jsonl")}: line 6: unknown kind "proxy.guess"`);
+    expect(out.stderr).toContain(`${file("bad.jsonl")}: line 6: not a valid proxy.decision event`);
     expect(out.stdout).toBe("");
+  });
+
+  it("skips and counts the lines it does not need: an old llrun ruleset with null, a frame, a kind a newer version added", async () => {
+    const text = await readFile(logFile, "utf8");
+    const others = [
+      {
+        kind: "kernel.ruleset",
+        seq: 5,
+        time: 5,
+        abi: 6,
+        fsRo: ["*"],
+        fsRw: ["*"],
+        connect: [3128],
+        bind: [null],
+        scope: [],
+        dropped: [],
+        line: "llrun: ruleset",
+      },
+      { kind: "wire.frame", seq: 6, time: 6, dir: "in", proto: "tcp", summary: "SYN", bytes: 60 },
+      { kind: "proxy.guess", seq: 7, time: 7 },
+    ];
+    await writeFile(file("mixed.jsonl"), `${text}${others.map((o) => JSON.stringify(o)).join("\n")}\nnot json\n`);
+    const out = await tab("policy", "replay", policyFile, file("mixed.jsonl"));
+    expect(out.code).toBe(1);
+    expect(out.stdout.trim().split("\n").slice(-2)).toEqual([
+      "4 requests re-decided: 2 unchanged, 2 newly refused, 0 newly allowed, 0 not re-decidable",
+      '3 lines of 3 kinds not needed for a replay (1 kind this version does not know: "proxy.guess"); 1 line that is not an event skipped',
+    ]);
+    const learned = await tab("policy", "learn", file("mixed.jsonl"));
+    expect(learned.code).toBe(0);
+    expect(learned.stderr).toContain("3 lines of 3 kinds not needed for a draft");
+  });
+
+  it("reads a log from stdin", async () => {
+    const out = await new Promise<{ code: number | null; stdout: string }>((resolve) => {
+      const child = execFileCallback(
+        process.execPath,
+        [join(root, "bin", "tab.mjs"), "policy", "replay", policyFile, "-"],
+        { cwd: root },
+        (error, stdout) => resolve({ code: error ? (error as { code: number }).code : 0, stdout }),
+      );
+      void readFile(logFile, "utf8").then((text) => child.stdin?.end(text));
+    });
+    expect(out.code).toBe(1);
+    expect(out.stdout).toContain("4 requests re-decided");
+  });
+
+  it("exit 64 naming a file that cannot be read", async () => {
+    const out = await tab("policy", "replay", policyFile, file("missing.jsonl"));
+    expect(out.code).toBe(64);
+    expect(out.stderr).toContain(`${file("missing.jsonl")}: cannot be read (ENOENT)`);
   });
 });
 
