@@ -4,12 +4,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { expect, type Page, test } from "@playwright/test";
-import { BOOT_TIMEOUT_MS, closePlayground, openPlayground, type Playground, runInGuest } from "./support/guest";
+import { BOOT_TIMEOUT_MS, closePlayground, openPlayground, type Playground, runInGuest, typeAndWait } from "./support/guest";
+import { scenarioEnded } from "./support/scenarios";
 import { refuseUnplanned, routeZen, runScenario, upstream } from "./support/upstreams";
 
-// The page's own downloaded log round-trips: after the verdict table's rows 1–8 (every kind
-// the page writes on the way: frames, TLS sessions, the llrun ruleset with `bind=*`, kernel
-// results, DNS, the vault, scenarios) and a hand-typed CONNECT to a wildcard under report
+// The page's own downloaded log round-trips: after the guided tour's four steps, the verdict
+// table's rows 1–8 and the demo agent run (every kind the page writes on the way: frames, TLS
+// sessions, the llrun ruleset with `bind=*`, kernel results, DNS, the vault, tour steps, the
+// resolver and the runner, scenarios) and a hand-typed CONNECT to a wildcard under report
 // mode, Download log gives a file that the page's Replay panel, `npx tab policy replay` and
 // `npx tab policy learn` all read with no error, and the page's draft and the CLI's agree.
 // One guest for the file; nothing reaches the internet (Playwright answers the upstreams).
@@ -46,7 +48,7 @@ let policyPath = "";
 test.beforeAll(async ({ browser }) => {
   test.setTimeout(BOOT_TIMEOUT_MS);
   dir = await mkdtemp(join(tmpdir(), "tab-log-round-trip-"));
-  pg = await openPlayground(browser);
+  pg = await openPlayground(browser, "./?tour=1");
   await refuseUnplanned(pg.context);
   await routeZen(pg.context, "Design for failure.");
   await pg.context.route(
@@ -66,6 +68,26 @@ test.afterAll(async () => {
 async function applyPolicyText(page: Page, text: string): Promise<void> {
   expect(await page.evaluate((t) => window.__tab?.policy.replaceText(t, "log round-trip spec"), text)).toMatchObject({ ok: true });
 }
+
+test("the tour lesson's four steps, typed as a trainee types them, pass", async () => {
+  test.setTimeout(360_000);
+  const page = pg.page;
+  const card = page.getByTestId("tour-card");
+  for (const step of ["pastebin", "ip-literal", "bypass", "dns"]) {
+    await expect(card).toHaveAttribute("data-step", new RegExp(`^${step}`), { timeout: 90_000 });
+    await typeAndWait(page, (await page.getByTestId("tour-command").textContent()) ?? "");
+  }
+  await expect(card).toHaveAttribute("data-step", "finished", { timeout: 90_000 });
+});
+
+test("the demo agent runs end to end", async () => {
+  test.setTimeout(300_000);
+  const page = pg.page;
+  const from = await page.evaluate(() => window.__tab?.log.nextSeq ?? 0);
+  await page.locator('[data-tab="resolver"]').click();
+  await page.locator("[data-run-agent]").click();
+  expect(await scenarioEnded(page, "run-*", from, 280_000)).toMatchObject({ phase: "done" });
+});
 
 test("rows 1–8 and a CONNECT to *.co.uk under report mode run, and Download log gives every line the page logged", async () => {
   test.setTimeout(ROWS.length * 100_000 + 120_000);
@@ -148,6 +170,8 @@ test("npx tab policy learn drafts from the downloaded log what the page drafts f
   expect(cli.stderr).toMatch(/\d+ lines of \d+ kinds not needed for a draft/);
 
   await page.locator('[data-tab="policy"]').click();
+  // Policy edits are not kept in the browser, and the panel says so.
+  await expect(page.getByTestId("policy-not-kept")).toContainText("a reload starts from the default policy");
   await page.getByTestId("policy-draft").click();
   const status = page.getByTestId("policy-draft-status");
   await expect(status).toContainText("drafted from");
