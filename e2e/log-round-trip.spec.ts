@@ -134,6 +134,11 @@ test("rows 1–8 and a CONNECT to *.co.uk under report mode run, and Download lo
   expect(text).not.toMatch(/"bind":\[null\]/);
   policyPath = join(dir, "policy.json");
   await writeFile(policyPath, enforced);
+
+  // A share link replays the rows and the agent run; the card says what it leaves behind (the tour's and the hand-typed commands).
+  await page.locator("#share").click();
+  await expect(page.getByTestId("share-left-out")).toContainText(/^Not in this link: \d+ verdicts from commands typed by hand/);
+  await expect(page.getByTestId("share-left-out")).toContainText("pastebin.com");
 });
 
 test("the page's Replay panel replays the downloaded file with no error, and says what it left out", async () => {
