@@ -205,6 +205,46 @@ describe("npx tab policy replay", () => {
   });
 });
 
+describe("npx tab policy with smokescreen's ACL and log", () => {
+  const testdata = join(root, "src", "policy-tools", "formats", "testdata");
+  const acl = join(testdata, "smokescreen-acl.yaml");
+
+  it("import --format smokescreen prints the role's policy and names what it cannot express", async () => {
+    const out = await tab("policy", "import", "--format", "smokescreen", acl, "--role", "billing");
+    expect(out.code).toBe(0);
+    expect(JSON.parse(out.stdout).hosts.map((r: { host: string }) => r.host)).toEqual([
+      "api.stripe.com",
+      "hooks.example.com",
+      "badexample1.com",
+      "goodexample1.com",
+    ]);
+    expect(out.stderr).toContain(`${acl}: service billing: mitm_domains not imported`);
+  });
+
+  it("replay takes the ACL and the smokescreen log directly: zero changed verdicts, exit 0", async () => {
+    const out = await tab("policy", "replay", acl, join(testdata, "smokescreen-billing.log"), "--role", "billing");
+    expect(out.code).toBe(0);
+    expect(out.stdout).toContain("8 requests re-decided: 7 unchanged, 0 newly refused, 0 newly allowed, 1 not re-decidable");
+  });
+
+  it("learn from a smokescreen log drafts in the format the user brought, and export says what an ACL loses", async () => {
+    const learned = await tab("policy", "learn", join(testdata, "smokescreen-crawler.log"), "--format", "smokescreen");
+    expect(learned.code).toBe(0);
+    expect(learned.stdout).toMatch(/^version: v1\n/);
+    expect(learned.stdout).toContain("- en.wikipedia.org");
+    const exported = await tab("policy", "export", "--format", "smokescreen", policyFile);
+    expect(exported.code).toBe(0);
+    expect(exported.stdout).toContain("- api.github.com");
+    expect(exported.stderr).toContain("api.github.com: endpoints (methods and paths) cannot be expressed");
+  });
+
+  it("exit 64 on an unknown format", async () => {
+    const out = await tab("policy", "import", "--format", "squid", acl);
+    expect(out.code).toBe(64);
+    expect(out.stderr).toContain('--format "squid" is not known');
+  });
+});
+
 describe("npx tab policy on a log the real npx tab proxy served in report mode", () => {
   let upstream: Server;
   let proxy: RunningProxy;

@@ -41,6 +41,7 @@ export {
   readLogText,
   SEQUENCE_KINDS,
   type SkippedLines,
+  type TranslatedLine,
 } from "./read";
 export {
   createScenarioWindowTracker,

@@ -50,10 +50,19 @@ export interface LogRead {
   errors: LineError[];
 }
 
+/**
+ * What a translator makes of a line that is not one of this log's events (a line another
+ * proxy wrote): an event of this log's (validated like any), a kind to count as skipped, a
+ * refusal naming why a decision line cannot be read, or null when it is not that format.
+ */
+export type TranslatedLine = { event: unknown } | { skip: string } | { refuse: string } | null;
+
 export interface LogReadOptions {
   /** The kinds the reader uses; every other line is skipped and counted. */
   needs: readonly EventKind[];
   maxLineChars?: number;
+  /** Reads lines of another format (another proxy's decision log) as this log's events. */
+  translate?: (value: unknown, line: number) => TranslatedLine;
 }
 
 /** Refusals listed one by one; past this many, one more line counts the rest. */
@@ -103,6 +112,12 @@ export function createLogReader(options: LogReadOptions): LogReader {
     if (namesNeededKind(text)) refuse(line, why);
     else notEvents++;
   };
+  const skip = (kind: string) => {
+    skippedLines++;
+    // Counted by kind up to a bound: a hostile log of a million made-up kinds costs one bucket.
+    const key = byKind.has(kind) || byKind.size < MAX_COUNTED_KINDS ? kind.slice(0, 80) : OTHER_KINDS;
+    byKind.set(key, (byKind.get(key) ?? 0) + 1);
+  };
   let unlisted = 0;
   const refuse = (line: number, message: string) => {
     if (errors.length < MAX_LISTED_ERRORS) errors.push({ line, message });
@@ -119,15 +134,13 @@ export function createLogReader(options: LogReadOptions): LogReader {
       } catch (error) {
         return notAnEvent(line, text, `not JSON (${(error as Error).message})`);
       }
+      const translated = hasKind(value) ? null : (options.translate?.(value, line) ?? null);
+      if (translated && "refuse" in translated) return refuse(line, translated.refuse);
+      if (translated && "skip" in translated) return skip(translated.skip);
+      if (translated) value = translated.event;
       const kind = typeof value === "object" && value !== null && "kind" in value ? (value as { kind: unknown }).kind : undefined;
       if (typeof kind !== "string") return notAnEvent(line, text, "not a log event: it has no kind");
-      if (!needs.has(kind)) {
-        skippedLines++;
-        // Counted by kind up to a bound: a hostile log of a million made-up kinds costs one bucket.
-        const key = byKind.has(kind) || byKind.size < MAX_COUNTED_KINDS ? kind.slice(0, 80) : OTHER_KINDS;
-        byKind.set(key, (byKind.get(key) ?? 0) + 1);
-        return;
-      }
+      if (!needs.has(kind)) return skip(kind);
       const parsed = KIND_SCHEMAS.get(kind)!.safeParse(value);
       if (parsed.success) lines.push({ line, event: parsed.data });
       else
@@ -146,6 +159,9 @@ export function createLogReader(options: LogReadOptions): LogReader {
     },
   };
 }
+
+const hasKind = (value: unknown): boolean =>
+  typeof value === "object" && value !== null && typeof (value as { kind?: unknown }).kind === "string";
 
 /** Reads a log held as one string (a pasted log, a test): line by line, as `readLogChunks` does. */
 export function readLogText(text: string, options: LogReadOptions): LogRead {

@@ -1,6 +1,15 @@
 export { type CheckParse, type CheckResult, checkRequest, describeCheck, type MatchingRule, parseRequestLine } from "./check";
 export { applyRuleChanges, describeRuleChange, diffPolicies, type RuleChange, type RuleChangeKind, ruleSummary } from "./diff";
 export {
+  exportSmokescreenAcl,
+  importSmokescreenAcl,
+  looksLikeSmokescreenAcl,
+  SMOKESCREEN_DECISION,
+  type SmokescreenImport,
+  smokescreenLine,
+  type Translated,
+} from "./formats/smokescreen";
+export {
   DEFAULT_LEARN_DEPTH,
   type Learned,
   type LearnOptions,

@@ -11,10 +11,12 @@ import {
   type SkippedLines,
 } from "../log";
 import type { PolicyRequest } from "../policy";
+import { smokescreenLine } from "./formats/smokescreen";
 
 /**
  * Reading a `GET /v0/log` stream (JSON lines) for a replay or a draft: both need only the
- * proxy's decisions. Every other line, of a kind known or not, is skipped and counted; a
+ * proxy's decisions; a smokescreen `CANONICAL-PROXY-DECISION` line is read as one
+ * (formats/smokescreen.ts), line by line, so a log may even mix them. Every other line, of a kind known or not, is skipped and counted; a
  * decision line that cannot be read refuses the whole read, named by its line (nothing is
  * re-decided or learned from half a log's decisions). The reading itself is src/log's, with
  * the schema the log is written with.
@@ -34,12 +36,12 @@ function decisionRead(read: LogRead): DecisionRead {
 
 /** A log held as one string (a pasted log). */
 export function readLogLines(text: string): DecisionRead {
-  return decisionRead(readLogText(text, { needs: DECISION_KINDS }));
+  return decisionRead(readLogText(text, { needs: DECISION_KINDS, translate: smokescreenLine }));
 }
 
 /** A log arriving as text chunks (a file's stream, stdin), read line by line. */
 export async function readLogLineChunks(chunks: AsyncIterable<string>, options: { maxLineChars?: number } = {}): Promise<DecisionRead> {
-  return decisionRead(await readLogChunks(chunks, { needs: DECISION_KINDS, ...options }));
+  return decisionRead(await readLogChunks(chunks, { needs: DECISION_KINDS, translate: smokescreenLine, ...options }));
 }
 
 /** `312 lines of 9 kinds not needed for a replay`, or "" (the CLI's and the page's summary line). */

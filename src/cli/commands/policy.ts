@@ -12,8 +12,11 @@ import {
   describeRuleChange,
   describeSkipped,
   diffPolicies,
+  exportSmokescreenAcl,
+  importSmokescreenAcl,
   type LogLine,
   learnPolicy,
+  looksLikeSmokescreenAcl,
   parseRequestLine,
   readLogLineChunks,
   replayLog,
@@ -23,8 +26,10 @@ import type { Command } from "../command";
 /** `npx tab policy check|learn|replay`: the page's policy-authoring tools on the command line (one engine: src/policy-tools). */
 
 const USAGE = `npx tab policy check POLICY 'METHOD URL'
-       npx tab policy learn LOG.jsonl [--base POLICY] [--depth N]
-       npx tab policy replay POLICY LOG.jsonl`;
+       npx tab policy learn LOG.jsonl [--base POLICY] [--depth N] [--format smokescreen] [--role R]
+       npx tab policy replay POLICY LOG.jsonl
+       npx tab policy import --format smokescreen ACL.yaml [--role R]
+       npx tab policy export --format smokescreen POLICY [--role R]`;
 
 const HELP = `${USAGE}
 
@@ -39,11 +44,18 @@ const HELP = `${USAGE}
                               unchanged, newly-refused, newly-allowed, or not-redecidable (the logged verdict
                               depended on the upstream: a redirect's target, a certificate). Exit 1 when any changed.
 
+  import --format smokescreen ACL.yaml   a smokescreen ACL (version: v1) as a policy, on stdout; the role's service
+                              (--role) or the default rule; what cannot be expressed is named on stderr
+  export --format smokescreen POLICY    the policy as a smokescreen ACL (the default rule, or service --role), on
+                              stdout; what it widens or loses (endpoints, ports, vaults) is named on stderr
+    --format smokescreen      with learn: the draft as a smokescreen ACL
+
   POLICY is a policy file (YAML or JSON; mode: report serves what the allowlist would refuse and logs
-  wouldRefuse). LOG.jsonl is what GET /v0/log serves (the page's Download log, npx tab proxy); - reads stdin.
+  wouldRefuse), or a smokescreen ACL (imported as above, for --role or its default rule). LOG.jsonl is what GET /v0/log serves (the page's Download log, npx tab proxy); - reads stdin.
 
   Both read only the log's proxy decisions, line by line: lines of other kinds (known or added by a newer
   version) are skipped and counted; a decision line that cannot be read refuses the log, named by its line.
+  A smokescreen log (its CANONICAL-PROXY-DECISION JSON lines) is read as decisions the same way.
 
 exit status: 0 allowed / nothing changed, 1 refused / a verdict changed, 64 bad input (a bad policy, a decision
 line that cannot be read: each named by its line)`;
@@ -63,10 +75,25 @@ async function readText(path: string): Promise<string> {
   }
 }
 
-async function readPolicy(path: string): Promise<Policy> {
-  const loaded = parsePolicy(await readText(path));
+async function readPolicy(path: string, role?: string): Promise<Policy> {
+  const text = await readText(path);
+  if (looksLikeSmokescreenAcl(text)) return importAcl(path, text, role);
+  const loaded = parsePolicy(text);
   if (!loaded.ok) throw new BadInput(`${path} is not a valid policy:\n  ${loaded.errors.join("\n  ")}`);
   return loaded.policy;
+}
+
+/** A smokescreen ACL as a policy; what the translation could not express goes to stderr, named. */
+function importAcl(path: string, text: string, role?: string): Policy {
+  const imported = importSmokescreenAcl(text, role === undefined ? {} : { role });
+  if (!imported.ok) throw new BadInput(`${path} is not a valid smokescreen ACL:\n  ${imported.errors.join("\n  ")}`);
+  if (imported.notes.length > 0) process.stderr.write(`${imported.notes.map((n) => `${path}: ${n}`).join("\n")}\n`);
+  return imported.value;
+}
+
+function checkFormat(format: string | undefined): void {
+  if (format !== undefined && format !== "smokescreen")
+    throw new BadInput(`--format ${JSON.stringify(format)} is not known (formats: smokescreen)`);
 }
 
 /**
@@ -90,11 +117,11 @@ function out(lines: readonly string[]): void {
   if (lines.length > 0) process.stdout.write(`${lines.join("\n")}\n`);
 }
 
-async function check(positionals: string[]): Promise<number> {
+async function check(positionals: string[], role?: string): Promise<number> {
   const [policyPath, line, ...extra] = positionals;
   if (policyPath === undefined || line === undefined || extra.length > 0)
     throw new BadInput("check takes POLICY and one quoted 'METHOD URL'");
-  const policy = await readPolicy(policyPath);
+  const policy = await readPolicy(policyPath, role);
   const parsed = parseRequestLine(line);
   if (!parsed.ok) throw new BadInput(parsed.reason);
   const result = checkRequest(policy, parsed.request);
@@ -102,7 +129,7 @@ async function check(positionals: string[]): Promise<number> {
   return result.verdict.allowed ? 0 : 1;
 }
 
-async function learn(positionals: string[], values: { base?: string; depth?: string }): Promise<number> {
+async function learn(positionals: string[], values: { base?: string; depth?: string; format?: string; role?: string }): Promise<number> {
   const [logPath, ...extra] = positionals;
   if (logPath === undefined || extra.length > 0) throw new BadInput("learn takes one LOG.jsonl");
   let depth = DEFAULT_LEARN_DEPTH;
@@ -111,11 +138,16 @@ async function learn(positionals: string[], values: { base?: string; depth?: str
       throw new BadInput(`--depth must be a whole number from 0 to 99, not ${JSON.stringify(values.depth)}`);
     depth = Number(values.depth);
   }
-  const base = values.base === undefined ? undefined : await readPolicy(values.base);
+  checkFormat(values.format);
+  const base = values.base === undefined ? undefined : await readPolicy(values.base, values.role);
   const { lines, skipped } = await readLog(logPath, "a draft");
   const learned = learnPolicy(lines, { depth, ...(base ? { base } : {}) });
-  process.stdout.write(`${JSON.stringify(learned.policy, null, 2)}\n`);
   const report: string[] = [`learned from ${learned.learnedFrom} requests (depth ${depth})`];
+  if (values.format === "smokescreen") {
+    const acl = exportSmokescreenAcl(learned.policy, values.role === undefined ? {} : { role: values.role });
+    process.stdout.write(acl.value);
+    report.push(...acl.notes.map((n) => `smokescreen: ${n}`));
+  } else process.stdout.write(`${JSON.stringify(learned.policy, null, 2)}\n`);
   if (base) for (const change of diffPolicies(base, learned.policy)) if (change.kind !== "same") report.push(describeRuleChange(change));
   for (const skip of learned.skipped) report.push(`not learned: line ${skip.line} ${skip.target}: ${skip.reason}`);
   for (const note of learned.notes) report.push(`note: ${note}`);
@@ -124,18 +156,40 @@ async function learn(positionals: string[], values: { base?: string; depth?: str
   return 0;
 }
 
-async function replay(positionals: string[]): Promise<number> {
+async function replay(positionals: string[], role?: string): Promise<number> {
   const [policyPath, logPath, ...extra] = positionals;
   if (policyPath === undefined || logPath === undefined || extra.length > 0) throw new BadInput("replay takes POLICY and LOG.jsonl");
-  const policy = await readPolicy(policyPath);
+  const policy = await readPolicy(policyPath, role);
   const { lines, skipped } = await readLog(logPath, "a replay");
   const result = replayLog(policy, lines);
   out([...result.rows.map(describeReplayRow), describeReplaySummary(result.summary), ...skipped]);
   return result.summary.changed ? 1 : 0;
 }
 
+async function importPolicy(positionals: string[], values: { format?: string; role?: string }): Promise<number> {
+  const [aclPath, ...extra] = positionals;
+  if (values.format === undefined) throw new BadInput("import needs --format (smokescreen)");
+  checkFormat(values.format);
+  if (aclPath === undefined || extra.length > 0) throw new BadInput("import takes one ACL file");
+  const policy = importAcl(aclPath, await readText(aclPath), values.role);
+  process.stdout.write(`${JSON.stringify(policy, null, 2)}\n`);
+  return 0;
+}
+
+async function exportPolicy(positionals: string[], values: { format?: string; role?: string }): Promise<number> {
+  const [policyPath, ...extra] = positionals;
+  if (values.format === undefined) throw new BadInput("export needs --format (smokescreen)");
+  checkFormat(values.format);
+  if (policyPath === undefined || extra.length > 0) throw new BadInput("export takes one POLICY");
+  const acl = exportSmokescreenAcl(await readPolicy(policyPath), values.role === undefined ? {} : { role: values.role });
+  process.stdout.write(acl.value);
+  if (acl.notes.length > 0) process.stderr.write(`${acl.notes.map((n) => `smokescreen: ${n}`).join("\n")}\n`);
+  return 0;
+}
+
 export const command: Command = {
-  summary: "policy: author a policy: check a request, learn a policy from a log, replay a log under a policy",
+  summary:
+    "policy: author a policy: check a request, learn a policy from a log, replay a log under a policy, import/export smokescreen ACLs",
   usage: HELP,
   async run(args) {
     const [sub, ...rest] = args;
@@ -143,14 +197,18 @@ export const command: Command = {
       const { values, positionals } = parseArgs({
         args: rest,
         allowPositionals: true,
-        options: { base: { type: "string" }, depth: { type: "string" } },
+        options: { base: { type: "string" }, depth: { type: "string" }, format: { type: "string" }, role: { type: "string" } },
       });
       if ((values.base !== undefined || values.depth !== undefined) && sub !== "learn")
         throw new BadInput("--base and --depth are options of learn");
-      if (sub === "check") return await check(positionals);
+      if (values.format !== undefined && sub !== "learn" && sub !== "import" && sub !== "export")
+        throw new BadInput("--format is an option of learn, import and export");
+      if (sub === "check") return await check(positionals, values.role);
       if (sub === "learn") return await learn(positionals, values);
-      if (sub === "replay") return await replay(positionals);
-      throw new BadInput(sub === undefined ? "expected check, learn or replay" : `unknown subcommand "${sub}"`);
+      if (sub === "replay") return await replay(positionals, values.role);
+      if (sub === "import") return await importPolicy(positionals, values);
+      if (sub === "export") return await exportPolicy(positionals, values);
+      throw new BadInput(sub === undefined ? "expected check, learn, replay, import or export" : `unknown subcommand "${sub}"`);
     } catch (error) {
       const argsError =
         typeof (error as { code?: unknown }).code === "string" && (error as { code: string }).code.startsWith("ERR_PARSE_ARGS");
