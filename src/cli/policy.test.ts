@@ -222,13 +222,13 @@ describe("npx tab policy with smokescreen's ACL and log", () => {
   });
 
   it("replay takes the ACL and the smokescreen log directly: zero changed verdicts, exit 0", async () => {
-    const out = await tab("policy", "replay", acl, join(testdata, "smokescreen-billing.log"), "--role", "billing");
+    const out = await tab("policy", "replay", acl, join(testdata, "smokescreen-billing.jsonl"), "--role", "billing");
     expect(out.code).toBe(0);
     expect(out.stdout).toContain("8 requests re-decided: 7 unchanged, 0 newly refused, 0 newly allowed, 1 not re-decidable");
   });
 
   it("learn from a smokescreen log drafts in the format the user brought, and export says what an ACL loses", async () => {
-    const learned = await tab("policy", "learn", join(testdata, "smokescreen-crawler.log"), "--format", "smokescreen");
+    const learned = await tab("policy", "learn", join(testdata, "smokescreen-crawler.jsonl"), "--format", "smokescreen");
     expect(learned.code).toBe(0);
     expect(learned.stdout).toMatch(/^version: v1\n/);
     expect(learned.stdout).toContain("- en.wikipedia.org");

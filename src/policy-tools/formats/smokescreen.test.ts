@@ -88,8 +88,8 @@ describe("a smokescreen ACL imports as one role's policy, naming what it cannot 
 
 describe("a smokescreen log replays under the imported policy with zero changed verdicts", () => {
   it.each([
-    ["billing", "smokescreen-billing.log", 8],
-    ["crawler", "smokescreen-crawler.log", 4],
+    ["billing", "smokescreen-billing.jsonl", 8],
+    ["crawler", "smokescreen-crawler.jsonl", 4],
   ])("role %s, %s", (role, log, requests) => {
     const read = decisions(sample(log));
     const replay = replayLog(imported(role).value, read.lines);
@@ -99,7 +99,7 @@ describe("a smokescreen log replays under the imported policy with zero changed 
   });
 
   it("reads CONNECT and HTTP proxy lines as requests, skips other lines by name, and an address refusal is not re-decidable", () => {
-    const read = decisions(sample("smokescreen-billing.log"));
+    const read = decisions(sample("smokescreen-billing.jsonl"));
     expect(
       read.lines.map((l) => [l.line, l.event.kind === "proxy.decision" && `${l.event.method} ${l.event.target} ${l.event.code}`]),
     ).toEqual([
@@ -144,7 +144,7 @@ describe("a smokescreen log replays under the imported policy with zero changed 
   });
 
   it("a decision line it cannot read refuses the log, named by its line", () => {
-    const read = readLogLines(`${sample("smokescreen-crawler.log")}{"msg":"CANONICAL-PROXY-DECISION","allow":"yes"}\n`);
+    const read = readLogLines(`${sample("smokescreen-crawler.jsonl")}{"msg":"CANONICAL-PROXY-DECISION","allow":"yes"}\n`);
     expect(read.ok).toBe(false);
     if (!read.ok)
       expect(describeLineErrors(read.errors)).toMatch(
@@ -153,7 +153,7 @@ describe("a smokescreen log replays under the imported policy with zero changed 
   });
 
   it("a smokescreen log and this log's lines read together", () => {
-    const text = `${sample("smokescreen-crawler.log")}${jsonLines([decisionLine(99, { target: "https://en.wikipedia.org/wiki/X" })])}`;
+    const text = `${sample("smokescreen-crawler.jsonl")}${jsonLines([decisionLine(99, { target: "https://en.wikipedia.org/wiki/X" })])}`;
     expect(decisions(text).lines).toHaveLength(5);
   });
 });
@@ -161,8 +161,8 @@ describe("a smokescreen log replays under the imported policy with zero changed 
 describe("a policy exports as a smokescreen ACL, naming what the ACL widens or loses", () => {
   it("import then export then import gives a policy deciding every line of the log the same way", () => {
     for (const [role, log] of [
-      ["billing", "smokescreen-billing.log"],
-      ["crawler", "smokescreen-crawler.log"],
+      ["billing", "smokescreen-billing.jsonl"],
+      ["crawler", "smokescreen-crawler.jsonl"],
     ] as const) {
       const first = imported(role).value;
       const exported = exportSmokescreenAcl(first, { role });
