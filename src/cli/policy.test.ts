@@ -238,6 +238,19 @@ describe("npx tab policy with smokescreen's ACL and log", () => {
     expect(exported.stderr).toContain("api.github.com: endpoints (methods and paths) cannot be expressed");
   });
 
+  it("check takes srt / Claude Code settings directly; import and export --format sandbox-runtime", async () => {
+    const settings = join(testdata, "srt-settings.json");
+    const checked = await tab("policy", "check", settings, "CONNECT pypi.org:8443");
+    expect(checked.code).toBe(0);
+    expect(checked.stderr).toContain("network.allowUnixSockets not imported");
+    expect((await tab("policy", "check", settings, "GET https://gist.github.com/")).code).toBe(1);
+    const exported = await tab("policy", "export", "--format", "sandbox-runtime", policyFile);
+    expect(JSON.parse(exported.stdout)).toEqual({
+      network: { allowedDomains: ["api.github.com:443", "raw.githubusercontent.com:443"], deniedDomains: [] },
+    });
+    expect(exported.stderr).toContain("api.github.com: endpoints (methods and paths) cannot be expressed");
+  });
+
   it("exit 64 on an unknown format", async () => {
     const out = await tab("policy", "import", "--format", "squid", acl);
     expect(out.code).toBe(64);

@@ -1,5 +1,12 @@
 export { type CheckParse, type CheckResult, checkRequest, describeCheck, type MatchingRule, parseRequestLine } from "./check";
 export { applyRuleChanges, describeRuleChange, diffPolicies, type RuleChange, type RuleChangeKind, ruleSummary } from "./diff";
+export { foreignPolicyFormat, POLICY_FORMATS, type PolicyFormat } from "./formats/index";
+export {
+  exportSandboxRuntimeSettings,
+  importSandboxRuntimeSettings,
+  looksLikeSandboxRuntimeSettings,
+  type SandboxRuntimeImport,
+} from "./formats/sandbox-runtime";
 export {
   exportSmokescreenAcl,
   importSmokescreenAcl,

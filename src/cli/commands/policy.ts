@@ -12,11 +12,11 @@ import {
   describeRuleChange,
   describeSkipped,
   diffPolicies,
-  exportSmokescreenAcl,
-  importSmokescreenAcl,
+  foreignPolicyFormat,
   type LogLine,
   learnPolicy,
-  looksLikeSmokescreenAcl,
+  POLICY_FORMATS,
+  type PolicyFormat,
   parseRequestLine,
   readLogLineChunks,
   replayLog,
@@ -26,10 +26,10 @@ import type { Command } from "../command";
 /** `npx tab policy check|learn|replay`: the page's policy-authoring tools on the command line (one engine: src/policy-tools). */
 
 const USAGE = `npx tab policy check POLICY 'METHOD URL'
-       npx tab policy learn LOG.jsonl [--base POLICY] [--depth N] [--format smokescreen] [--role R]
+       npx tab policy learn LOG.jsonl [--base POLICY] [--depth N] [--format F] [--role R]
        npx tab policy replay POLICY LOG.jsonl
-       npx tab policy import --format smokescreen ACL.yaml [--role R]
-       npx tab policy export --format smokescreen POLICY [--role R]`;
+       npx tab policy import --format F FILE [--role R]
+       npx tab policy export --format F POLICY [--role R]`;
 
 const HELP = `${USAGE}
 
@@ -44,14 +44,14 @@ const HELP = `${USAGE}
                               unchanged, newly-refused, newly-allowed, or not-redecidable (the logged verdict
                               depended on the upstream: a redirect's target, a certificate). Exit 1 when any changed.
 
-  import --format smokescreen ACL.yaml   a smokescreen ACL (version: v1) as a policy, on stdout; the role's service
-                              (--role) or the default rule; what cannot be expressed is named on stderr
-  export --format smokescreen POLICY    the policy as a smokescreen ACL (the default rule, or service --role), on
-                              stdout; what it widens or loses (endpoints, ports, vaults) is named on stderr
-    --format smokescreen      with learn: the draft as a smokescreen ACL
+  import --format F FILE      another proxy's policy as a policy, on stdout; what cannot be expressed is named on stderr.
+                              F: smokescreen (an ACL, version: v1; the service --role, or the default rule),
+                              sandbox-runtime (srt or Claude Code settings: network.allowedDomains/deniedDomains)
+  export --format F POLICY    the policy in format F, on stdout; what it widens or loses is named on stderr
+    --format F                with learn: the draft in format F (learn drafts in the format the user brought)
 
   POLICY is a policy file (YAML or JSON; mode: report serves what the allowlist would refuse and logs
-  wouldRefuse), or a smokescreen ACL (imported as above, for --role or its default rule). LOG.jsonl is what GET /v0/log serves (the page's Download log, npx tab proxy); - reads stdin.
+  wouldRefuse), or another proxy's policy file (imported as above; see docs/formats.md). LOG.jsonl is what GET /v0/log serves (the page's Download log, npx tab proxy); - reads stdin.
 
   Both read only the log's proxy decisions, line by line: lines of other kinds (known or added by a newer
   version) are skipped and counted; a decision line that cannot be read refuses the log, named by its line.
@@ -77,23 +77,26 @@ async function readText(path: string): Promise<string> {
 
 async function readPolicy(path: string, role?: string): Promise<Policy> {
   const text = await readText(path);
-  if (looksLikeSmokescreenAcl(text)) return importAcl(path, text, role);
+  const foreign = foreignPolicyFormat(text);
+  if (foreign) return importForeign(path, text, POLICY_FORMATS[foreign]!, role);
   const loaded = parsePolicy(text);
   if (!loaded.ok) throw new BadInput(`${path} is not a valid policy:\n  ${loaded.errors.join("\n  ")}`);
   return loaded.policy;
 }
 
-/** A smokescreen ACL as a policy; what the translation could not express goes to stderr, named. */
-function importAcl(path: string, text: string, role?: string): Policy {
-  const imported = importSmokescreenAcl(text, role === undefined ? {} : { role });
-  if (!imported.ok) throw new BadInput(`${path} is not a valid smokescreen ACL:\n  ${imported.errors.join("\n  ")}`);
+/** Another proxy's policy as a policy; what the translation could not express goes to stderr, named. */
+function importForeign(path: string, text: string, format: PolicyFormat, role?: string): Policy {
+  const imported = format.import(text, role === undefined ? {} : { role });
+  if (!imported.ok) throw new BadInput(`${path} is not valid ${format.label}:\n  ${imported.errors.join("\n  ")}`);
   if (imported.notes.length > 0) process.stderr.write(`${imported.notes.map((n) => `${path}: ${n}`).join("\n")}\n`);
   return imported.value;
 }
 
-function checkFormat(format: string | undefined): void {
-  if (format !== undefined && format !== "smokescreen")
-    throw new BadInput(`--format ${JSON.stringify(format)} is not known (formats: smokescreen)`);
+function formatNamed(format: string | undefined): PolicyFormat | undefined {
+  if (format === undefined) return undefined;
+  const found = POLICY_FORMATS[format];
+  if (!found) throw new BadInput(`--format ${JSON.stringify(format)} is not known (formats: ${Object.keys(POLICY_FORMATS).join(", ")})`);
+  return found;
 }
 
 /**
@@ -138,15 +141,15 @@ async function learn(positionals: string[], values: { base?: string; depth?: str
       throw new BadInput(`--depth must be a whole number from 0 to 99, not ${JSON.stringify(values.depth)}`);
     depth = Number(values.depth);
   }
-  checkFormat(values.format);
+  const format = formatNamed(values.format);
   const base = values.base === undefined ? undefined : await readPolicy(values.base, values.role);
   const { lines, skipped } = await readLog(logPath, "a draft");
   const learned = learnPolicy(lines, { depth, ...(base ? { base } : {}) });
   const report: string[] = [`learned from ${learned.learnedFrom} requests (depth ${depth})`];
-  if (values.format === "smokescreen") {
-    const acl = exportSmokescreenAcl(learned.policy, values.role === undefined ? {} : { role: values.role });
-    process.stdout.write(acl.value);
-    report.push(...acl.notes.map((n) => `smokescreen: ${n}`));
+  if (format) {
+    const exported = format.export(learned.policy, values.role === undefined ? {} : { role: values.role });
+    process.stdout.write(exported.value);
+    report.push(...exported.notes.map((n) => `${values.format}: ${n}`));
   } else process.stdout.write(`${JSON.stringify(learned.policy, null, 2)}\n`);
   if (base) for (const change of diffPolicies(base, learned.policy)) if (change.kind !== "same") report.push(describeRuleChange(change));
   for (const skip of learned.skipped) report.push(`not learned: line ${skip.line} ${skip.target}: ${skip.reason}`);
@@ -168,28 +171,28 @@ async function replay(positionals: string[], role?: string): Promise<number> {
 
 async function importPolicy(positionals: string[], values: { format?: string; role?: string }): Promise<number> {
   const [aclPath, ...extra] = positionals;
-  if (values.format === undefined) throw new BadInput("import needs --format (smokescreen)");
-  checkFormat(values.format);
-  if (aclPath === undefined || extra.length > 0) throw new BadInput("import takes one ACL file");
-  const policy = importAcl(aclPath, await readText(aclPath), values.role);
+  const format = formatNamed(values.format);
+  if (!format) throw new BadInput(`import needs --format (${Object.keys(POLICY_FORMATS).join(", ")})`);
+  if (aclPath === undefined || extra.length > 0) throw new BadInput("import takes one file");
+  const policy = importForeign(aclPath, await readText(aclPath), format, values.role);
   process.stdout.write(`${JSON.stringify(policy, null, 2)}\n`);
   return 0;
 }
 
 async function exportPolicy(positionals: string[], values: { format?: string; role?: string }): Promise<number> {
   const [policyPath, ...extra] = positionals;
-  if (values.format === undefined) throw new BadInput("export needs --format (smokescreen)");
-  checkFormat(values.format);
+  const format = formatNamed(values.format);
+  if (!format) throw new BadInput(`export needs --format (${Object.keys(POLICY_FORMATS).join(", ")})`);
   if (policyPath === undefined || extra.length > 0) throw new BadInput("export takes one POLICY");
-  const acl = exportSmokescreenAcl(await readPolicy(policyPath), values.role === undefined ? {} : { role: values.role });
-  process.stdout.write(acl.value);
-  if (acl.notes.length > 0) process.stderr.write(`${acl.notes.map((n) => `smokescreen: ${n}`).join("\n")}\n`);
+  const exported = format.export(await readPolicy(policyPath), values.role === undefined ? {} : { role: values.role });
+  process.stdout.write(exported.value);
+  if (exported.notes.length > 0) process.stderr.write(`${exported.notes.map((n) => `${values.format}: ${n}`).join("\n")}\n`);
   return 0;
 }
 
 export const command: Command = {
   summary:
-    "policy: author a policy: check a request, learn a policy from a log, replay a log under a policy, import/export smokescreen ACLs",
+    "policy: author a policy: check a request, learn a policy from a log, replay a log under a policy, import/export other proxies' formats",
   usage: HELP,
   async run(args) {
     const [sub, ...rest] = args;

@@ -2,6 +2,7 @@ import { parseDocument, stringify } from "yaml";
 import { z } from "zod";
 import type { TranslatedLine } from "../../log";
 import { HostPattern, Policy, type PolicyInput } from "../../policy";
+import { privateNameReason } from "../learn";
 
 /**
  * stripe/smokescreen, in and out: its ACL (`version: v1`, `services[]`, `default`,
@@ -106,6 +107,15 @@ const RULE_KEYS_NOT_EXPRESSED: Readonly<Record<string, string>> = {
 };
 const KNOWN_RULE_KEYS = new Set(["name", "project", "action", "allowed_domains"]);
 
+/**
+ * Why an imported host may not become a rule (a private name the page refuses in every mode),
+ * or null. Private-name classification is learn's (to be src/policy's one host classification).
+ */
+export function privateHostReason(host: string): string | null {
+  const reason = privateNameReason(host.startsWith("*.") ? host.slice(2) : host);
+  return reason ? `${reason}; the page never reaches a private destination` : null;
+}
+
 export interface Translated<T> {
   value: T;
   /** What was translated with a difference a reader must know, each by name. */
@@ -181,6 +191,11 @@ export function importSmokescreenAcl(text: string, options: { role?: string } = 
     const host = HostPattern.safeParse(glob);
     if (!host.success) {
       notes.push(`${from} ${JSON.stringify(glob)} not imported: ${host.error.issues.map((i) => i.message).join("; ")}`);
+      return;
+    }
+    const privateHost = privateHostReason(host.data);
+    if (privateHost) {
+      notes.push(`${from} ${JSON.stringify(glob)} not imported: ${privateHost}`);
       return;
     }
     if (!hosts.has(host.data)) hosts.set(host.data, { host: host.data });
