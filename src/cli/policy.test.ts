@@ -251,6 +251,13 @@ describe("npx tab policy with smokescreen's ACL and log", () => {
     expect(exported.stderr).toContain("api.github.com: endpoints (methods and paths) cannot be expressed");
   });
 
+  it("import --format awf reads gh-aw-firewall's config, naming what it cannot express", async () => {
+    const out = await tab("policy", "import", "--format", "awf", join(testdata, "awf-config.yaml"));
+    expect(out.code).toBe(0);
+    expect(JSON.parse(out.stdout).hosts.map((r: { host: string }) => r.host)).toContain("registry.npmjs.org");
+    expect(out.stderr).toContain("blockDomains gist.github.com would be a hole");
+  });
+
   it("exit 64 on an unknown format", async () => {
     const out = await tab("policy", "import", "--format", "squid", acl);
     expect(out.code).toBe(64);

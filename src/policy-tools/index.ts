@@ -47,3 +47,4 @@ export {
   type ReplaySummary,
   replayLog,
 } from "./replay";
+export { type AwfImport, exportAwfConfig, importAwfConfig, looksLikeAwfConfig } from "./formats/awf";

@@ -1,4 +1,5 @@
 import type { Policy } from "../../policy";
+import { exportAwfConfig, importAwfConfig, looksLikeAwfConfig } from "./awf";
 import { exportSandboxRuntimeSettings, importSandboxRuntimeSettings, looksLikeSandboxRuntimeSettings } from "./sandbox-runtime";
 import { exportSmokescreenAcl, importSmokescreenAcl, looksLikeSmokescreenAcl, type Translated } from "./smokescreen";
 
@@ -23,6 +24,12 @@ export const POLICY_FORMATS: Readonly<Record<string, PolicyFormat>> = {
     looksLike: looksLikeSandboxRuntimeSettings,
     import: (text) => importSandboxRuntimeSettings(text),
     export: (policy) => exportSandboxRuntimeSettings(policy),
+  },
+  awf: {
+    label: "a gh-aw-firewall (awf) config",
+    looksLike: looksLikeAwfConfig,
+    import: (text) => importAwfConfig(text),
+    export: (policy) => exportAwfConfig(policy),
   },
 };
 
