@@ -1,5 +1,6 @@
 export { type CheckParse, type CheckResult, checkRequest, describeCheck, type MatchingRule, parseRequestLine } from "./check";
 export { applyRuleChanges, describeRuleChange, diffPolicies, type RuleChange, type RuleChangeKind, ruleSummary } from "./diff";
+export { type AwfImport, exportAwfConfig, importAwfConfig, looksLikeAwfConfig } from "./formats/awf";
 export { foreignPolicyFormat, POLICY_FORMATS, type PolicyFormat } from "./formats/index";
 export {
   exportSandboxRuntimeSettings,
@@ -47,4 +48,3 @@ export {
   type ReplaySummary,
   replayLog,
 } from "./replay";
-export { type AwfImport, exportAwfConfig, importAwfConfig, looksLikeAwfConfig } from "./formats/awf";
