@@ -196,3 +196,16 @@ test("npx tab policy learn drafts from the downloaded log what the page drafts f
   const learnedFrom = /learned from (\d+) requests/.exec(cli.stderr)?.[1];
   await expect(status).toContainText(`drafted from ${learnedFrom} requests`);
 });
+
+test("another proxy's policy file opened on the Policy panel is applied, with what it cannot express named", async () => {
+  const page = pg.page;
+  await page.locator('[data-tab="policy"]').click();
+  await page.getByTestId("policy-import-file").setInputFiles(join(root, "src/policy-tools/formats/testdata/srt-settings.json"));
+  const status = page.getByTestId("policy-import-status");
+  await expect(status).toContainText("read as sandbox-runtime (Claude Code) settings");
+  await expect(status).toContainText("network.allowUnixSockets not imported");
+  const hosts = await page.evaluate(() => window.__tab?.policy.current().hosts.map((r) => r.host));
+  expect(hosts).toEqual(["api.github.com", "registry.npmjs.org", "*.pythonhosted.org", "pypi.org"]);
+  const sources = await page.evaluate(() => window.__tab?.log.ofKind("policy.change").map((e) => e.source));
+  expect(sources?.at(-1)).toBe("policy import (sandbox-runtime)");
+});
