@@ -258,6 +258,15 @@ describe("npx tab policy with smokescreen's ACL and log", () => {
     expect(out.stderr).toContain("blockDomains gist.github.com would be a hole");
   });
 
+  it("check takes an OpenShell sandbox policy directly, method and path included", async () => {
+    const sandbox = join(testdata, "openshell-policy.yaml");
+    expect((await tab("policy", "check", sandbox, "GET https://github.com/repos/a/b")).code).toBe(0);
+    const refused = await tab("policy", "check", sandbox, "POST https://github.com/repos/a/b");
+    expect(refused.code).toBe(1);
+    expect(refused.stdout).toContain("endpoint-not-allowed");
+    expect(refused.stderr).toContain("binaries not imported");
+  });
+
   it("exit 64 on an unknown format", async () => {
     const out = await tab("policy", "import", "--format", "squid", acl);
     expect(out.code).toBe(64);

@@ -2,6 +2,7 @@ export { type CheckParse, type CheckResult, checkRequest, describeCheck, type Ma
 export { applyRuleChanges, describeRuleChange, diffPolicies, type RuleChange, type RuleChangeKind, ruleSummary } from "./diff";
 export { type AwfImport, exportAwfConfig, importAwfConfig, looksLikeAwfConfig } from "./formats/awf";
 export { foreignPolicyFormat, POLICY_FORMATS, type PolicyFormat } from "./formats/index";
+export { exportOpenShellPolicy, importOpenShellPolicy, looksLikeOpenShellPolicy, type OpenShellImport } from "./formats/openshell";
 export {
   exportSandboxRuntimeSettings,
   importSandboxRuntimeSettings,

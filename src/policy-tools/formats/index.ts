@@ -1,5 +1,6 @@
 import type { Policy } from "../../policy";
 import { exportAwfConfig, importAwfConfig, looksLikeAwfConfig } from "./awf";
+import { exportOpenShellPolicy, importOpenShellPolicy, looksLikeOpenShellPolicy } from "./openshell";
 import { exportSandboxRuntimeSettings, importSandboxRuntimeSettings, looksLikeSandboxRuntimeSettings } from "./sandbox-runtime";
 import { exportSmokescreenAcl, importSmokescreenAcl, looksLikeSmokescreenAcl, type Translated } from "./smokescreen";
 
@@ -30,6 +31,12 @@ export const POLICY_FORMATS: Readonly<Record<string, PolicyFormat>> = {
     looksLike: looksLikeAwfConfig,
     import: (text) => importAwfConfig(text),
     export: (policy) => exportAwfConfig(policy),
+  },
+  openshell: {
+    label: "an OpenShell sandbox policy",
+    looksLike: looksLikeOpenShellPolicy,
+    import: (text) => importOpenShellPolicy(text),
+    export: (policy) => exportOpenShellPolicy(policy),
   },
 };
 
