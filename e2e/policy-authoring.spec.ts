@@ -148,8 +148,8 @@ test("the downloaded log (the /v0/log lines) replayed in the Replay panel under 
   const rows = page.getByTestId("log-replay-rows");
   await expect(rows.locator('tr[data-outcome="newly-refused"]').filter({ hasText: PASTE }).first()).toBeVisible();
   await expect(rows.locator('tr[data-outcome="unchanged"]').filter({ hasText: "https://api.github.com/zen" }).first()).toBeVisible();
-  // A bad line is named, and nothing is re-decided.
-  await page.getByTestId("log-replay-input").fill(`${lines[0]}\n{not json\n`);
+  // A decision line that cannot be read is named, and nothing is re-decided.
+  await page.getByTestId("log-replay-input").fill(`${lines[0]}\n{"kind":"proxy.decision",not json\n`);
   await page.getByTestId("log-replay-run").click();
   await expect(summary).toContainText("not replayed: log: line 2: not JSON");
   await expect(rows.locator("tbody tr")).toHaveCount(0);

@@ -1,4 +1,4 @@
-import { execFile } from "node:child_process";
+import { execFile, execFile as execFileCallback } from "node:child_process";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -125,7 +125,7 @@ describe("npx tab policy learn", () => {
       expect.arrayContaining([
         "- raw.githubusercontent.com any method, any path",
         "+ pastebin.com GET /raw/",
-        expect.stringMatching(/^not learned: line 4 https:\/\/localhost\/admin: localhost is a private name/),
+        expect.stringMatching(/^not learned: line 4 https:\/\/localhost\/admin: localhost is a loopback name/),
       ]),
     );
   });
@@ -157,14 +157,137 @@ describe("npx tab policy replay", () => {
     expect(out.stdout).toContain("4 requests re-decided: 1 unchanged, 2 newly refused, 1 newly allowed, 0 not re-decidable");
   });
 
-  it("exit 64 and the line named when a log line is not JSON or not a known kind", async () => {
+  it("exit 64 and the line named when a decision line cannot be read", async () => {
     const text = await readFile(logFile, "utf8");
-    await writeFile(file("bad.jsonl"), `${text}{oops\n{"kind":"proxy.guess","seq":9,"time":9}\n`);
+    await writeFile(
+      file("bad.jsonl"),
+      `${text}{"kind":"proxy.decision","seq":9,\n${JSON.stringify({ kind: "proxy.decision", seq: 10, time: 10 })}\n`,
+    );
     const out = await tab("policy", "replay", policyFile, file("bad.jsonl"));
     expect(out.code).toBe(64);
     expect(out.stderr).toContain(`${file("bad.jsonl")}: line 5: not JSON`);
-    expect(out.stderr).toContain(`${file("bad.jsonl")}: line 6: unknown kind "proxy.guess"`);
+    expect(out.stderr).toContain(`${file("bad.jsonl")}: line 6: not a valid proxy.decision event`);
     expect(out.stdout).toBe("");
+  });
+
+  it("skips and counts the lines it does not need: an old llrun ruleset with null, a frame, a kind a newer version added", async () => {
+    const text = await readFile(logFile, "utf8");
+    const others = [
+      {
+        kind: "kernel.ruleset",
+        seq: 5,
+        time: 5,
+        abi: 6,
+        fsRo: ["*"],
+        fsRw: ["*"],
+        connect: [3128],
+        bind: [null],
+        scope: [],
+        dropped: [],
+        line: "llrun: ruleset",
+      },
+      { kind: "wire.frame", seq: 6, time: 6, dir: "in", proto: "tcp", summary: "SYN", bytes: 60 },
+      { kind: "proxy.guess", seq: 7, time: 7 },
+    ];
+    await writeFile(file("mixed.jsonl"), `${text}${others.map((o) => JSON.stringify(o)).join("\n")}\nnot json\n`);
+    const out = await tab("policy", "replay", policyFile, file("mixed.jsonl"));
+    expect(out.code).toBe(1);
+    expect(out.stdout.trim().split("\n").slice(-2)).toEqual([
+      "4 requests re-decided: 2 unchanged, 2 newly refused, 0 newly allowed, 0 not re-decidable",
+      '3 lines of 3 kinds not needed for a replay (1 kind this version does not know: "proxy.guess"); 1 line that is not an event skipped',
+    ]);
+    const learned = await tab("policy", "learn", file("mixed.jsonl"));
+    expect(learned.code).toBe(0);
+    expect(learned.stderr).toContain("3 lines of 3 kinds not needed for a draft");
+  });
+
+  it("reads a log from stdin", async () => {
+    const out = await new Promise<{ code: number | null; stdout: string }>((resolve) => {
+      const child = execFileCallback(
+        process.execPath,
+        [join(root, "bin", "tab.mjs"), "policy", "replay", policyFile, "-"],
+        { cwd: root },
+        (error, stdout) => resolve({ code: error ? (error as { code: number }).code : 0, stdout }),
+      );
+      void readFile(logFile, "utf8").then((text) => child.stdin?.end(text));
+    });
+    expect(out.code).toBe(1);
+    expect(out.stdout).toContain("4 requests re-decided");
+  });
+
+  it("exit 64 naming a file that cannot be read", async () => {
+    const out = await tab("policy", "replay", policyFile, file("missing.jsonl"));
+    expect(out.code).toBe(64);
+    expect(out.stderr).toContain(`${file("missing.jsonl")}: cannot be read (ENOENT)`);
+  });
+});
+
+describe("npx tab policy with smokescreen's ACL and log", () => {
+  const testdata = join(root, "src", "policy-tools", "formats", "testdata");
+  const acl = join(testdata, "smokescreen-acl.yaml");
+
+  it("import --format smokescreen prints the role's policy and names what it cannot express", async () => {
+    const out = await tab("policy", "import", "--format", "smokescreen", acl, "--role", "billing");
+    expect(out.code).toBe(0);
+    expect(JSON.parse(out.stdout).hosts.map((r: { host: string }) => r.host)).toEqual([
+      "api.stripe.com",
+      "hooks.example.com",
+      "badexample1.com",
+      "goodexample1.com",
+    ]);
+    expect(out.stderr).toContain(`${acl}: service billing: mitm_domains not imported`);
+  });
+
+  it("replay takes the ACL and the smokescreen log directly: zero changed verdicts, exit 0", async () => {
+    const out = await tab("policy", "replay", acl, join(testdata, "smokescreen-billing.jsonl"), "--role", "billing");
+    expect(out.code).toBe(0);
+    expect(out.stdout).toContain("8 requests re-decided: 7 unchanged, 0 newly refused, 0 newly allowed, 1 not re-decidable");
+  });
+
+  it("learn from a smokescreen log drafts in the format the user brought, and export says what an ACL loses", async () => {
+    const learned = await tab("policy", "learn", join(testdata, "smokescreen-crawler.jsonl"), "--format", "smokescreen");
+    expect(learned.code).toBe(0);
+    expect(learned.stdout).toMatch(/^version: v1\n/);
+    expect(learned.stdout).toContain("- en.wikipedia.org");
+    const exported = await tab("policy", "export", "--format", "smokescreen", policyFile);
+    expect(exported.code).toBe(0);
+    expect(exported.stdout).toContain("- api.github.com");
+    expect(exported.stderr).toContain("api.github.com: endpoints (methods and paths) cannot be expressed");
+  });
+
+  it("check takes srt / Claude Code settings directly; import and export --format sandbox-runtime", async () => {
+    const settings = join(testdata, "srt-settings.json");
+    const checked = await tab("policy", "check", settings, "CONNECT pypi.org:8443");
+    expect(checked.code).toBe(0);
+    expect(checked.stderr).toContain("network.allowUnixSockets not imported");
+    expect((await tab("policy", "check", settings, "GET https://gist.github.com/")).code).toBe(1);
+    const exported = await tab("policy", "export", "--format", "sandbox-runtime", policyFile);
+    expect(JSON.parse(exported.stdout)).toEqual({
+      network: { allowedDomains: ["api.github.com:443", "raw.githubusercontent.com:443"], deniedDomains: [] },
+    });
+    expect(exported.stderr).toContain("api.github.com: endpoints (methods and paths) cannot be expressed");
+  });
+
+  it("import --format awf reads gh-aw-firewall's config, naming what it cannot express", async () => {
+    const out = await tab("policy", "import", "--format", "awf", join(testdata, "awf-config.yaml"));
+    expect(out.code).toBe(0);
+    expect(JSON.parse(out.stdout).hosts.map((r: { host: string }) => r.host)).toContain("registry.npmjs.org");
+    expect(out.stderr).toContain("blockDomains gist.github.com would be a hole");
+  });
+
+  it("check takes an OpenShell sandbox policy directly, method and path included", async () => {
+    const sandbox = join(testdata, "openshell-policy.yaml");
+    expect((await tab("policy", "check", sandbox, "GET https://github.com/repos/a/b")).code).toBe(0);
+    const refused = await tab("policy", "check", sandbox, "POST https://github.com/repos/a/b");
+    expect(refused.code).toBe(1);
+    expect(refused.stdout).toContain("endpoint-not-allowed");
+    expect(refused.stderr).toContain("binaries not imported");
+  });
+
+  it("exit 64 on an unknown format", async () => {
+    const out = await tab("policy", "import", "--format", "squid", acl);
+    expect(out.code).toBe(64);
+    expect(out.stderr).toContain('--format "squid" is not known');
   });
 });
 

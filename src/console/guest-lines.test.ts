@@ -17,6 +17,16 @@ describe("guest result lines become Kernel panel events (Landlock 6.12 has no au
     });
   });
 
+  it('keeps llrun\'s `*` (not restricted) as the item "*", and refuses a port list it cannot read', () => {
+    expect(parseGuestLine("llrun: ruleset abi=6 fs_ro=* fs_rw=* connect=* bind=* scope= dropped=")).toMatchObject({
+      fsRo: ["*"],
+      fsRw: ["*"],
+      connect: ["*"],
+      bind: ["*"],
+    });
+    expect(parseGuestLine("llrun: ruleset abi=6 fs_ro=/ fs_rw=/tmp connect=31x8 bind=* scope= dropped=")).toBeNull();
+  });
+
   it("reads a connect() refused by the kernel with EACCES (verdict table, row 6)", () => {
     expect(parseGuestLine("\x1b[0mtcpconnect: dst=93.184.216.34:443 result=EACCES errno=13\r")).toMatchObject({
       kind: "kernel.result",

@@ -1,6 +1,8 @@
-import type { NewEvent } from "../log";
+import { KernelRuleset, type NewEvent } from "../log";
 
 const list = (v: string | undefined) => (v ? v.split(",").filter((s) => s !== "") : []);
+/** A port as llrun printed it: digits are a port, `*` is "not restricted"; anything else is kept as text, which the schema refuses. */
+const portItem = (item: string): number | string => (/^\d{1,5}$/.test(item) ? Number(item) : item);
 
 /** Parses `key=value` pairs separated by spaces (values have no spaces: guest/README.md). */
 function fields(text: string): Map<string, string> {
@@ -19,17 +21,20 @@ export function parseGuestLine(raw: string): NewEvent | null {
   const ruleset = /^llrun: ruleset (.*)$/.exec(line);
   if (ruleset) {
     const f = fields(ruleset[1] ?? "");
-    return {
+    // Written through the log's own schema, so the line on the log is one every reader reads
+    // back: `*` stays `"*"` (a port list item), and a line that does not fit is no event.
+    const event = KernelRuleset.safeParse({
       kind: "kernel.ruleset",
       abi: Number(f.get("abi") ?? -1),
       fsRo: list(f.get("fs_ro")),
       fsRw: list(f.get("fs_rw")),
-      connect: list(f.get("connect")).map(Number),
-      bind: list(f.get("bind")).map(Number),
+      connect: list(f.get("connect")).map(portItem),
+      bind: list(f.get("bind")).map(portItem),
       scope: list(f.get("scope")),
       dropped: list(f.get("dropped")),
       line,
-    };
+    });
+    return event.success ? event.data : null;
   }
   const result = /^(tcpconnect): (.*)$/.exec(line);
   if (result) {

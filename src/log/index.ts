@@ -27,6 +27,23 @@ export {
 } from "./jsonl";
 export { createEventLog, type EventLog, type EventLogOptions, type Listener } from "./log";
 export {
+  createLogReader,
+  describeLineErrors,
+  describeSkippedLines,
+  EVENT_KINDS,
+  type LineError,
+  type LogRead,
+  type LogReader,
+  type LogReadOptions,
+  MAX_LOG_LINE_CHARS,
+  type ReadLogLine,
+  readLogChunks,
+  readLogText,
+  SEQUENCE_KINDS,
+  type SkippedLines,
+  type TranslatedLine,
+} from "./read";
+export {
   createScenarioWindowTracker,
   eventsInWindows,
   type ScenarioWindow,

@@ -1,5 +1,23 @@
 export { type CheckParse, type CheckResult, checkRequest, describeCheck, type MatchingRule, parseRequestLine } from "./check";
 export { applyRuleChanges, describeRuleChange, diffPolicies, type RuleChange, type RuleChangeKind, ruleSummary } from "./diff";
+export { type AwfImport, exportAwfConfig, importAwfConfig, looksLikeAwfConfig } from "./formats/awf";
+export { foreignPolicyFormat, POLICY_FORMATS, type PolicyFormat } from "./formats/index";
+export { exportOpenShellPolicy, importOpenShellPolicy, looksLikeOpenShellPolicy, type OpenShellImport } from "./formats/openshell";
+export {
+  exportSandboxRuntimeSettings,
+  importSandboxRuntimeSettings,
+  looksLikeSandboxRuntimeSettings,
+  type SandboxRuntimeImport,
+} from "./formats/sandbox-runtime";
+export {
+  exportSmokescreenAcl,
+  importSmokescreenAcl,
+  looksLikeSmokescreenAcl,
+  SMOKESCREEN_DECISION,
+  type SmokescreenImport,
+  smokescreenLine,
+  type Translated,
+} from "./formats/smokescreen";
 export {
   DEFAULT_LEARN_DEPTH,
   type Learned,
@@ -7,14 +25,16 @@ export {
   type LearnSkip,
   learnPolicy,
   prefixAtDepth,
-  privateNameReason,
 } from "./learn";
 export {
+  DECISION_KINDS,
+  type DecisionRead,
   describeLineErrors,
+  describeSkipped,
   type LineError,
   type LogLine,
-  type LogRead,
   type ProxyDecisionEvent,
+  readLogLineChunks,
   readLogLines,
   requestOfDecision,
 } from "./log-lines";

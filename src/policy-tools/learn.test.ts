@@ -43,11 +43,11 @@ describe("learn: the smallest policy allowing exactly what the log shows served 
     expect(learned.notes).toEqual([expect.stringContaining("registry.npmjs.org: only CONNECT")]);
   });
 
-  it("never learns a private name (single-label, .corp)", () => {
+  it("never learns a private name (intranet, .corp)", () => {
     const learned = learnPolicy(run);
     expect(learned.policy.hosts.map((r) => r.host)).not.toContain("intranet");
     expect(learned.skipped.map((s) => [s.line, s.reason])).toEqual([
-      [8, expect.stringContaining("single-label")],
+      [8, expect.stringContaining("intranet is a private-network name")],
       [9, expect.stringContaining(".corp")],
     ]);
   });

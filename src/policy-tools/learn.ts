@@ -1,4 +1,14 @@
-import { canonicalRequestPath, type EndpointRule, evaluate, type HttpHandling, Policy, type PolicyInput, pathHasPrefix } from "../policy";
+import {
+  canonicalRequestPath,
+  classifyHost,
+  type EndpointRule,
+  evaluate,
+  HostRule,
+  type HttpHandling,
+  Policy,
+  type PolicyInput,
+  privateNameReason,
+} from "../policy";
 import { type LogLine, type ProxyDecisionEvent, requestOfDecision } from "./log-lines";
 
 /**
@@ -31,15 +41,32 @@ export interface Learned {
   notes: string[];
 }
 
-// Names that only mean something inside one network: a draft must never open them.
-const PRIVATE_SUFFIXES = [".localhost", ".local", ".internal", ".lan", ".home.arpa", ".intranet", ".corp", ".private", ".test"];
+/**
+ * Why a host a log names may not become a rule, or null: the one place learn asks what a host
+ * is (what the log claims is untrusted). `raw` is the host as the log wrote it, before any URL
+ * parser saw it: engines differ on `*` (Chromium writes `%2A`, Node keeps `*`), so the wildcard
+ * is refused on the text itself and the page and the CLI draft the same policy. `name` is the
+ * normalised name the policy parsed. Private and IP-literal classification is src/policy's
+ * (`privateNameReason`, the one reading the proxy refuses `private-address` by).
+ */
+export function unlearnableHostReason(raw: string, name: string): string | null {
+  if (/\*|%2a/i.test(raw))
+    return `the host ${JSON.stringify(raw.slice(0, 80))} contains a wildcard (*); a log records requests, never patterns, so a draft never allows one`;
+  if (raw.includes("%"))
+    return `the host ${JSON.stringify(raw.slice(0, 80))} is percent-encoded; a draft names hosts only as they are spelled`;
+  const host = classifyHost(name);
+  if (host.kind === "invalid") return host.reason;
+  if (host.kind !== "name") return `${name} is an IP address; only names can be allowed`;
+  return privateNameReason(host.name);
+}
 
-/** Why a name is private (never learned), or null for a public-looking name. */
-export function privateNameReason(name: string): string | null {
-  if (name === "localhost") return "localhost is a private name";
-  if (!name.includes(".")) return `${name} is a single-label (private) name`;
-  const suffix = PRIVATE_SUFFIXES.find((s) => name.endsWith(s));
-  return suffix ? `${name} is under ${suffix}, a private name` : null;
+/** The host part of a logged target as written: `h` of `https://u@h:1/p` or of `h:443` (CONNECT). */
+function rawHostOf(target: string, connect: boolean): string {
+  const authority = connect ? target : (/^[A-Za-z][A-Za-z0-9+.-]*:[/\\]{2}([^/\\?#]*)/.exec(target)?.[1] ?? "");
+  const host = authority.slice(authority.lastIndexOf("@") + 1);
+  if (host.startsWith("[")) return host.slice(0, host.indexOf("]") + 1);
+  const colon = host.indexOf(":");
+  return colon === -1 ? host : host.slice(0, colon);
 }
 
 /** `/repos/a/b` → `/repos/a/` at depth 2; a path no deeper than depth is kept whole. */
@@ -74,14 +101,15 @@ export function learnPolicy(lines: readonly LogLine[], options: LearnOptions = {
   for (const { line, event } of decisions) {
     const request = requestOfDecision(event);
     if (!request) continue;
-    const target = evaluate(parser, request).target;
+    const evaluated = evaluate(parser, request);
+    const target = evaluated.target;
     if (!target) {
-      skipped.push({ line, target: event.target, reason: "the target does not parse as a URL the policy decides" });
+      skipped.push({ line, target: event.target, reason: `the target is not one the policy decides: ${evaluated.verdict.reason}` });
       continue;
     }
-    const privateName = privateNameReason(target.host);
-    if (privateName) {
-      skipped.push({ line, target: event.target, reason: `${privateName}; a drafted policy never allows one` });
+    const unlearnable = unlearnableHostReason(rawHostOf(event.target, "authority" in request), target.host);
+    if (unlearnable) {
+      skipped.push({ line, target: event.target, reason: `${unlearnable}; a drafted policy never allows one` });
       continue;
     }
     const seen = hosts.get(target.host) ?? { ports: new Set<number>(), methods: new Map<string, Set<string>>() };
@@ -99,15 +127,22 @@ export function learnPolicy(lines: readonly LogLine[], options: LearnOptions = {
     prefixes.add(prefixAtDepth(path.path, depth));
   }
   const notes: string[] = [];
-  const rules: PolicyInput["hosts"] = [...hosts.keys()].sort().map((host) => {
+  const rules: PolicyInput["hosts"] = [];
+  for (const host of [...hosts.keys()].sort()) {
     const seen = hosts.get(host)!;
     const ports = [...seen.ports].sort((a, b) => a - b);
     const rule: PolicyInput["hosts"][number] = { host };
     if (!ports.every((p) => defaultPorts.includes(p))) rule.ports = ports;
+    if (seen.methods.size > 0) rule.endpoints = endpointRules(seen.methods);
+    // Every check above should make this hold; if one is missed, the host is reported, never a crash.
+    const valid = HostRule.safeParse(rule);
+    if (!valid.success) {
+      notes.push(`${host}: not drafted: ${valid.error.issues.map((i) => i.message).join("; ")}`);
+      continue;
+    }
     if (seen.methods.size === 0) notes.push(`${host}: only CONNECT was seen, so the rule has no endpoints (any request in the tunnel)`);
-    else rule.endpoints = endpointRules(seen.methods);
-    return rule;
-  });
+    rules.push(rule);
+  }
   const policy = Policy.parse({
     version: 1,
     hosts: rules,
@@ -117,15 +152,30 @@ export function learnPolicy(lines: readonly LogLine[], options: LearnOptions = {
   return { policy, skipped, learnedFrom, notes };
 }
 
-/** Methods with the same prefixes share one rule; a prefix another one covers is dropped. */
+/**
+ * Methods with the same prefixes share one rule; a prefix another one covers is dropped. A
+ * prefix covering `p` is a head of `p` ending at a slash (`/a/` covers `/a/b`) or just before
+ * one (`/a` covers `/a/b`), so each prefix looks up only its own heads: linear in the prefixes.
+ */
 function endpointRules(methods: Map<string, Set<string>>): EndpointRule[] {
   const byPaths = new Map<string, string[]>();
   for (const [method, prefixes] of methods) {
-    const kept = [...prefixes].filter((p) => ![...prefixes].some((q) => q !== p && pathHasPrefix(p, q))).sort();
+    const kept = [...prefixes].filter((p) => !coveredByAnother(p, prefixes)).sort();
     const key = kept.join("\n");
-    byPaths.set(key, [...(byPaths.get(key) ?? []), method]);
+    const list = byPaths.get(key);
+    if (list) list.push(method);
+    else byPaths.set(key, [method]);
   }
   return [...byPaths.entries()]
     .map(([paths, list]) => ({ methods: list.sort(), paths: paths.split("\n") }))
     .sort((a, b) => (a.methods[0]! < b.methods[0]! ? -1 : 1));
+}
+
+function coveredByAnother(prefix: string, prefixes: ReadonlySet<string>): boolean {
+  for (let at = prefix.indexOf("/", 1); at !== -1; at = prefix.indexOf("/", at + 1)) {
+    if (prefixes.has(prefix.slice(0, at))) return true;
+    if (at + 1 < prefix.length && prefixes.has(prefix.slice(0, at + 1))) return true;
+  }
+  // `/` covers everything.
+  return prefix !== "/" && prefixes.has("/");
 }

@@ -1,63 +1,52 @@
-import { type EventOf, LogEvent, NewEvent } from "../log";
+import {
+  describeLineErrors,
+  describeSkippedLines,
+  type EventKind,
+  type EventOf,
+  type LineError,
+  type LogRead,
+  type ReadLogLine,
+  readLogChunks,
+  readLogText,
+  type SkippedLines,
+} from "../log";
 import type { PolicyRequest } from "../policy";
+import { smokescreenLine } from "./formats/smokescreen";
 
 /**
- * Reading a `GET /v0/log` stream (JSON lines) as untrusted input: every line must be JSON and a
- * known event, or the whole read fails with an error naming each bad line. Nothing is half-read.
+ * Reading a `GET /v0/log` stream (JSON lines) for a replay or a draft: both need only the
+ * proxy's decisions; a smokescreen `CANONICAL-PROXY-DECISION` line is read as one
+ * (formats/smokescreen.ts), line by line, so a log may even mix them. Every other line, of a kind known or not, is skipped and counted; a
+ * decision line that cannot be read refuses the whole read, named by its line (nothing is
+ * re-decided or learned from half a log's decisions). The reading itself is src/log's, with
+ * the schema the log is written with.
  */
 
-export interface LogLine {
-  /** 1-based line number in the text. */
-  line: number;
-  event: LogEvent;
+export type LogLine = ReadLogLine;
+export { describeLineErrors, type LineError };
+
+/** What replay and learn read from a log. */
+export const DECISION_KINDS: readonly EventKind[] = ["proxy.decision"];
+
+export type DecisionRead = { ok: true; lines: LogLine[]; skipped: SkippedLines } | { ok: false; errors: LineError[] };
+
+function decisionRead(read: LogRead): DecisionRead {
+  return read.errors.length > 0 ? { ok: false, errors: read.errors } : { ok: true, lines: read.lines, skipped: read.skipped };
 }
 
-export interface LineError {
-  line: number;
-  message: string;
+/** A log held as one string (a pasted log). */
+export function readLogLines(text: string): DecisionRead {
+  return decisionRead(readLogText(text, { needs: DECISION_KINDS, translate: smokescreenLine }));
 }
 
-export type LogRead = { ok: true; lines: LogLine[] } | { ok: false; errors: LineError[] };
-
-const KNOWN_KINDS: ReadonlySet<string> = new Set(NewEvent.options.map((option) => option.shape.kind.value));
-
-export function readLogLines(text: string): LogRead {
-  const lines: LogLine[] = [];
-  const errors: LineError[] = [];
-  text.split("\n").forEach((raw, index) => {
-    const line = index + 1;
-    const trimmed = raw.trim();
-    if (trimmed === "") return;
-    let value: unknown;
-    try {
-      value = JSON.parse(trimmed);
-    } catch (error) {
-      errors.push({ line, message: `not JSON (${(error as Error).message})` });
-      return;
-    }
-    const kind = typeof value === "object" && value !== null && "kind" in value ? (value as { kind: unknown }).kind : undefined;
-    if (typeof kind !== "string") {
-      errors.push({ line, message: "not a log event: it has no kind" });
-      return;
-    }
-    if (!KNOWN_KINDS.has(kind)) {
-      errors.push({ line, message: `unknown kind ${JSON.stringify(kind.slice(0, 60))}` });
-      return;
-    }
-    const parsed = LogEvent.safeParse(value);
-    if (parsed.success) lines.push({ line, event: parsed.data });
-    else
-      errors.push({
-        line,
-        message: `not a valid ${kind} event: ${parsed.error.issues.map((i) => `${i.path.join(".") || "(event)"}: ${i.message}`).join("; ")}`,
-      });
-  });
-  return errors.length > 0 ? { ok: false, errors } : { ok: true, lines };
+/** A log arriving as text chunks (a file's stream, stdin), read line by line. */
+export async function readLogLineChunks(chunks: AsyncIterable<string>, options: { maxLineChars?: number } = {}): Promise<DecisionRead> {
+  return decisionRead(await readLogChunks(chunks, { needs: DECISION_KINDS, translate: smokescreenLine, ...options }));
 }
 
-/** One line per error, `line N: why` (what the CLI prints and the page shows). */
-export function describeLineErrors(errors: readonly LineError[], source = "log"): string {
-  return errors.map((e) => `${source}: line ${e.line}: ${e.message}`).join("\n");
+/** `312 lines of 9 kinds not needed for a replay`, or "" (the CLI's and the page's summary line). */
+export function describeSkipped(skipped: SkippedLines, purpose: "a replay" | "a draft"): string {
+  return describeSkippedLines(skipped, purpose);
 }
 
 export type ProxyDecisionEvent = EventOf<"proxy.decision">;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { Policy } from "../policy";
-import { describeLineErrors, readLogLines, replayLog } from "./index";
+import { describeLineErrors, describeSkipped, readLogLineChunks, readLogLines, replayLog } from "./index";
 import { decisionLine, jsonLines } from "./testing/decisions";
 
 const policy = Policy.parse({
@@ -109,20 +109,68 @@ describe("replay: each logged decision re-decided under another policy", () => {
   });
 });
 
-describe("replay: bad input is an error naming the line, and nothing is re-decided", () => {
+describe("replay: a decision line it cannot read refuses the log, named by its line; nothing is re-decided", () => {
   it.each([
-    ["a line that is not JSON", "{not json", "line 2: not JSON"],
-    ["an unknown kind", JSON.stringify({ kind: "proxy.guess", seq: 1, time: 1 }), 'line 2: unknown kind "proxy.guess"'],
-    ["a line without a kind", JSON.stringify({ seq: 1 }), "line 2: not a log event: it has no kind"],
+    ["a decision line that is not JSON", '{"kind":"proxy.decision","seq":2,', "line 2: not JSON"],
     [
-      "a known kind with a bad field",
+      "a decision line with a bad field",
       JSON.stringify({ ...decisionLine(2, { target: "x" }), status: "ok" }),
       "line 2: not a valid proxy.decision event: status",
+    ],
+    [
+      "a decision line missing its verdict",
+      JSON.stringify({ kind: "proxy.decision", seq: 2, time: 2 }),
+      "line 2: not a valid proxy.decision event",
     ],
   ])("%s", (_name, bad, message) => {
     const text = `${jsonLines([decisionLine(1, { target: "https://api.github.com/repos/a" })])}${bad}\n`;
     const read = readLogLines(text);
     expect(read.ok).toBe(false);
     if (!read.ok) expect(describeLineErrors(read.errors, "run.jsonl")).toContain(`run.jsonl: ${message}`);
+  });
+});
+
+describe("replay: lines of kinds it does not need, known or not, are skipped and counted", () => {
+  const text = [
+    jsonLines([decisionLine(1, { target: "https://api.github.com/repos/a" })]),
+    // An llrun ruleset as logs written before `*` had a spelling carry it.
+    `${JSON.stringify({ kind: "kernel.ruleset", seq: 2, time: 2, abi: 6, fsRo: ["*"], fsRw: ["*"], connect: [3128], bind: [null], scope: [], dropped: [], line: "llrun: ruleset" })}\n`,
+    `${JSON.stringify({ kind: "wire.frame", seq: 3, time: 3, dir: "in", proto: "tcp", summary: "SYN", bytes: 60 })}\n`,
+    `${JSON.stringify({ kind: "wire.frame", seq: 4, time: 4, dir: "out", proto: "tcp", summary: "SYN-ACK", bytes: 60 })}\n`,
+    `${JSON.stringify({ kind: "proxy.guess", seq: 5, time: 5, what: "a kind a newer version added" })}\n`,
+    `${JSON.stringify({ kind: "wire.frame", seq: 6, time: 6, broken: true })}\n`,
+    "{not json at all\n",
+    jsonLines([decisionLine(8, { target: "https://pastebin.com/x" })]),
+  ].join("");
+
+  it("re-decides the decisions and says how many lines of how many kinds it left out", () => {
+    const read = readLogLines(text);
+    if (!read.ok) throw new Error(describeLineErrors(read.errors));
+    expect(read.lines.map((l) => l.line)).toEqual([1, 8]);
+    expect(replayLog(policy, read.lines).summary.counts).toMatchObject({ unchanged: 1, "newly-refused": 1 });
+    expect(describeSkipped(read.skipped, "a replay")).toBe(
+      '5 lines of 3 kinds not needed for a replay (1 kind this version does not know: "proxy.guess"); 1 line that is not an event skipped',
+    );
+  });
+
+  it("reads the same from chunks cut anywhere as from one string", async () => {
+    const whole = readLogLines(text);
+    for (const size of [1, 7, 64, text.length]) {
+      const chunks = (async function* () {
+        for (let at = 0; at < text.length; at += size) yield text.slice(at, at + size);
+      })();
+      expect(await readLogLineChunks(chunks)).toEqual(whole);
+    }
+  });
+
+  it("refuses a line longer than the cap, by name, without holding it", async () => {
+    const long = `{"kind":"note","message":"${"x".repeat(5000)}"}`;
+    const chunks = (async function* () {
+      yield jsonLines([decisionLine(1, { target: "https://api.github.com/repos/a" })]);
+      for (let at = 0; at < long.length; at += 100) yield long.slice(at, at + 100);
+      yield "\n";
+    })();
+    const read = await readLogLineChunks(chunks, { maxLineChars: 1000 });
+    expect(read).toEqual({ ok: false, errors: [{ line: 2, message: expect.stringMatching(/^longer than 1000 characters \(5\d{3}\)/) }] });
   });
 });

@@ -142,7 +142,7 @@ function evaluateUrl(policy: Policy, method: string, url: string): Decision {
   const note = upgraded ? " (http:// upgraded to https:// by policy)" : "";
   const served = `${method} ${host.host}${path.path} is served${note}`;
   if (hostRefusal) return { verdict: reported(hostRefusal, served), target };
-  if (rule?.endpoints && !rule.endpoints.some((e) => endpointMatches(e, method, path.path))) {
+  if (rule?.endpoints && !anyEndpointMatches(rule.endpoints, method, path.path)) {
     const endpointRefusal = refuse("endpoint-not-allowed", `${method} ${path.path} is not an allowed endpoint of ${host.host}`, "proxy");
     if (mode === "enforce") return refused(endpointRefusal, target);
     return { verdict: reported(endpointRefusal, served), target };
@@ -196,15 +196,39 @@ function buildUrl(scheme: "https" | "http", host: string, port: number, path: st
 
 /** The rule for a name: an exact rule first, then the longest `*.` suffix rule. */
 export function findHostRule(policy: Policy, name: string): HostRule | undefined {
-  const exact = policy.hosts.find((r) => r.host === name);
+  const index = hostIndexOf(policy.hosts);
+  const exact = index.exact.get(name);
   if (exact) return exact;
-  let best: HostRule | undefined;
-  for (const rule of policy.hosts) {
-    if (!rule.host.startsWith("*.")) continue;
-    const suffix = rule.host.slice(1); // ".example.com": subdomains only, never the apex
-    if (name.endsWith(suffix) && name.length > suffix.length && (!best || rule.host.length > best.host.length)) best = rule;
+  // The longest suffix is the one that starts at the first dot; `.example.com` matches subdomains only, never the apex.
+  for (let dot = name.indexOf("."); dot !== -1; dot = name.indexOf(".", dot + 1)) {
+    const rule = index.wildcard.get(name.slice(dot));
+    if (rule) return rule;
   }
-  return best;
+  return undefined;
+}
+
+interface HostIndex {
+  exact: Map<string, HostRule>;
+  /** By suffix (`.example.com` for `*.example.com`). */
+  wildcard: Map<string, HostRule>;
+}
+
+/**
+ * The host rules by name, built once per policy: a lookup costs the name's labels, not the
+ * policy's rules (a drafted policy may hold thousands; a replay asks once per logged line).
+ * Policies are parsed once and never changed in place, so the rules array is the key.
+ */
+const hostIndexes = new WeakMap<readonly HostRule[], HostIndex>();
+function hostIndexOf(hosts: readonly HostRule[]): HostIndex {
+  let index = hostIndexes.get(hosts);
+  if (index) return index;
+  index = { exact: new Map(), wildcard: new Map() };
+  for (const rule of hosts) {
+    const [map, key] = rule.host.startsWith("*.") ? [index.wildcard, rule.host.slice(1)] : [index.exact, rule.host];
+    if (!map.has(key)) map.set(key, rule);
+  }
+  hostIndexes.set(hosts, index);
+  return index;
 }
 
 function portAllowed(policy: Policy, rule: HostRule | undefined, port: number): boolean {
@@ -216,6 +240,49 @@ export function endpointMatches(rule: EndpointRule, method: string, path: string
   if (!rule.methods.includes("*") && !rule.methods.includes(method)) return false;
   // The prefix is compared in the path's own form, so `/a"b/` still matches `/a%22b/x`.
   return rule.paths.some((prefix) => pathHasPrefix(path, canonicalEscapes(prefix)));
+}
+
+interface EndpointIndex {
+  /** Prefixes (in the path's own form) by method; `*` for any method. */
+  byMethod: Map<string, Set<string>>;
+  longest: number;
+}
+
+/**
+ * The endpoint rules' prefixes by method, built once per rule: a prefix that matches a path is
+ * one of the path's heads (up to a slash, or just before one, or the path itself), so a lookup
+ * costs the path's slashes, not the rule's prefixes.
+ */
+const endpointIndexes = new WeakMap<readonly EndpointRule[], EndpointIndex>();
+function endpointIndexOf(endpoints: readonly EndpointRule[]): EndpointIndex {
+  let index = endpointIndexes.get(endpoints);
+  if (index) return index;
+  index = { byMethod: new Map(), longest: 0 };
+  for (const endpoint of endpoints)
+    for (const method of endpoint.methods) {
+      const set = index.byMethod.get(method) ?? new Set<string>();
+      index.byMethod.set(method, set);
+      for (const prefix of endpoint.paths) {
+        const canonical = canonicalEscapes(prefix);
+        set.add(canonical);
+        index.longest = Math.max(index.longest, canonical.length);
+      }
+    }
+  endpointIndexes.set(endpoints, index);
+  return index;
+}
+
+/** Whether any of a host's endpoint rules allows a method on a canonical path (`endpointMatches` over all, by lookup). */
+export function anyEndpointMatches(endpoints: readonly EndpointRule[], method: string, path: string): boolean {
+  const index = endpointIndexOf(endpoints);
+  const sets = [index.byMethod.get(method), index.byMethod.get("*")].filter((set) => set !== undefined);
+  const has = (head: string) => sets.some((set) => set.has(head));
+  if (has(path)) return true;
+  for (let at = path.indexOf("/"); at !== -1 && at <= index.longest; at = path.indexOf("/", at + 1)) {
+    if (has(path.slice(0, at + 1))) return true;
+    if (at > 0 && has(path.slice(0, at))) return true;
+  }
+  return false;
 }
 
 /** `/repos/` matches what starts with it; `/zen` matches `/zen` and `/zen/…`, not `/zenith`. */

@@ -1,3 +1,4 @@
+import { createReadStream } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
 import { type Policy, parsePolicy } from "../../policy";
@@ -9,11 +10,15 @@ import {
   describeReplayRow,
   describeReplaySummary,
   describeRuleChange,
+  describeSkipped,
   diffPolicies,
+  foreignPolicyFormat,
   type LogLine,
   learnPolicy,
+  POLICY_FORMATS,
+  type PolicyFormat,
   parseRequestLine,
-  readLogLines,
+  readLogLineChunks,
   replayLog,
 } from "../../policy-tools";
 import type { Command } from "../command";
@@ -21,8 +26,10 @@ import type { Command } from "../command";
 /** `npx tab policy check|learn|replay`: the page's policy-authoring tools on the command line (one engine: src/policy-tools). */
 
 const USAGE = `npx tab policy check POLICY 'METHOD URL'
-       npx tab policy learn LOG.jsonl [--base POLICY] [--depth N]
-       npx tab policy replay POLICY LOG.jsonl`;
+       npx tab policy learn LOG.jsonl [--base POLICY] [--depth N] [--format F] [--role R]
+       npx tab policy replay POLICY LOG.jsonl
+       npx tab policy import --format F FILE [--role R]
+       npx tab policy export --format F POLICY [--role R]`;
 
 const HELP = `${USAGE}
 
@@ -37,11 +44,21 @@ const HELP = `${USAGE}
                               unchanged, newly-refused, newly-allowed, or not-redecidable (the logged verdict
                               depended on the upstream: a redirect's target, a certificate). Exit 1 when any changed.
 
-  POLICY is a policy file (YAML or JSON; mode: report serves what the allowlist would refuse and logs
-  wouldRefuse). LOG.jsonl is what GET /v0/log serves (the page's Download log, npx tab proxy); - reads stdin.
+  import --format F FILE      another proxy's policy as a policy, on stdout; what cannot be expressed is named on stderr.
+                              F: smokescreen (an ACL, version: v1; the service --role, or the default rule),
+                              sandbox-runtime (srt or Claude Code settings: network.allowedDomains/deniedDomains)
+  export --format F POLICY    the policy in format F, on stdout; what it widens or loses is named on stderr
+    --format F                with learn: the draft in format F (learn drafts in the format the user brought)
 
-exit status: 0 allowed / nothing changed, 1 refused / a verdict changed, 64 bad input (a bad policy, a log line
-that is not JSON or not a known event: each named by its line)`;
+  POLICY is a policy file (YAML or JSON; mode: report serves what the allowlist would refuse and logs
+  wouldRefuse), or another proxy's policy file (imported as above; see docs/formats.md). LOG.jsonl is what GET /v0/log serves (the page's Download log, npx tab proxy); - reads stdin.
+
+  Both read only the log's proxy decisions, line by line: lines of other kinds (known or added by a newer
+  version) are skipped and counted; a decision line that cannot be read refuses the log, named by its line.
+  A smokescreen log (its CANONICAL-PROXY-DECISION JSON lines) is read as decisions the same way.
+
+exit status: 0 allowed / nothing changed, 1 refused / a verdict changed, 64 bad input (a bad policy, a decision
+line that cannot be read: each named by its line)`;
 
 class BadInput extends Error {}
 
@@ -58,27 +75,56 @@ async function readText(path: string): Promise<string> {
   }
 }
 
-async function readPolicy(path: string): Promise<Policy> {
-  const loaded = parsePolicy(await readText(path));
+async function readPolicy(path: string, role?: string): Promise<Policy> {
+  const text = await readText(path);
+  const foreign = foreignPolicyFormat(text);
+  if (foreign) return importForeign(path, text, POLICY_FORMATS[foreign]!, role);
+  const loaded = parsePolicy(text);
   if (!loaded.ok) throw new BadInput(`${path} is not a valid policy:\n  ${loaded.errors.join("\n  ")}`);
   return loaded.policy;
 }
 
-async function readLog(path: string): Promise<LogLine[]> {
-  const read = readLogLines(await readText(path));
+/** Another proxy's policy as a policy; what the translation could not express goes to stderr, named. */
+function importForeign(path: string, text: string, format: PolicyFormat, role?: string): Policy {
+  const imported = format.import(text, role === undefined ? {} : { role });
+  if (!imported.ok) throw new BadInput(`${path} is not valid ${format.label}:\n  ${imported.errors.join("\n  ")}`);
+  if (imported.notes.length > 0) process.stderr.write(`${imported.notes.map((n) => `${path}: ${n}`).join("\n")}\n`);
+  return imported.value;
+}
+
+function formatNamed(format: string | undefined): PolicyFormat | undefined {
+  if (format === undefined) return undefined;
+  const found = POLICY_FORMATS[format];
+  if (!found) throw new BadInput(`--format ${JSON.stringify(format)} is not known (formats: ${Object.keys(POLICY_FORMATS).join(", ")})`);
+  return found;
+}
+
+/**
+ * The log's decisions, read as a stream, line by line (a log may be larger than memory would
+ * like as one string); lines of other kinds are counted, a decision line that cannot be read
+ * is named and refuses the read.
+ */
+async function readLog(path: string, purpose: "a replay" | "a draft"): Promise<{ lines: LogLine[]; skipped: string[] }> {
+  const source = path === "-" ? process.stdin.setEncoding("utf8") : createReadStream(path, { encoding: "utf8" });
+  let read: Awaited<ReturnType<typeof readLogLineChunks>>;
+  try {
+    read = await readLogLineChunks(source as AsyncIterable<string>);
+  } catch (error) {
+    throw new BadInput(`${path}: cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+  }
   if (!read.ok) throw new BadInput(describeLineErrors(read.errors, path));
-  return read.lines;
+  return { lines: read.lines, skipped: [describeSkipped(read.skipped, purpose)].filter((s) => s !== "") };
 }
 
 function out(lines: readonly string[]): void {
   if (lines.length > 0) process.stdout.write(`${lines.join("\n")}\n`);
 }
 
-async function check(positionals: string[]): Promise<number> {
+async function check(positionals: string[], role?: string): Promise<number> {
   const [policyPath, line, ...extra] = positionals;
   if (policyPath === undefined || line === undefined || extra.length > 0)
     throw new BadInput("check takes POLICY and one quoted 'METHOD URL'");
-  const policy = await readPolicy(policyPath);
+  const policy = await readPolicy(policyPath, role);
   const parsed = parseRequestLine(line);
   if (!parsed.ok) throw new BadInput(parsed.reason);
   const result = checkRequest(policy, parsed.request);
@@ -86,7 +132,7 @@ async function check(positionals: string[]): Promise<number> {
   return result.verdict.allowed ? 0 : 1;
 }
 
-async function learn(positionals: string[], values: { base?: string; depth?: string }): Promise<number> {
+async function learn(positionals: string[], values: { base?: string; depth?: string; format?: string; role?: string }): Promise<number> {
   const [logPath, ...extra] = positionals;
   if (logPath === undefined || extra.length > 0) throw new BadInput("learn takes one LOG.jsonl");
   let depth = DEFAULT_LEARN_DEPTH;
@@ -95,29 +141,58 @@ async function learn(positionals: string[], values: { base?: string; depth?: str
       throw new BadInput(`--depth must be a whole number from 0 to 99, not ${JSON.stringify(values.depth)}`);
     depth = Number(values.depth);
   }
-  const base = values.base === undefined ? undefined : await readPolicy(values.base);
-  const lines = await readLog(logPath);
+  const format = formatNamed(values.format);
+  const base = values.base === undefined ? undefined : await readPolicy(values.base, values.role);
+  const { lines, skipped } = await readLog(logPath, "a draft");
   const learned = learnPolicy(lines, { depth, ...(base ? { base } : {}) });
-  process.stdout.write(`${JSON.stringify(learned.policy, null, 2)}\n`);
   const report: string[] = [`learned from ${learned.learnedFrom} requests (depth ${depth})`];
+  if (format) {
+    const exported = format.export(learned.policy, values.role === undefined ? {} : { role: values.role });
+    process.stdout.write(exported.value);
+    report.push(...exported.notes.map((n) => `${values.format}: ${n}`));
+  } else process.stdout.write(`${JSON.stringify(learned.policy, null, 2)}\n`);
   if (base) for (const change of diffPolicies(base, learned.policy)) if (change.kind !== "same") report.push(describeRuleChange(change));
   for (const skip of learned.skipped) report.push(`not learned: line ${skip.line} ${skip.target}: ${skip.reason}`);
   for (const note of learned.notes) report.push(`note: ${note}`);
+  report.push(...skipped);
   process.stderr.write(`${report.join("\n")}\n`);
   return 0;
 }
 
-async function replay(positionals: string[]): Promise<number> {
+async function replay(positionals: string[], role?: string): Promise<number> {
   const [policyPath, logPath, ...extra] = positionals;
   if (policyPath === undefined || logPath === undefined || extra.length > 0) throw new BadInput("replay takes POLICY and LOG.jsonl");
-  const policy = await readPolicy(policyPath);
-  const result = replayLog(policy, await readLog(logPath));
-  out([...result.rows.map(describeReplayRow), describeReplaySummary(result.summary)]);
+  const policy = await readPolicy(policyPath, role);
+  const { lines, skipped } = await readLog(logPath, "a replay");
+  const result = replayLog(policy, lines);
+  out([...result.rows.map(describeReplayRow), describeReplaySummary(result.summary), ...skipped]);
   return result.summary.changed ? 1 : 0;
 }
 
+async function importPolicy(positionals: string[], values: { format?: string; role?: string }): Promise<number> {
+  const [aclPath, ...extra] = positionals;
+  const format = formatNamed(values.format);
+  if (!format) throw new BadInput(`import needs --format (${Object.keys(POLICY_FORMATS).join(", ")})`);
+  if (aclPath === undefined || extra.length > 0) throw new BadInput("import takes one file");
+  const policy = importForeign(aclPath, await readText(aclPath), format, values.role);
+  process.stdout.write(`${JSON.stringify(policy, null, 2)}\n`);
+  return 0;
+}
+
+async function exportPolicy(positionals: string[], values: { format?: string; role?: string }): Promise<number> {
+  const [policyPath, ...extra] = positionals;
+  const format = formatNamed(values.format);
+  if (!format) throw new BadInput(`export needs --format (${Object.keys(POLICY_FORMATS).join(", ")})`);
+  if (policyPath === undefined || extra.length > 0) throw new BadInput("export takes one POLICY");
+  const exported = format.export(await readPolicy(policyPath), values.role === undefined ? {} : { role: values.role });
+  process.stdout.write(exported.value);
+  if (exported.notes.length > 0) process.stderr.write(`${exported.notes.map((n) => `${values.format}: ${n}`).join("\n")}\n`);
+  return 0;
+}
+
 export const command: Command = {
-  summary: "policy: author a policy: check a request, learn a policy from a log, replay a log under a policy",
+  summary:
+    "policy: author a policy: check a request, learn a policy from a log, replay a log under a policy, import/export other proxies' formats",
   usage: HELP,
   async run(args) {
     const [sub, ...rest] = args;
@@ -125,14 +200,18 @@ export const command: Command = {
       const { values, positionals } = parseArgs({
         args: rest,
         allowPositionals: true,
-        options: { base: { type: "string" }, depth: { type: "string" } },
+        options: { base: { type: "string" }, depth: { type: "string" }, format: { type: "string" }, role: { type: "string" } },
       });
       if ((values.base !== undefined || values.depth !== undefined) && sub !== "learn")
         throw new BadInput("--base and --depth are options of learn");
-      if (sub === "check") return await check(positionals);
+      if (values.format !== undefined && sub !== "learn" && sub !== "import" && sub !== "export")
+        throw new BadInput("--format is an option of learn, import and export");
+      if (sub === "check") return await check(positionals, values.role);
       if (sub === "learn") return await learn(positionals, values);
-      if (sub === "replay") return await replay(positionals);
-      throw new BadInput(sub === undefined ? "expected check, learn or replay" : `unknown subcommand "${sub}"`);
+      if (sub === "replay") return await replay(positionals, values.role);
+      if (sub === "import") return await importPolicy(positionals, values);
+      if (sub === "export") return await exportPolicy(positionals, values);
+      throw new BadInput(sub === undefined ? "expected check, learn, replay, import or export" : `unknown subcommand "${sub}"`);
     } catch (error) {
       const argsError =
         typeof (error as { code?: unknown }).code === "string" && (error as { code: string }).code.startsWith("ERR_PARSE_ARGS");

@@ -11,14 +11,27 @@ export const BootProgress = z.object({
   bytesPerSecond: z.number().nonnegative().optional(),
 });
 
-/** The Landlock ruleset `llrun` reports it applied (one parseable stderr line). */
+/**
+ * One item of a ruleset's port list: a TCP port, or `"*"`, which llrun prints for a right it
+ * does not restrict (`bind=*` without `--bind`; guest/README.md). Logs written before `*` had a
+ * spelling carry `null` there (the parser read `*` as a number, NaN, which JSON writes as
+ * null); null is read as `"*"`, the only thing llrun ever printed that was not a port.
+ */
+const UNRESTRICTED = "*";
+export const RulesetPort = z.preprocess(
+  (item) => (item === null ? UNRESTRICTED : item),
+  z.union([z.number().int().min(0).max(65535), z.literal("*")]),
+);
+export type RulesetPort = z.infer<typeof RulesetPort>;
+
+/** The Landlock ruleset `llrun` reports it applied (one parseable stderr line). Each list is what llrun printed, `*` included. */
 export const KernelRuleset = z.object({
   kind: z.literal("kernel.ruleset"),
   abi: z.number().int(),
   fsRo: z.array(z.string()),
   fsRw: z.array(z.string()),
-  connect: z.array(z.number().int()),
-  bind: z.array(z.number().int()),
+  connect: z.array(RulesetPort),
+  bind: z.array(RulesetPort),
   scope: z.array(z.string()),
   dropped: z.array(z.string()),
   line: z.string(),

@@ -58,7 +58,13 @@ export function createPolicyEditor(
   status.className = "policy-status valid";
   status.textContent = "valid: the default policy";
 
-  const element = h("div", { class: "panel-header" }, hash, editor, status);
+  // Policy edits are not kept in the browser (unlike the org allowlist): say so where they are made.
+  const notKept = h(
+    "div",
+    { class: "policy-not-kept", attrs: { "data-testid": "policy-not-kept" } },
+    "Edits last as long as this tab: a reload starts from the default policy (or the link's). Copy the text to keep it.",
+  );
+  const element = h("div", { class: "panel-header" }, hash, editor, status, notKept);
   return {
     element,
     text: () => editor.value,

@@ -3,6 +3,7 @@ import { h } from "../../chrome/dom";
 import type { PageContext } from "../context";
 import { createCheckView } from "./check-view";
 import { createDraftView } from "./draft-view";
+import { createPolicyImportView } from "./import-view";
 import { createLogReplayView } from "./replay-view";
 import "./policy.css";
 
@@ -32,6 +33,7 @@ export function mount(ctx: PageContext): void {
     { class: "panel-header policy-tools", attrs: { "data-testid": "policy-tools" } },
     check.element,
     createDraftView(log, policy),
+    createPolicyImportView(policy),
     h("div", { class: "policy-download" }, download),
   );
   ctx.panel("policy").addHeader(tools);

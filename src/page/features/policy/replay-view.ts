@@ -1,11 +1,21 @@
 import type { PolicyHolder } from "../../../policy";
-import { describeLineErrors, describeReplaySummary, readLogLines, replayLog } from "../../../policy-tools";
+import {
+  type DecisionRead,
+  describeLineErrors,
+  describeReplaySummary,
+  describeSkipped,
+  readLogLineChunks,
+  readLogLines,
+  replayLog,
+} from "../../../policy-tools";
 import { h, replaceChildren } from "../../chrome/dom";
 
 /**
  * The Replay panel's log replay: a `GET /v0/log` stream (Download log, `npx tab proxy`, any
  * `.net` speaking the same lines), dropped or pasted, re-decided against the current policy.
- * A bad line is named and nothing is re-decided.
+ * Only the decisions are read: other lines are counted in the summary; a decision line that
+ * cannot be read is named and nothing is re-decided. A file is read from its stream, line by
+ * line, never held as one string.
  */
 export function createLogReplayView(policy: PolicyHolder): HTMLElement {
   const text = h("textarea", {
@@ -39,18 +49,19 @@ export function createLogReplayView(policy: PolicyHolder): HTMLElement {
     rows,
   );
 
-  const replay = () => {
+  const show = (read: DecisionRead, source: string) => {
     replaceChildren(rows);
     table.hidden = true;
-    const read = readLogLines(text.value);
     if (!read.ok) {
       summary.className = "log-replay-summary invalid";
-      summary.textContent = `not replayed: ${describeLineErrors(read.errors)}`;
+      summary.textContent = `not replayed: ${describeLineErrors(read.errors, source)}`;
       return;
     }
     const result = replayLog(policy.current(), read.lines);
     summary.className = `log-replay-summary ${result.summary.changed ? "changed" : "unchanged"}`;
-    summary.textContent = describeReplaySummary(result.summary);
+    summary.textContent = [describeReplaySummary(result.summary), describeSkipped(read.skipped, "a replay")]
+      .filter((t) => t !== "")
+      .join("; ");
     table.hidden = result.rows.length === 0;
     for (const row of result.rows) {
       const was = row.logged.wouldRefuse ? `would refuse ${row.logged.wouldRefuse}` : row.logged.code;
@@ -68,9 +79,17 @@ export function createLogReplayView(policy: PolicyHolder): HTMLElement {
       );
     }
   };
-  const load = async (blob: Blob) => {
-    text.value = await blob.text();
-    replay();
+  const replay = () => show(readLogLines(text.value), "log");
+  const load = async (chosen: File) => {
+    text.value = "";
+    summary.className = "log-replay-summary";
+    summary.textContent = `reading ${chosen.name}…`;
+    try {
+      show(await readLogLineChunks(textChunks(chosen.stream().pipeThrough(new TextDecoderStream()))), chosen.name);
+    } catch (error) {
+      summary.className = "log-replay-summary invalid";
+      summary.textContent = `not replayed: ${chosen.name} cannot be read (${(error as Error).message})`;
+    }
   };
   run.addEventListener("click", replay);
   file.addEventListener("change", () => {
@@ -94,4 +113,14 @@ export function createLogReplayView(policy: PolicyHolder): HTMLElement {
     summary,
     table,
   );
+}
+
+/** A stream's chunks as an async iterable (not every browser iterates a ReadableStream itself). */
+async function* textChunks(stream: ReadableStream<string>): AsyncGenerator<string> {
+  const reader = stream.getReader();
+  try {
+    for (let next = await reader.read(); !next.done; next = await reader.read()) yield next.value;
+  } finally {
+    reader.releaseLock();
+  }
 }

@@ -13,6 +13,7 @@ import { describePolicyChange, withoutToken } from "../../../trust";
 import { h, replaceChildren } from "../../chrome/dom";
 import { createEventPanel } from "../../panels";
 import type { FeatureContext } from "../context";
+import { describeLeftOut, leftOutOfLink } from "./left-out";
 import { buildShareUrl, fetchPinnedPolicy, MAX_INLINE_POLICY, packPolicy, readShareState } from "./link";
 import { createPolicyRefForm } from "./policy-ref";
 
@@ -45,9 +46,14 @@ export function mount(ctx: FeatureContext): void {
   });
   const sequenceOfRuns = (): SequenceStep[] => verdictSequence(eventsInWindows(log.events(), windows));
 
+  // What the link will not replay (commands typed by hand, lesson steps), beside the link.
+  const leftOut = h("div", { class: "share-left-out", attrs: { "data-testid": "share-left-out", "aria-live": "polite", hidden: "" } });
+  layout.shareOutput.after(leftOut);
   const showLink = async (url: string) => {
     layout.shareOutput.value = url;
     layout.shareOutput.hidden = false;
+    leftOut.textContent = describeLeftOut(leftOutOfLink(log.events(), windows));
+    leftOut.hidden = leftOut.textContent === "";
     layout.shareOutput.select();
     try {
       await navigator.clipboard?.writeText(url);

@@ -1,0 +1,58 @@
+import type { PolicyHolder } from "../../../policy";
+import { foreignPolicyFormat, POLICY_FORMATS } from "../../../policy-tools";
+import { h } from "../../chrome/dom";
+
+/** The source an imported policy is applied under (its `policy.change` event says so). */
+export const IMPORT_SOURCE = "policy import";
+
+/**
+ * "Open a policy file": this project's policy, or another proxy's (a smokescreen ACL,
+ * sandbox-runtime or Claude Code settings, a gh-aw-firewall config), translated by the same
+ * core as `npx tab policy import`. What the translation cannot express is listed under it,
+ * by name; a file that does not read is named and nothing changes. Read only when the reader
+ * picks or drops a file (never from a link).
+ */
+export function createPolicyImportView(policy: PolicyHolder): HTMLElement {
+  const file = h("input", {
+    attrs: {
+      type: "file",
+      accept: ".yaml,.yml,.json,.jsonc",
+      "aria-label": "Open a policy file (this project's, a smokescreen ACL, srt or Claude Code settings, an awf config)",
+      "data-testid": "policy-import-file",
+    },
+  });
+  const status = h("div", { class: "policy-import-status", attrs: { "aria-live": "polite", "data-testid": "policy-import-status" } });
+
+  const load = async (chosen: File) => {
+    // A policy file is small; a large one is not a policy.
+    if (chosen.size > 1024 * 1024) {
+      status.textContent = `not applied: ${chosen.name} is ${chosen.size} bytes, more than a policy file (1 MiB)`;
+      return;
+    }
+    const text = await chosen.text();
+    const format = foreignPolicyFormat(text);
+    if (!format) {
+      const applied = await policy.replaceText(text, IMPORT_SOURCE);
+      status.textContent = applied.ok ? `applied ${chosen.name}` : `not applied: ${chosen.name}: ${applied.errors.join("; ")}`;
+      return;
+    }
+    const translated = POLICY_FORMATS[format]!.import(text, {});
+    if (!translated.ok) {
+      status.textContent = `not applied: ${chosen.name} is not valid ${POLICY_FORMATS[format]!.label}: ${translated.errors.join("; ")}`;
+      return;
+    }
+    await policy.replace(translated.value, `${IMPORT_SOURCE} (${format})`);
+    status.textContent = [`applied ${chosen.name}, read as ${POLICY_FORMATS[format]!.label}`, ...translated.notes].join("\n");
+  };
+  file.addEventListener("change", () => {
+    const chosen = file.files?.[0];
+    if (chosen) void load(chosen);
+  });
+
+  return h(
+    "div",
+    { class: "policy-import", attrs: { "data-testid": "policy-import" } },
+    h("label", {}, "Open a policy file ", file),
+    status,
+  );
+}
