@@ -3,7 +3,8 @@ import { join } from "node:path";
 import type { Plugin } from "vite";
 import { defineConfig } from "vitest/config";
 
-const GUEST_DIR = "vendor/guest";
+// TAB_GUEST_DIR: another image than the committed one, for bench/boot.ts's before-and-after run (BENCH_BEFORE).
+const GUEST_DIR = process.env.TAB_GUEST_DIR ?? "vendor/guest";
 
 /**
  * Serves the committed guest image (vendor/guest) at `guest/…` in dev and preview, and copies

@@ -9,13 +9,25 @@ export interface BenchPage {
   stop(): Promise<void>;
 }
 
+/** How a benchmark's page is served: `guestDir`, another guest image than vendor/guest (vite.config.ts, TAB_GUEST_DIR); `build: false`, the page already built. */
+export interface BenchPageOptions {
+  guestDir?: string;
+  build?: boolean;
+}
+
 /** `extraArgs`: more Chromium switches for this benchmark's browser (e.g. host-resolver rules). */
-export async function startBenchPage(port = 4498, extraArgs: string[] = []): Promise<BenchPage> {
-  const build = spawnSync("npx", ["vite", "build", "--logLevel", "warn"], { stdio: "inherit" });
-  if (build.status !== 0) throw new Error("vite build failed");
-  const server: ChildProcess = spawn("npx", ["vite", "preview", "--port", String(port), "--strictPort"], {
+export async function startBenchPage(port = 4498, extraArgs: string[] = [], options: BenchPageOptions = {}): Promise<BenchPage> {
+  if (options.build !== false) {
+    const build = spawnSync("npx", ["vite", "build", "--logLevel", "warn"], { stdio: "inherit" });
+    if (build.status !== 0) throw new Error("vite build failed");
+  }
+  const env = options.guestDir ? { ...process.env, TAB_GUEST_DIR: options.guestDir } : process.env;
+  // A second preview of the same project (another image beside this tree's) passes vite's one-preview lock.
+  const args = ["vite", "preview", "--port", String(port), "--strictPort", ...(options.guestDir ? ["--bypass-lock"] : [])];
+  const server: ChildProcess = spawn("npx", args, {
     stdio: "ignore",
     detached: true,
+    env,
   });
   const url = `http://127.0.0.1:${port}/`;
   for (let i = 0; i < 100; i++) {

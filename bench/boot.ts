@@ -8,17 +8,23 @@
 // docs/decisions/0027); the whole first visit as a fraction of the cold boot, the page's own
 // start included (a usable prompt: one that has answered a command, on both sides); and where
 // the first visit's time went (the page's `tab:` marks and boot phases).
-import { statSync } from "node:fs";
-import { loadavg } from "node:os";
+//
+// BENCH_BEFORE=REV (a git revision, e.g. the commit before a new guest image): the image
+// committed at REV and this tree's are measured in the same run, round by round in turn, and
+// printed side by side (what each start downloads, first visit, cold boot, returning visit).
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, statSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
 import { BOOT_FILE_NAMES, SHIPPED_STATE_FILE, SHIPPED_STATE_RECORD } from "../src/machine";
-import { median, startBenchPage, table } from "./_browser";
+import { type BenchPage, median, startBenchPage, table } from "./_browser";
 import { firstVisitRatio, measureVisits, restoreRatio, type Visits } from "./_visits";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 
-/** What each start downloads of the guest (the committed image the page serves), in bytes. */
-function guestDownloads(): string {
-  const size = (name: string) => statSync(`vendor/guest/${name}`).size;
+/** What each start downloads of the guest (the image the page serves, `dir`), in bytes. */
+function guestDownloads(dir = "vendor/guest"): string {
+  const size = (name: string) => statSync(join(dir, name)).size;
   const total = (names: string[]) => names.reduce((n, name) => n + size(name), 0);
   const { bios, vgaBios, bzImage, initrd } = BOOT_FILE_NAMES;
   const state = size(SHIPPED_STATE_FILE);
@@ -37,7 +43,64 @@ const load = () =>
     .map((l) => l.toFixed(2))
     .join(", ");
 
+type Measure = "first" | "firstPrompt" | "cold" | "coldAnswered" | "returning";
+const MEASURES: [Measure, string][] = [
+  ["firstPrompt", "first visit: shipped state restored, fresh prompt"],
+  ["first", "first visit: first command answered"],
+  ["cold", "cold boot of the image (?boot=fresh): first prompt"],
+  ["coldAnswered", "cold boot: first command answered"],
+  ["returning", "returning visit: IndexedDB state restored, first command answered"],
+];
+
+/** The image committed at `rev`, in a directory of its own. */
+function imageAt(rev: string): string {
+  const dir = mkdtempSync(join(tmpdir(), "bench-guest-"));
+  execFileSync("sh", ["-c", `git archive "$0" vendor/guest | tar -x -C "$1"`, rev, dir]);
+  return join(dir, "vendor/guest");
+}
+
+/** BENCH_BEFORE: the image at that revision and this tree's, measured in turn in one run, side by side. */
+async function beforeAndAfter(rev: string) {
+  const beforeDir = imageAt(rev);
+  console.log(`before (${rev}): ${guestDownloads(beforeDir)}`);
+  console.log(`after (this tree): ${guestDownloads()}`);
+  const loadBefore = load();
+  const port = Number(process.env.BENCH_PORT ?? 4498);
+  const after = await startBenchPage(port);
+  const before = await startBenchPage(port + 1, [], { guestDir: beforeDir, build: false });
+  const runs: { before: Visits[]; after: Visits[] } = { before: [], after: [] };
+  // A round whose page lost the harness's promise (Playwright: "Resulting promise was garbage
+  // collected", seen on a busy host on either image) is measured again, and says so.
+  const round = async (page: BenchPage, side: string): Promise<Visits> => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await measureVisits(page.browser, page.url);
+      } catch (error) {
+        if (attempt >= 3) throw error;
+        console.log(`${side}: a round failed (${(error as Error).message.split("\n")[0]}); measuring it again`);
+      }
+    }
+  };
+  try {
+    for (let i = 0; i < RUNS; i++) {
+      runs.before.push(await round(before, "before"));
+      runs.after.push(await round(after, "after"));
+    }
+  } finally {
+    await Promise.allSettled([before.stop(), after.stop()]);
+  }
+  const cell = (v: number[]) => `${median(v)} (${Math.min(...v)}–${Math.max(...v)})`;
+  console.log(
+    table([
+      ["measure (ms from navigation, median (spread))", "runs", `before (${rev})`, "after (this tree)"],
+      ...MEASURES.map(([key, label]) => [label, RUNS, cell(runs.before.map((r) => r[key])), cell(runs.after.map((r) => r[key]))]),
+    ]),
+  );
+  console.log(`\nload average (1, 5, 15 min): ${loadBefore} before, ${load()} after`);
+}
+
 async function main() {
+  if (process.env.BENCH_BEFORE) return beforeAndAfter(process.env.BENCH_BEFORE);
   console.log(guestDownloads());
   const loadBefore = load();
   const bench = await startBenchPage(Number(process.env.BENCH_PORT ?? 4498));

@@ -10,7 +10,7 @@ import {
   waitForGuest,
 } from "./support/guest";
 
-// The real guest (Linux 6.12 with Landlock) boots in the page. One boot for the file.
+// The real guest (Linux 7.2 with Landlock and its audit records) boots in the page. One boot for the file.
 test.describe.configure({ mode: "serial" });
 
 let pg: Playground;
@@ -23,10 +23,10 @@ test.afterAll(async () => {
   await closePlayground(pg);
 });
 
-test("the guest boots to a prompt and runs Linux 6.12", async () => {
+test("the guest boots to a prompt and runs Linux 7.2", async () => {
   const { output, status } = await runInGuest(pg.page, "uname -r");
   expect(status).toBe(0);
-  expect(output.trim()).toMatch(/^6\.12\./);
+  expect(output.trim()).toMatch(/^7\.2\./);
 });
 
 test("a fault in the guest kernel's log fails the file's kernel check, which shows the kernel's lines", async () => {
@@ -38,9 +38,9 @@ test("a fault in the guest kernel's log fails the file's kernel check, which sho
   await expectHealthyKernel(pg.page);
 });
 
-test("llrun --abi reports Landlock ABI 4 or newer (TCP rules need ABI 4)", async () => {
+test("llrun --abi reports Landlock ABI 7 or newer (its audit records need ABI 7)", async () => {
   const { output } = await runInGuest(pg.page, "llrun --abi");
-  expect(Number(output.trim())).toBeGreaterThanOrEqual(4);
+  expect(Number(output.trim())).toBeGreaterThanOrEqual(7);
 });
 
 test("under llrun with connect allowed only to 3128, a direct connect gets EACCES from the kernel (verdict table, row 6)", async () => {
@@ -50,6 +50,34 @@ test("under llrun with connect allowed only to 3128, a direct connect gets EACCE
   // The Kernel panel shows the ruleset and the refusal, parsed from those lines.
   await pg.page.locator('[data-tab="kernel"]').click();
   await expect(pg.page.locator("#panel-kernel tbody tr").filter({ hasText: "EACCES" }).first()).toBeVisible();
+});
+
+test("a write outside the ruleset is one kernel decision on the log, from the kernel's audit record, which is in the guest's kernel log too", async () => {
+  const from = await pg.page.evaluate(() => window.__tab?.log.nextSeq ?? 0);
+  const { status } = await runInGuest(pg.page, "llrun --ro / sh -c 'echo x > /tmp/landlock-audit-probe'");
+  expect(status).not.toBe(0);
+  await expect
+    .poll(() => pg.page.evaluate((f) => window.__tab?.log.events().filter((e) => e.seq >= f && e.kind === "kernel.decision"), from))
+    .toEqual([
+      expect.objectContaining({
+        code: "landlock-denied",
+        by: "kernel",
+        allowed: false,
+        access: ["fs.make_reg"],
+        path: "/tmp",
+        program: "/usr/bin/busybox",
+      }),
+    ]);
+  const decision = await pg.page.evaluate((f) => window.__tab?.log.events().find((e) => e.seq >= f && e.kind === "kernel.decision"), from);
+  expect(decision).toMatchObject({ pid: expect.any(Number), domain: expect.stringMatching(/^[0-9a-f]+$/) });
+  // The terminal's verdict notice says who refused what, under the command (cut into rows at the terminal's width).
+  await expect
+    .poll(async () => (await terminalRows(pg.page)).join(""))
+    .toMatch(/tab: kernel refused fs\.make_reg on \/tmp \(\/usr\/bin\/busybox pid \d+\): landlock-denied/);
+  const kmsg = await runInGuest(pg.page, "dmesg | grep -c 'type=1423'");
+  expect(Number(kmsg.output.trim())).toBeGreaterThanOrEqual(1);
+  await pg.page.locator('[data-tab="kernel"]').click();
+  await expect(pg.page.locator("#panel-kernel tbody tr").filter({ hasText: "fs.make_reg /tmp" }).first()).toBeVisible();
 });
 
 test("the same connect without llrun is not refused by the kernel", async () => {

@@ -197,3 +197,17 @@ test("closing the lesson shows the index of the shipped lessons with their progr
   await expect(run(page)).toHaveAttribute("data-step", "1");
   await expect.poll(() => lessonEvents(page)).toContain("load bundled 4");
 });
+
+test("a shipped lesson's filesystem refusal is judged on the kernel's own decision (lesson 03, step 2)", async () => {
+  test.setTimeout(240_000);
+  await page.getByTestId("lesson-close").click();
+  await page.getByTestId("lesson-index").locator('[data-lesson="03-landlock-files"] button').click();
+  await expect(run(page)).toHaveAttribute("data-step", "1");
+  await typeAndWait(page, "llrun --ro / --rw /tmp -- sh -c 'echo written > /tmp/landlock-demo.txt && cat /tmp/landlock-demo.txt'");
+  await expect(run(page)).toHaveAttribute("data-step", "2", { timeout: 90_000 });
+  await typeAndWait(page, "llrun --ro / --rw /tmp -- sh -c 'echo nope > /root/landlock-demo.txt'");
+  await expect(run(page)).toHaveAttribute("data-step", "3", { timeout: 90_000 });
+  await expect(page.getByTestId("lesson-attempt")).toHaveAttribute("data-result", "passed");
+  await expect(page.getByTestId("lesson-verdict")).toContainText("landlock-denied");
+  await expect(page.getByTestId("lesson-verdict")).toContainText("kernel");
+});

@@ -105,6 +105,18 @@ test("row 6: a direct connect() under the agent's policy gets EACCES from the ke
   const from = await runScenario(page, "landlock-denied");
   const result = await page.evaluate((f) => window.__tab?.log.events().find((e) => e.seq >= f && e.kind === "kernel.result"), from);
   expect(result).toMatchObject({ kind: "kernel.result", result: "EACCES", errno: 13, target: "93.184.216.34:443" });
+  // Decided from the kernel's own audit record; the tcpconnect line above is the guest's view.
+  await expect
+    .poll(() => page.evaluate((f) => window.__tab?.log.events().filter((e) => e.seq >= f && e.kind === "kernel.decision"), from))
+    .toEqual([
+      expect.objectContaining({
+        code: "landlock-denied",
+        by: "kernel",
+        access: ["net.connect_tcp"],
+        port: 443,
+        target: "93.184.216.34:443",
+      }),
+    ]);
   const wire = await page.evaluate(
     (f) =>
       window.__tab?.log
@@ -117,6 +129,7 @@ test("row 6: a direct connect() under the agent's policy gets EACCES from the ke
   const framesAfter = await page.evaluate(() => window.__tab?.network?.peer.counters.framesIn ?? -1);
   expect(framesAfter).toBe(framesBefore);
   await expect(page.locator("#panel-kernel tbody tr").filter({ hasText: "EACCES" }).first()).toBeVisible();
+  await expect(page.locator("#panel-kernel tbody tr").filter({ hasText: "net.connect_tcp 93.184.216.34:443" }).first()).toBeVisible();
 });
 
 test("row 7: a DNS query under a ports-only policy is visible on the wire; in an empty namespace there is nothing to look up with", async () => {

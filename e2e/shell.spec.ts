@@ -78,6 +78,43 @@ for (const { id, event, text } of panels) {
   });
 }
 
+test("the Kernel tab's badge counts the kernel's decisions, not boot or ruleset rows", async () => {
+  await page.locator('[data-tab="proxy"]').click();
+  const badge = page.locator('[data-tab="kernel"] .badge');
+  const before = Number((await badge.textContent()) || "0");
+  await page.evaluate(() => {
+    window.__tab?.log.append({ kind: "boot.progress", phase: "boot", message: "e2e: a boot row" });
+    window.__tab?.log.append({
+      kind: "kernel.ruleset",
+      abi: 10,
+      fsRo: ["/"],
+      fsRw: [],
+      connect: [3128],
+      bind: [],
+      scope: [],
+      dropped: [],
+      line: "llrun: ruleset abi=10 fs_ro=/ fs_rw= connect=3128 bind=* scope= dropped=",
+    });
+    window.__tab?.log.append({
+      kind: "kernel.decision",
+      allowed: false,
+      code: "landlock-denied",
+      by: "kernel",
+      reason: "Landlock domain 1a2b does not allow fs.make_reg on /tmp",
+      access: ["fs.make_reg"],
+      target: "/tmp",
+      path: "/tmp",
+      program: "/usr/bin/busybox",
+      pid: 77,
+      domain: "1a2b",
+      record: "",
+    });
+  });
+  await expect(badge).toHaveText(String(before + 1));
+  await page.locator('[data-tab="kernel"]').click();
+  await expect(page.locator("#panel-kernel tbody tr").filter({ hasText: "fs.make_reg /tmp" }).first()).toBeVisible();
+});
+
 test("a hostile registry-like string renders inert, as text", async () => {
   const hostile = "<img src=x onerror=alert(1)>\x1b[31m";
   let dialogs = 0;

@@ -41,8 +41,8 @@ const countsFromLog = (page: Page) =>
           if (e.allowed) allowed++;
           else refused++;
           break;
-        case "kernel.result":
-          if (e.result === "EACCES") refused++;
+        case "kernel.decision":
+          refused++;
           break;
         default:
           break;

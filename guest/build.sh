@@ -7,6 +7,7 @@
 #                                  (only after checking it was built from the same inputs)
 #   guest/build.sh --state-only    (re)make only the shipped post-boot state from the committed image
 #   APT_REFRESH=1 guest/build.sh   re-read the trixie package lists (newer package versions)
+#   KERNEL_VERSION=V guest/build.sh  another linux-source-7.2 from trixie-backports than the pinned one
 #   JOBS=4 guest/build.sh          parallel kernel build (default: nproc)
 #
 # Host: Debian 12 (bookworm) amd64, root (apt-get installs missing host tools).
@@ -21,7 +22,12 @@ WORK=${WORK:-$HERE/.build}
 JOBS=${JOBS:-$(nproc)}
 SUITE=${SUITE:-trixie}
 MIRROR=${MIRROR:-http://deb.debian.org/debian}
-KVER_PKG=linux-source-6.12
+# The kernel comes from trixie-backports (Landlock ABI 7 and its audit records need Linux 6.15+;
+# trixie itself stops at 6.12). Pinned: a newer backport is taken on purpose (KERNEL_VERSION=…),
+# not by whichever upload the mirror carries that day. docs/decisions/0029.
+KVER_PKG=${KVER_PKG:-linux-source-7.2}
+KERNEL_VERSION=${KERNEL_VERSION:-7.2.12-1~bpo13+1}
+KSUITE=${KSUITE:-$SUITE-backports}
 # Fixed timestamp for kernel and cpio so that identical inputs give identical bytes.
 export SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-1764633600}   # 2025-12-02T00:00:00Z
 KERNEL_ONLY=0
@@ -32,7 +38,7 @@ for a in "$@"; do
     --kernel-only) KERNEL_ONLY=1 ;;
     --reuse-kernel) REUSE_KERNEL=1 ;;
     --state-only) STATE_ONLY=1 ;;
-    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
     *) echo "build.sh: unknown argument: $a" >&2; exit 64 ;;
   esac
 done
@@ -71,7 +77,15 @@ APT_OPTS=(
 )
 apt_setup() {
   mkdir -p "$APTDIR/lists/partial" "$APTDIR/cache/archives/partial" "$DEBS"
-  printf 'deb [arch=i386] %s %s main\ndeb-src %s %s main\n' "$MIRROR" "$SUITE" "$MIRROR" "$SUITE" > "$APTDIR/sources.list"
+  # Backports for binary packages only (the kernel's source package, linux-source-*): its
+  # Release is NotAutomatic, so every other package keeps trixie's version, and with no
+  # deb-src line for it the guest's busybox and curl stay on trixie's sources.
+  printf 'deb [arch=i386] %s %s main\ndeb [arch=i386] %s %s main\ndeb-src %s %s main\n' \
+    "$MIRROR" "$SUITE" "$MIRROR" "$KSUITE" "$MIRROR" "$SUITE" > "$APTDIR/sources.list.new"
+  # A changed list (a first build after the move to backports) is read again.
+  if ! cmp -s "$APTDIR/sources.list.new" "$APTDIR/sources.list"; then
+    mv "$APTDIR/sources.list.new" "$APTDIR/sources.list"; rm -f "$APTDIR"/lists/*_Packages* "$APTDIR"/lists/*_Release*
+  else rm -f "$APTDIR/sources.list.new"; fi
   if [ "${APT_REFRESH:-0}" = 1 ] || ! ls "$APTDIR"/lists/*_Packages* >/dev/null 2>&1 ||
      ! ls "$APTDIR"/lists/*_Sources* >/dev/null 2>&1; then
     log "reading $SUITE/i386 package lists (private apt state in $APTDIR)"
@@ -127,7 +141,9 @@ KSRC=$WORK/kernel/src
 KOBJ=$WORK/kernel/obj
 build_kernel() {
   local name ver deb stamp_want
-  read -r name ver _ < <(apt_candidate "$KVER_PKG") || die "no $KVER_PKG in $SUITE"
+  name=$KVER_PKG ver=$KERNEL_VERSION
+  apt-cache "${APT_OPTS[@]}" show "$name=$ver" >/dev/null 2>&1 ||
+    die "no $name $ver in $KSUITE (the pinned kernel; set KERNEL_VERSION to one 'apt-cache policy $name' lists)"
   deb=$(fetch_deb "$name" "$ver")
   echo "$name $ver" >> "$PKGLOG"
   stamp_want=$( { echo "$ver"; cat "$HERE/kernel.fragment"; sed -n '/^# -- kernel recipe --/,/^# -- end kernel recipe --/p' "$0"; } | sha256sum | cut -c1-64)
@@ -205,7 +221,8 @@ check_kconfig() {
 # state held it (compressed once, as the three shared it; guest/README.md, "The C library, and
 # busybox").
 # musl's is a few kB: the programs are linked against trixie's i386 musl (musl-dev), with the
-# kernel's user-space headers (linux-libc-dev, the same 6.12 as the kernel) for what musl does
+# kernel's user-space headers (trixie's linux-libc-dev, 6.12: older than the 7.2 kernel, so the
+# programs define the newer Landlock and audit constants they use themselves) for what musl does
 # not define (Landlock, seccomp, the virtio and serial ioctls). $CC_GUEST is the compiler.
 MUSLW=$WORK/musl
 setup_musl() {
@@ -501,7 +518,7 @@ write_build_info() {
   echo "gcc: $(gcc --version | head -n1)"
   echo "binutils: $(ld --version | head -n1)"
   echo "SOURCE_DATE_EPOCH: $SOURCE_DATE_EPOCH"
-  echo "package source: $MIRROR $SUITE main (i386)"
+  echo "package source: $MIRROR $SUITE main (i386); the kernel: $KVER_PKG $KERNEL_VERSION from $KSUITE main"
   echo
   echo "== Debian packages (name version): linux-source, unpacked for the kernel; musl-dev and"
   echo "== linux-libc-dev, the C library and kernel headers the guest's programs are built with;"

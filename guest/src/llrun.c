@@ -21,7 +21,7 @@
 
 #include "tab-tools.h"
 
-/* ---- Landlock UAPI (include/uapi/linux/landlock.h, Linux 6.12) ---- */
+/* ---- Landlock UAPI (include/uapi/linux/landlock.h; the rights of ABI 6, the log flags of ABI 7) ---- */
 #if defined(__i386__)
 #define NR_landlock_create_ruleset 444
 #define NR_landlock_add_rule 445
@@ -70,6 +70,9 @@ struct ll_net_port_attr {
 #define NET_CONNECT_TCP (1ULL << 1) /* ABI 4 */
 #define SCOPE_ABSTRACT_UNIX (1ULL << 0) /* ABI 6 */
 #define SCOPE_SIGNAL (1ULL << 1)        /* ABI 6 */
+/* landlock_restrict_self() flags (ABI 7): which denials the kernel logs as audit records */
+#define LL_RESTRICT_SELF_LOG_SAME_EXEC_OFF (1U << 0)
+#define LL_RESTRICT_SELF_LOG_NEW_EXEC_ON (1U << 1)
 
 #define FS_ABI1 ((1ULL << 13) - 1)
 #define FS_RO (FS_EXECUTE | FS_READ_FILE | FS_READ_DIR)
@@ -103,7 +106,16 @@ static const char usage_text[] =
 "  --strict              refuse to run if the kernel lacks a requested right\n"
 "                        (default: best effort, each dropped right named on stderr)\n"
 "  --abi                 print the kernel's Landlock ABI version (0 if none) and exit\n"
+"  --no-audit            do not ask the kernel to log CMD's denials (see below)\n"
 "  -h, --help            this text\n"
+"\n"
+"Audit (Landlock ABI 7 and later): llrun passes LANDLOCK_RESTRICT_SELF_LOG_NEW_EXEC_ON\n"
+"to landlock_restrict_self, so the kernel logs every denial of CMD and of what it runs\n"
+"as an audit record (LANDLOCK_ACCESS, and LANDLOCK_DOMAIN the first time), and leaves\n"
+"same-exec logging on (no LANDLOCK_RESTRICT_SELF_LOG_SAME_EXEC_OFF): a denial of llrun's\n"
+"own exec of CMD is logged too. The page shows each record as a kernel decision. With\n"
+"--no-audit llrun passes no flag: the kernel's default, which logs only llrun's own\n"
+"denials before exec.\n"
 "\n"
 "Before exec, one line on stderr describes the applied ruleset:\n"
 "  llrun: ruleset abi=N fs_ro=LIST fs_rw=LIST connect=LIST bind=LIST scope=LIST dropped=LIST\n"
@@ -169,7 +181,7 @@ int llrun_main(int argc, char **argv)
 	const char *ro[MAXN], *rw[MAXN];
 	int connect_ports[MAXN], bind_ports[MAXN];
 	int nro = 0, nrw = 0, nconn = 0, nbind = 0;
-	int scope_unix = 0, scope_signal = 0, strict = 0, want_abi = 0;
+	int scope_unix = 0, scope_signal = 0, strict = 0, want_abi = 0, audit = 1;
 	int i;
 
 	for (i = 1; i < argc; i++) {
@@ -202,6 +214,7 @@ int llrun_main(int argc, char **argv)
 		else if (!strcmp(name, "--scope-signal")) scope_signal = 1;
 		else if (!strcmp(name, "--strict")) strict = 1;
 		else if (!strcmp(name, "--abi")) want_abi = 1;
+		else if (!strcmp(name, "--no-audit")) audit = 0;
 		else if (!strcmp(name, "-h") || !strcmp(name, "--help")) { fputs(usage_text, stdout); return 0; }
 		else die(EX_LL_USAGE, "unknown option '%s' (see llrun --help)", a);
 	}
@@ -298,7 +311,9 @@ int llrun_main(int argc, char **argv)
 
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		die(EX_LL_RULESET, "prctl(PR_SET_NO_NEW_PRIVS): %s", strerror(errno));
-	if (syscall(NR_landlock_restrict_self, rfd, 0) < 0)
+	/* The command runs after an exec, whose denials the kernel does not log by default. */
+	unsigned restrict_flags = (audit && abi >= 7) ? LL_RESTRICT_SELF_LOG_NEW_EXEC_ON : 0;
+	if (syscall(NR_landlock_restrict_self, rfd, restrict_flags) < 0)
 		die(EX_LL_RULESET, "landlock_restrict_self: %s", strerror(errno));
 	close(rfd);
 

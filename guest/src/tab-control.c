@@ -19,12 +19,17 @@
  * Answers: `ok` (for prepare-state, `ok ` and its last line of output), or `error REASON`. A
  * line without an ID is answered `0 error ...`.
  *
+ * The guest's own lines, unasked: `audit TYPE TEXT`, the kernel's Landlock audit records
+ * (tab-audit.c), so the host learns of a kernel refusal from the kernel, not from the terminal.
+ * They begin with a letter, so they are never taken for an answer.
+ *
  * Why a daemon, and the data on the line: the prompt hook it replaces (`$(tab-prompt)` in PS1)
  * cost every prompt a fork and an exec, ~0.9 M instructions of the guest's interpreted CPU;
  * reading the same requests from the 9p share cost ~0.4 M more than reading them here
  * (docs/performance.md, "The prompt hook and the control line").
  */
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -197,13 +202,34 @@ static void request(const char *line)
 		answer_error("unknown request");
 }
 
-static void serve(void)
+/* One audit record on the line, whole: the answer being written, if any, was written whole. */
+static void audit_line(const char *type, const char *text)
+{
+	put("audit ");
+	put(type);
+	put(" ");
+	put(text);
+	put("\n");
+}
+
+static void serve(int audit)
 {
 	char line[MAX_LINE + 1];
 	size_t used = 0;
 	int too_long = 0;
+	struct pollfd fds[2] = { { .fd = port, .events = POLLIN }, { .fd = audit, .events = POLLIN } };
 	for (;;) {
 		char buf[256];
+		/* A denial whose SYSCALL record has not come within 0.2 s goes without it. */
+		int ready = poll(fds, audit >= 0 ? 2 : 1, tab_audit_pending() ? 200 : -1);
+		if (ready < 0)
+			continue;
+		if (ready == 0)
+			tab_audit_flush(audit_line, NULL);
+		if (audit >= 0 && (fds[1].revents & POLLIN))
+			tab_audit_read(audit, audit_line);
+		if (!(fds[0].revents & (POLLIN | POLLHUP | POLLERR)))
+			continue;
 		ssize_t n = read(port, buf, sizeof buf);
 		if (n <= 0) {
 			usleep(100000);
@@ -255,14 +281,20 @@ int tab_control_main(int argc, char **argv)
 		perror("tab-control: " PORT);
 		return 1;
 	}
+	/* Audit is on before /init goes on, so every process the shell starts has its audit
+	 * context (the SYSCALL record that names a denied process's pid). */
+	int audit = tab_audit_open();
 	/* Returns to /init only once the port listens, so the host's first request finds it. */
 	pid_t child = fork();
 	if (child < 0) {
 		perror("tab-control: fork");
 		return 1;
 	}
-	if (child > 0)
+	if (child > 0) {
+		if (audit >= 0)
+			close(audit);
 		return 0;
+	}
 	setsid();
 	signal(SIGHUP, SIG_IGN);
 	int null = open("/dev/null", O_RDWR);
@@ -275,6 +307,6 @@ int tab_control_main(int argc, char **argv)
 	}
 	if (chdir("/") != 0)
 		return 1;
-	serve();
+	serve(audit);
 	return 0;
 }

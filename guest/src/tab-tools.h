@@ -18,4 +18,15 @@ int curl_main(int argc, char **argv);
  */
 const char *tab_fresh_apply(long long sec, long long nsec, const char *hex);
 
+/*
+ * The kernel's Landlock audit records (tab-audit.c): tab_audit_open turns audit on and returns
+ * the netlink socket that reads them (-1 if the kernel has no audit); tab_audit_read hands the
+ * records it holds to EMIT as (type, text), a denial once its SYSCALL record came;
+ * tab_audit_flush hands on a denial still waiting for one (call it when the socket is quiet).
+ */
+int tab_audit_open(void);
+void tab_audit_read(int fd, void (*emit)(const char *type, const char *text));
+void tab_audit_flush(void (*emit)(const char *type, const char *text), const char *syscall_record);
+int tab_audit_pending(void);
+
 #endif

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { parseGuestLine } from "./guest-lines";
 
-describe("guest result lines become Kernel panel events (Landlock 6.12 has no audit log)", () => {
+describe("guest result lines become Kernel panel events (the guest's view, beside the kernel's audit records)", () => {
   it("reads the ruleset llrun applied", () => {
     expect(
       parseGuestLine("llrun: ruleset abi=6 fs_ro=/usr,/bin fs_rw=/tmp connect=3128 bind= scope=abstract-unix,signal dropped="),

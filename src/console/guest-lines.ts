@@ -12,9 +12,10 @@ function fields(text: string): Map<string, string> {
 }
 
 /**
- * Turns the guest's parseable result lines into Kernel panel events: Landlock on 6.12 has no
- * audit log, so `llrun` reports the ruleset it applied and the demos report the errno they
- * met (guest/README.md documents both formats). Anything else returns null.
+ * Turns the guest's parseable result lines into Kernel panel events: `llrun` reports the
+ * ruleset it applied and the demos report the errno they met (guest/README.md documents both
+ * formats), the guest's view beside the kernel's own audit records (landlock-audit.ts, from
+ * the control line, not the terminal). Anything else returns null.
  */
 export function parseGuestLine(raw: string): NewEvent | null {
   const line = raw.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, "").trim();

@@ -30,6 +30,7 @@ export {
 export { type ConsoleTurns, createConsoleTurns } from "./console-turns";
 export { parseGuestLine } from "./guest-lines";
 export type { GuestPort, WatchedGuest } from "./guest-port";
+export { auditFields, createLandlockAuditReader, LANDLOCK_ACCESS, LANDLOCK_DOMAIN, type LandlockAuditReader } from "./landlock-audit";
 export { GuestConsole } from "./serial-console";
 export { createShellMarkSplitter, parseOsc133, type ShellMark, type ShellMarkSplitter, type ShellPiece } from "./shell-marks";
 export { type CommandRecord, type ShellPhase, ShellTracker } from "./shell-state";

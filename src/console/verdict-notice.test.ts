@@ -61,6 +61,29 @@ describe("the notices a command's verdicts leave in the terminal", () => {
     expect(commandNotices(events)[1]?.text).toContain("report mode: proxy would refuse");
   });
 
+  it("the kernel's refusal is told with the right it blocked, the path, the process and the domain", () => {
+    const events = eventsOf({
+      kind: "kernel.decision",
+      allowed: false,
+      code: "landlock-denied",
+      by: "kernel",
+      reason: "Landlock domain 1a2b does not allow fs.make_reg on /root",
+      access: ["fs.make_reg"],
+      target: "/root",
+      path: "/root",
+      program: "/usr/bin/busybox",
+      pid: 77,
+      domain: "1a2b",
+      record: "",
+    });
+    expect(commandNotices(events)).toEqual([
+      {
+        code: "landlock-denied",
+        text: "tab: kernel refused fs.make_reg on /root (/usr/bin/busybox pid 77): landlock-denied, Landlock domain 1a2b",
+      },
+    ]);
+  });
+
   it("control characters a guest put in a target are shown escaped, never sent to the terminal", () => {
     const [notice] = commandNotices(eventsOf(decision({ target: "evil.example:443\x1b[2J\x07" })));
     expect(notice?.text).not.toMatch(/[\x00-\x1f]/);

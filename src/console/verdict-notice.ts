@@ -28,7 +28,7 @@ export function commandNotices(events: readonly LogEvent[]): VerdictNotice[] {
   return [...shown, { code: "more", text: `tab: ${rest} more verdicts for this command are in the Proxy panel` }];
 }
 
-/** The notice one event calls for, or null: refusals by the proxy and TLS, bodies cut short, report-mode findings. */
+/** The notice one event calls for, or null: refusals by the proxy, TLS and the guest's kernel, bodies cut short, report-mode findings. */
 export function noticeOf(e: LogEvent): VerdictNotice | null {
   if (e.kind === "proxy.decision") {
     const request = `${e.method} ${e.target}`;
@@ -39,6 +39,11 @@ export function noticeOf(e: LogEvent): VerdictNotice | null {
     return null;
   }
   if (e.kind === "tls.verdict" && !e.allowed) return notice(e.code, `proxy refused TLS for ${e.target}: ${e.code}, ${e.reason}`);
+  if (e.kind === "kernel.decision")
+    return notice(
+      e.code,
+      `kernel refused ${e.access.join(",")} on ${e.target} (${e.program || "?"}${e.pid === null ? "" : ` pid ${e.pid}`}): ${e.code}, Landlock domain ${e.domain}`,
+    );
   return null;
 }
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { judgeStep } from "./judge";
 import { OUTPUT_JUDGED_MAX_CHARS } from "./output-pattern";
 import type { ExpectItem, LessonStep } from "./schema";
-import { bypassRefused, decision, dnsRefused, frame, pastebinRefused, tcpconnect, windowOf } from "./testing/windows";
+import { bypassRefused, decision, dnsRefused, frame, pastebinRefused, tcpconnect, windowOf, writeRefused } from "./testing/windows";
 
 const step = (...expect: ExpectItem[]): LessonStep => ({ title: "S", run: "true", expect });
 
@@ -155,6 +155,15 @@ describe("the expect judge", () => {
     expect(judged.decisive).toMatchObject({ kind: "proxy.decision", code: "host-not-allowed", by: "proxy" });
     expect(judged.explanation).toMatch(
       /^What happened instead: the proxy refused CONNECT pastebin.com:443.*Not met: expected the kernel to answer EACCES.*; expected no wire.frame/,
+    );
+  });
+
+  it("judges a filesystem refusal on the kernel's own decision, naming the right and the path", () => {
+    const judged = judgeStep(step({ verdict: "landlock-denied", by: "kernel", target: "/root" }, { exit: "nonzero" }), writeRefused());
+    expect(judged.passed).toBe(true);
+    expect(judged.decisive).toMatchObject({ kind: "kernel.decision", code: "landlock-denied", by: "kernel", target: "/root" });
+    expect(judged.explanation).toMatch(
+      /^The kernel refused fs\.make_reg on \/root to \/usr\/bin\/busybox \(pid 77\): landlock-denied \(by kernel/,
     );
   });
 

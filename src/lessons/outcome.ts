@@ -97,6 +97,12 @@ export function outcomeOf(event: LogEvent): Outcome | null {
             sentence: `the cache refused an entry whose bytes do not hash to ${event.sha256 ?? "its address"}: cache-corrupt (by cas)`,
           }
         : null;
+    case "kernel.decision":
+      return decided(
+        event,
+        event.target,
+        `the kernel refused ${event.access.join(", ")} on ${event.target} to ${event.program || "a process"}${event.pid === null ? "" : ` (pid ${event.pid})`}: ${event.code} (by ${event.by}, Landlock domain ${event.domain})`,
+      );
     case "kernel.result":
       return {
         kind: event.kind,

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { cacheEvents } from "./events/cache";
 import { Stamp } from "./events/common";
 import { guestEvents } from "./events/guest";
+import { kernelDecisionEvents } from "./events/kernel-decision";
 import { kmsEvents } from "./events/kms";
 import { lessonEvents } from "./events/lesson";
 import { policyEvents } from "./events/policy";
@@ -23,6 +24,7 @@ export const NewEvent = z.discriminatedUnion("kind", [
   ...resolverEvents,
   ...cacheEvents,
   ...guestEvents,
+  ...kernelDecisionEvents,
   ...skillsEvents,
   ...kmsEvents,
   ...sessionEvents,

@@ -6,6 +6,7 @@ export { LogEvent, NewEvent } from "./event";
 export * from "./events/cache";
 export * from "./events/common";
 export * from "./events/guest";
+export * from "./events/kernel-decision";
 export * from "./events/kms";
 export * from "./events/policy";
 export * from "./events/proxy";

@@ -20,9 +20,22 @@ describe("verdict sequences for share links (same codes and deciders, not timing
       by: "proxy",
     });
 
-  it("takes proxy decisions and kernel refusals in order, and skips the proxy's own endpoints", () => {
+  it("takes proxy decisions and the kernel's own refusals in order, and skips the proxy's own endpoints and what a demo says it got", () => {
     decision("served", true);
     decision("served", true, "own");
+    log.append({
+      kind: "kernel.decision",
+      allowed: false,
+      code: "landlock-denied",
+      by: "kernel",
+      reason: "r",
+      access: ["net.connect_tcp"],
+      target: "1.2.3.4:443",
+      program: "tcpconnect",
+      pid: 9,
+      domain: "77",
+      record: "",
+    });
     log.append({ kind: "kernel.result", program: "tcpconnect", target: "1.2.3.4:443", result: "EACCES", errno: 13, line: "" });
     decision("host-not-allowed", false);
     expect(verdictSequence(log.events())).toEqual([

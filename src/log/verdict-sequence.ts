@@ -24,8 +24,10 @@ export function verdictSequence(events: readonly LogEvent[]): SequenceStep[] {
       case "resolver.step":
         out.push({ code: e.code, by: e.by });
         break;
-      case "kernel.result":
-        if (e.result === "EACCES") out.push({ code: "landlock-denied", by: "kernel" });
+      // The kernel's own record of a refusal (Landlock audit); what a demo says it got
+      // (`kernel.result`) is the guest's view of the same refusal, not a second decision.
+      case "kernel.decision":
+        out.push({ code: e.code, by: e.by });
         break;
       default:
         break;

@@ -142,6 +142,18 @@ describe("the guest's control line", () => {
   });
 });
 
+describe("the guest's own lines on the control line", () => {
+  it("hands each audit record to the listeners and never takes it for an answer", async () => {
+    const { control, answer } = wired();
+    const records: [number, string][] = [];
+    control.onAuditRecord((type, text) => records.push([type, text]));
+    const asked = control.request("winsize 24 80");
+    answer("audit 1423 audit(1.5:7): domain=77 blockers=net.connect_tcp daddr=93.184.216.34 dest=443\n1 ok\n");
+    await expect(asked).resolves.toBe("");
+    expect(records).toEqual([[1423, "audit(1.5:7): domain=77 blockers=net.connect_tcp daddr=93.184.216.34 dest=443"]]);
+  });
+});
+
 describe("the terminal size told to the guest", () => {
   it("is rows then columns", () => {
     expect(winsizeRequest(50, 200)).toBe("winsize 50 200");

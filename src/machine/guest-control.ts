@@ -12,6 +12,9 @@ import type { V86 } from "v86";
  * It replaced a prompt hook that ran a program before every prompt and read its requests from
  * the share (docs/decisions/0025-the-guest-control-line.md): nothing runs in the guest until
  * the host asks, and a new terminal size reaches the guest at once, not at its next prompt.
+ *
+ * The guest also writes lines nobody asked for: `audit TYPE TEXT`, the kernel's Landlock audit
+ * records (guest/src/tab-audit.c, docs/decisions/0029), handed to `onAuditRecord` listeners.
  */
 
 /** The timers the line's time limit runs on (src/platform's Timers, which hosts pass in). */
@@ -48,6 +51,8 @@ export interface GuestControl {
   request(line: string): Promise<string>;
   /** The machine is gone: what still waits for an answer is rejected with `reason`. */
   close(reason: string): void;
+  /** Calls `listener` with each audit record the guest hands on (its type, 1423 or 1424, and its text). */
+  onAuditRecord(listener: (type: number, text: string) => void): void;
 }
 
 export class GuestControlError extends Error {
@@ -87,8 +92,14 @@ export function createGuestControl(send: (bytes: Uint8Array) => void, options: G
   let answer = "";
   let overlong = false;
   let closed: string | null = null;
+  const auditListeners: ((type: number, text: string) => void)[] = [];
 
   const answered = (text: string) => {
+    const record = /^audit (\d{1,5}) (.*)$/s.exec(text);
+    if (record) {
+      for (const listener of auditListeners) listener(Number(record[1]), record[2] ?? "");
+      return;
+    }
     const m = /^(\d{1,9}) (.*)$/s.exec(text);
     const waiter = m ? waiting.get(Number(m[1])) : undefined;
     if (!m || !waiter) return; // not an answer to anything of ours (or one past its time)
@@ -144,6 +155,9 @@ export function createGuestControl(send: (bytes: Uint8Array) => void, options: G
         waiter.reject(new GuestControlError(reason));
       }
       waiting.clear();
+    },
+    onAuditRecord(listener) {
+      auditListeners.push(listener);
     },
   };
 }

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { utf8 } from "../../bytes";
-import { type ConsoleDriver, createConsoleDriver, type GuestConsole, parseGuestLine } from "../../console";
+import { type ConsoleDriver, createConsoleDriver, createLandlockAuditReader, type GuestConsole, parseGuestLine } from "../../console";
 import { connectGuestNetwork, type GuestNetwork } from "../../guest-network";
 import type { EventLog } from "../../log";
 import { freshen, type GuestControl, winsizeRequest } from "../../machine";
@@ -77,6 +77,12 @@ export async function startNodeGuest(options: NodeGuestOptions): Promise<NodeGue
   const stopLines = machine.console.onLine((line) => {
     const event = parseGuestLine(line);
     if (event) log.append(event);
+  });
+  // The kernel's own refusals, from the control line as in the page (docs/decisions/0029).
+  const audit = createLandlockAuditReader();
+  machine.control.onAuditRecord((type, text) => {
+    const decision = audit.read(type, text);
+    if (decision) log.append(decision);
   });
   const destroy = async () => {
     stopAnswering();

@@ -51,6 +51,35 @@ export const pastebinRefused = () =>
     "curl: (56) CONNECT tunnel failed, response 403\n",
   );
 
+/** The kernel's audit record of a refusal, as the guest's control line hands it on (src/console/landlock-audit.ts). */
+export const landlockDenied = (
+  access: string,
+  target: string,
+  over: Partial<Extract<NewEvent, { kind: "kernel.decision" }>> = {},
+): NewEvent => ({
+  kind: "kernel.decision",
+  allowed: false,
+  code: "landlock-denied",
+  by: "kernel",
+  reason: `Landlock domain 1a2b does not allow ${access} on ${target}`,
+  access: [access],
+  target,
+  program: "/usr/bin/tab-tools",
+  pid: 77,
+  domain: "1a2b",
+  record: "",
+  ...over,
+});
+
+/** `llrun --ro / --rw /tmp -- sh -c 'echo nope > /root/x'`: the kernel refuses to make the file and logs it. */
+export const writeRefused = () =>
+  windowOf(
+    "llrun --ro / --rw /tmp -- sh -c 'echo nope > /root/x'",
+    1,
+    [landlockDenied("fs.make_reg", "/root", { path: "/root", program: "/usr/bin/busybox" })],
+    "sh: can't create /root/x: Permission denied\n",
+  );
+
 /** `llrun --ro / --rw /tmp --connect 3128 -- tcpconnect 93.184.216.34 443`: EACCES, no SYN. */
 export const bypassRefused = () =>
   windowOf(

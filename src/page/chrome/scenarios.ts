@@ -11,7 +11,7 @@ export interface Scenario {
   row: number;
   title: string;
   commands: string[];
-  expect: { code: VerdictCode | "EACCES" | "dns-visible"; by: Decider; panel: "wire" | "proxy" | "kernel" };
+  expect: { code: VerdictCode | "dns-visible"; by: Decider; panel: "wire" | "proxy" | "kernel" };
   explanation: string;
   /** Sets up what the row needs before its commands are typed (row 8: the demo vault). */
   prepare?: () => Promise<void>;
@@ -66,9 +66,9 @@ export const SCENARIOS: readonly Scenario[] = [
     row: 6,
     title: "Bypass the proxy with connect()",
     commands: ["llrun --ro / --rw /tmp --connect 3128 -- tcpconnect 93.184.216.34 443"],
-    expect: { code: "EACCES", by: "kernel", panel: "kernel" },
+    expect: { code: "landlock-denied", by: "kernel", panel: "kernel" },
     explanation:
-      "Under the agent's Landlock policy TCP may only connect to the proxy's port. The kernel refuses the connect() with EACCES before any packet leaves: the Wire panel shows no frame for it. Verdict table, row 6.",
+      "Under the agent's Landlock policy TCP may only connect to the proxy's port. The kernel refuses the connect() with EACCES before any packet leaves and logs its decision (a Landlock audit record naming net.connect_tcp and port 443): the Kernel panel shows it, the Wire panel shows no frame for it. Verdict table, row 6.",
   },
   {
     id: "dns",
@@ -77,6 +77,6 @@ export const SCENARIOS: readonly Scenario[] = [
     commands: ["llrun --ro / --rw /tmp --connect 3128 -- nslookup example.com 10.0.2.2", "unshare -n nslookup example.com 10.0.2.2"],
     expect: { code: "dns-visible", by: "kernel", panel: "wire" },
     explanation:
-      "Landlock does not see UDP, so under a ports-only policy the DNS query still leaves and is visible on the Wire panel (answered REFUSED). In an empty network namespace (unshare -n) there is nothing to look up with. Verdict table, row 7.",
+      "The agent's Landlock policy rules TCP ports only (UDP rules came with Landlock ABI 10 and the policy does not use them), so the DNS query still leaves and is visible on the Wire panel (answered REFUSED). In an empty network namespace (unshare -n) there is nothing to look up with. Verdict table, row 7.",
   },
 ];

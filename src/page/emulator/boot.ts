@@ -1,5 +1,5 @@
 import * as Comlink from "comlink";
-import { type ConsoleDriver, createConsoleDriver, GuestConsole } from "../../console";
+import { type ConsoleDriver, createConsoleDriver, createLandlockAuditReader, GuestConsole } from "../../console";
 import type { EventLog } from "../../log";
 import type { BootFiles } from "../../machine";
 import type { FrameLink } from "../../net";
@@ -121,13 +121,18 @@ export async function bootGuest({ worker, remote: machine }: GuestMachine, optio
   const post = (message: MachineMessage) => port.postMessage(message);
 
   const guestConsole = new GuestConsole((text) => post({ kind: "type", text }));
+  // The kernel's own refusals, from the control line rather than the terminal (docs/decisions/0029).
+  const audit = createLandlockAuditReader();
   guestConsole.onOutput(options.onOutput);
   // Frames the guest sends before the page's network listens wait for it (held-link.ts).
   const nic = createHeldLink(batchPerTask<Uint8Array>((frames) => post({ kind: "frames", frames })));
   port.onmessage = (event: MessageEvent<MachineMessage>) => {
     const message = event.data;
     if (message.kind === "serial") guestConsole.receive(message.bytes);
-    else if (message.kind === "frames") for (const frame of message.frames) nic.receive(frame);
+    else if (message.kind === "audit") {
+      const decision = audit.read(message.type, message.text);
+      if (decision) log.append(decision);
+    } else if (message.kind === "frames") for (const frame of message.frames) nic.receive(frame);
   };
   const { link } = nic;
 

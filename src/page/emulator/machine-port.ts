@@ -8,7 +8,9 @@
 export type MachineMessage =
   | { kind: "frames"; frames: Uint8Array[] }
   | { kind: "serial"; bytes: Uint8Array }
-  | { kind: "type"; text: string };
+  | { kind: "type"; text: string }
+  /** One of the kernel's Landlock audit records from the guest's control line (guest-control.ts). */
+  | { kind: "audit"; type: number; text: string };
 
 /** Collects what is queued within one task and hands it on once, in order, after it. */
 export function batchPerTask<T>(flush: (items: T[]) => void): (item: T) => void {

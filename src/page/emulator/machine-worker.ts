@@ -173,6 +173,7 @@ export const machineApi = {
     const serial = batchPerTask<number>((bytes) => post({ kind: "serial", bytes: Uint8Array.from(bytes) }));
     created.add_listener("serial0-output-byte", serial);
     control = attachGuestControl(created, { timers: systemTimers, answerWithinMs: CONTROL_ANSWER_MS });
+    control.onAuditRecord((type, text) => post({ kind: "audit", type, text }));
     const nic = connectV86Link((created as unknown as V86Internals).bus);
     // With v86's own backend the NIC's frames are v86's business, not the page's.
     if (!options.relayUrl) nic.onFrame(batchPerTask<Uint8Array>((frames) => post({ kind: "frames", frames })));

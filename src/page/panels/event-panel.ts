@@ -20,6 +20,8 @@ export interface EventPanelSpec {
   header?: HTMLElement;
   /** Called for each event of the panel's kinds, e.g. to update counters in the header. */
   onEvent?(event: LogEvent): void;
+  /** Which of its rows the tab's badge counts (default: all): the Kernel tab counts decisions, not boot rows. */
+  counts?(event: LogEvent): boolean;
 }
 
 export interface EventPanel {
@@ -126,12 +128,14 @@ export function createEventPanel(spec: EventPanelSpec, log: EventLog): EventPane
     pending = [];
     const fragment = document.createDocumentFragment();
     let added = 0;
+    let counted = 0;
     for (const event of batch) {
       spec.onEvent?.(event);
       const row = spec.row(event);
       if (!row) continue;
       fragment.appendChild(renderRow(event, row));
       added++;
+      if (spec.counts?.(event) ?? true) counted++;
     }
     body.appendChild(fragment);
     shown += added;
@@ -140,8 +144,8 @@ export function createEventPanel(spec: EventPanelSpec, log: EventLog): EventPane
       hiddenOlder++;
       shown--;
     }
-    if (added > 0) {
-      panel.unseen += added;
+    if (counted > 0) {
+      panel.unseen += counted;
       panel.onUnseenChange?.();
     }
     updateStatus();

@@ -51,9 +51,11 @@ export const PANELS: readonly (Omit<EventPanelSpec, "header"> & { id: keyof Pane
   {
     id: "kernel",
     title: "Kernel",
-    kinds: ["kernel.abi", "kernel.ruleset", "kernel.result", "boot.progress"],
+    kinds: ["kernel.decision", "kernel.abi", "kernel.ruleset", "kernel.result", "boot.progress"],
     columns: ["what", "detail", "note"],
     row: kernelRow,
+    // The kernel's decisions (and what a demo says the kernel answered), not the boot's or the rulesets' rows.
+    counts: (e) => e.kind === "kernel.decision" || e.kind === "kernel.result",
   },
 ];
 

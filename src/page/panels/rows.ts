@@ -177,6 +177,20 @@ export function policyRow(e: LogEvent): Row | null {
 
 export function kernelRow(e: LogEvent): Row | null {
   switch (e.kind) {
+    case "kernel.decision":
+      return {
+        tone: "refused",
+        cells: [
+          e.code,
+          `${e.access.join(",")} ${e.target}`,
+          `by kernel · ${e.program || "?"}${e.pid === null ? "" : ` pid ${e.pid}`} · domain ${e.domain}`,
+        ],
+        details: [
+          ["reason", e.reason],
+          ["audit record", e.record],
+          ...(e.domainProgram ? ([["domain made by", e.domainProgram]] as [string, string][]) : []),
+        ],
+      };
     case "kernel.abi":
       return { tone: "info", cells: ["landlock", `ABI ${e.abi}`, ""] };
     case "kernel.ruleset":

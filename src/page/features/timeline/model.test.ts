@@ -56,6 +56,21 @@ const kernel = (result: string): NewEvent => ({
   line: "",
 });
 
+const kernelDecision: NewEvent = {
+  kind: "kernel.decision",
+  allowed: false,
+  code: "landlock-denied",
+  by: "kernel",
+  reason: "Landlock domain 77 does not allow net.connect_tcp on 93.184.216.34:443",
+  access: ["net.connect_tcp"],
+  target: "93.184.216.34:443",
+  port: 443,
+  program: "/usr/bin/tab-tools",
+  pid: 90,
+  domain: "77",
+  record: "",
+};
+
 describe("each event kind maps to its lane, verdict and panel", () => {
   it.each<[string, NewEvent, Pick<TimelineMark, "lane" | "allowed" | "code" | "panel" | "label">]>([
     [
@@ -126,9 +141,9 @@ describe("each event kind maps to its lane, verdict and panel", () => {
       { lane: "cas", allowed: false, code: "cache-corrupt", panel: "resolver", label: "https://example.org/h.yaml" },
     ],
     [
-      "a kernel EACCES is landlock-denied, refused in the kernel lane, on the Kernel panel",
-      kernel("EACCES"),
-      { lane: "kernel", allowed: false, code: "landlock-denied", panel: "kernel", label: "tcpconnect 93.184.216.34:443" },
+      "the kernel's audit record of a refusal is landlock-denied, refused in the kernel lane, on the Kernel panel",
+      kernelDecision,
+      { lane: "kernel", allowed: false, code: "landlock-denied", panel: "kernel", label: "net.connect_tcp 93.184.216.34:443" },
     ],
   ])("%s", (_name, event, expected) => {
     expect(timelineMark(stamp(event, 42))).toMatchObject({ ...expected, time: 42 });
@@ -139,6 +154,7 @@ describe("events that are not decisions make no mark", () => {
   it.each<[string, NewEvent]>([
     ["the page's own endpoints (mode own: /v0/log, /v0/policy) are excluded", decision("own", true, "served")],
     ["a kernel result other than EACCES is not a refusal", kernel("connected")],
+    ["a demo's EACCES is the guest's view of the kernel's decision, not a second one", kernel("EACCES")],
     ["a wire frame is traffic, not a decision", { kind: "wire.frame", dir: "in", proto: "arp", summary: "who-has", bytes: 42 }],
     ["a policy change is not a request", { kind: "policy.change", oldHash: null, newHash: "abc", source: "default policy" }],
   ])("%s", (_name, event) => {
@@ -152,6 +168,7 @@ describe("the timeline selects exactly what a share link's verdict sequence sele
     for (const e of [
       decision("tunnel", true, "served"),
       decision("own", true, "served"),
+      kernelDecision,
       kernel("EACCES"),
       kernel("connected"),
       resolverStep("cas", false, "cache-corrupt"),

@@ -71,14 +71,8 @@ function detailsOf(e: LogEvent): Details | null {
       return { allowed: e.allowed, label: `${e.step} ${e.id}`, reason: e.reason, panel: "skills" };
     case "resolver.step":
       return { allowed: e.allowed, label: e.ref, reason: e.reason, panel: "resolver" };
-    case "kernel.result":
-      // Only EACCES gets here (verdictSequence): Landlock refused the syscall in the guest.
-      return {
-        allowed: false,
-        label: `${e.program} ${e.target}`,
-        reason: `${e.result}: the guest kernel refused the syscall`,
-        panel: "kernel",
-      };
+    case "kernel.decision":
+      return { allowed: false, label: `${e.access.join(",")} ${e.target}`, reason: e.reason, panel: "kernel" };
     default:
       return null;
   }
