@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { expect, type Page, test } from "@playwright/test";
@@ -149,6 +150,31 @@ test("a hostile share link with a relay opens as one card; Reject leaves everyth
   await page.waitForTimeout(2_000);
   expect(await effects(page)).toEqual(NOTHING);
   expect(canarySaw).toEqual([]);
+});
+
+test("a share link's policy published elsewhere is fetched only once the reader accepts", async () => {
+  test.setTimeout(120_000);
+  const { page } = pg;
+  const published = JSON.stringify({ version: 1, hosts: [{ host: "api.github.com" }, { host: "pypi.org" }] });
+  const fetched: string[] = [];
+  await pg.context.route("https://pub.example/policies/p.json", (route) => {
+    fetched.push(route.request().method());
+    return upstream(200, { "content-type": "application/json" }, published)(route);
+  });
+  const ref = `https://pub.example/policies/p.json#sha256=${createHash("sha256").update(published).digest("hex")}`;
+  await openLink(page, `./?policy-ref=${encodeURIComponent(ref)}`);
+  const card = page.getByTestId("consent-card");
+  await expect(card.getByTestId("consent-policy-ref")).toContainText("pub.example");
+  await page.waitForTimeout(2_000);
+  expect(fetched).toEqual([]);
+  expect(await effects(page)).toEqual(NOTHING);
+
+  await answerLinkCard(page, "accept");
+  await page.waitForFunction(() => window.__tab?.log.ofKind("policy.change").some((e) => e.source === "share link"), null, {
+    timeout: 60_000,
+  });
+  expect(fetched.filter((m) => m === "GET")).toEqual(["GET"]);
+  expect(await page.evaluate(() => window.__tab!.policy.current().hosts.map((h) => h.host))).toEqual(["api.github.com", "pypi.org"]);
 });
 
 test("a hostile framing parent gets the card inside its frame, no setup run, no request, and no message for a mistyped embedder", async () => {

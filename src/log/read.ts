@@ -88,6 +88,7 @@ export const SEQUENCE_KINDS: readonly EventKind[] = [
   "skills.step",
   "resolver.step",
   "kernel.result",
+  "kernel.decision",
   "scenario",
 ];
 
