@@ -75,7 +75,7 @@ export function describePolicyChange(current: Policy, proposed: Policy): PolicyC
   return lines;
 }
 
-/** A relay or policy URL as the card shows it: a `token` parameter is never shown. */
+/** A relay or policy URL as the page shows it (the card, reasons, logs): a `token` parameter is never shown. */
 export function withoutToken(url: string): string {
   try {
     const parsed = new URL(url);

@@ -1,5 +1,6 @@
 import { refuse, type Verdict } from "../../log";
 import type { UpstreamFetch, UpstreamInit } from "../../proxy";
+import { withoutToken } from "../../trust";
 
 /**
  * The page's upstream fetch through a Wisp relay: the proxy has already decided the request,
@@ -188,7 +189,7 @@ function releasing(body: ReadableStream<Uint8Array>, release: () => void): Reada
 export function relayFailure(url: string, relayUrl: string, error: unknown): Error {
   const text = message(error);
   const host = hostOf(url);
-  const relay = shownRelayUrl(relayUrl);
+  const relay = withoutToken(relayUrl);
   const wispClose = (error as { wispClose?: unknown } | null)?.wispClose;
   const certificate =
     /invalid peer certificate: ((?:[^()]|\([^()]*\))*)/.exec(text) ?? /InvalidCertificate\(((?:[^()]|\([^()]*\))*)\)/.exec(text);
@@ -229,18 +230,6 @@ function relayStreamProblem(text: string): string | null {
   if (/WebSocket|websocket|Ws/.test(text))
     return "the relay's WebSocket failed (a relay refuses other origins, a missing or wrong ?token=, and too many WebSockets from one client: its relay.refused lines say which)";
   return null;
-}
-
-/** The relay URL as shown in reasons and logs: a `token` in it is never shown. */
-export function shownRelayUrl(relayUrl: string): string {
-  try {
-    const url = new URL(relayUrl);
-    if (!url.searchParams.has("token")) return relayUrl;
-    url.searchParams.set("token", "…");
-    return url.href.replace(/token=[^&]*/, "token=…");
-  } catch {
-    return relayUrl;
-  }
 }
 
 function authorityOf(url: string): string {

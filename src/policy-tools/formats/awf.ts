@@ -1,6 +1,7 @@
-import { parseDocument, stringify } from "yaml";
+import { stringify } from "yaml";
 import { z } from "zod";
 import { HostPattern, Policy, type PolicyInput } from "../../policy";
+import { readYamlAs } from "./read-yaml";
 import { privateHostReason, type Translated } from "./smokescreen";
 
 /**
@@ -42,20 +43,12 @@ const blockedWhole = (inner: string, block: string): boolean => {
 };
 
 export function importAwfConfig(text: string): AwfImport {
-  const doc = parseDocument(text, { uniqueKeys: true, prettyErrors: false });
-  if (doc.errors.length > 0) return { ok: false, errors: doc.errors.map((e) => e.message.split("\n")[0] ?? "") };
-  let value: unknown;
-  try {
-    value = doc.toJS({ maxAliasCount: 100 });
-  } catch (error) {
-    return { ok: false, errors: [(error as Error).message] };
-  }
-  const parsed = Config.safeParse(value);
-  if (!parsed.success) return { ok: false, errors: parsed.error.issues.map((i) => `${i.path.join(".") || "(config)"}: ${i.message}`) };
-  const network = parsed.data.network;
+  const read = readYamlAs(text, Config, "config");
+  if (!read.ok) return read;
+  const network = read.value.network;
   if (!network) return { ok: false, errors: ["no network section with allowDomains"] };
   const notes: string[] = [];
-  for (const key of Object.keys(parsed.data))
+  for (const key of Object.keys(read.value))
     if (key !== "network" && key !== "$schema")
       notes.push(`${key} not imported: it configures awf's containers, not which hosts are reached`);
   for (const key of Object.keys(network))

@@ -1,6 +1,7 @@
-import { parseDocument, stringify } from "yaml";
+import { stringify } from "yaml";
 import { z } from "zod";
 import { type EndpointRule, HostPattern, Policy, type PolicyInput } from "../../policy";
+import { readYamlAs } from "./read-yaml";
 import { privateHostReason, type Translated } from "./smokescreen";
 
 /**
@@ -44,23 +45,15 @@ interface HostDraft {
 }
 
 export function importOpenShellPolicy(text: string): OpenShellImport {
-  const doc = parseDocument(text, { uniqueKeys: true, prettyErrors: false });
-  if (doc.errors.length > 0) return { ok: false, errors: doc.errors.map((e) => e.message.split("\n")[0] ?? "") };
-  let value: unknown;
-  try {
-    value = doc.toJS({ maxAliasCount: 100 });
-  } catch (error) {
-    return { ok: false, errors: [(error as Error).message] };
-  }
-  const parsed = SandboxPolicy.safeParse(value);
-  if (!parsed.success) return { ok: false, errors: parsed.error.issues.map((i) => `${i.path.join(".") || "(policy)"}: ${i.message}`) };
+  const read = readYamlAs(text, SandboxPolicy, "policy");
+  if (!read.ok) return read;
   const notes: string[] = [];
-  for (const key of Object.keys(parsed.data))
+  for (const key of Object.keys(read.value))
     if (key !== "network_policies" && key !== "version")
       notes.push(`${key} not imported: the guest's own sandbox (llrun, Landlock) is configured apart`);
 
   const hosts = new Map<string, HostDraft>();
-  for (const [id, group] of Object.entries(parsed.data.network_policies)) {
+  for (const [id, group] of Object.entries(read.value.network_policies)) {
     for (const key of Object.keys(group))
       if (key === "binaries") notes.push(`network_policies.${id}.binaries not imported: the page cannot tell the guest's programs apart`);
     for (const endpoint of group.endpoints) addEndpoint(`network_policies.${id}`, endpoint, hosts, notes);

@@ -1,7 +1,8 @@
-import { parseDocument, stringify } from "yaml";
+import { stringify } from "yaml";
 import { z } from "zod";
 import type { TranslatedLine } from "../../log";
 import { HostPattern, Policy, type PolicyInput, privateNameReason } from "../../policy";
+import { readYamlAs } from "./read-yaml";
 
 /**
  * stripe/smokescreen, in and out: its ACL (`version: v1`, `services[]`, `default`,
@@ -145,18 +146,9 @@ const globWithin = (inner: string, outer: string): boolean =>
  * domains, the deny list, the allow list), in the rule's mode.
  */
 export function importSmokescreenAcl(text: string, options: { role?: string } = {}): SmokescreenImport {
-  const doc = parseDocument(text, { uniqueKeys: true, prettyErrors: false });
-  if (doc.errors.length > 0) return { ok: false, errors: doc.errors.map((e) => e.message.split("\n")[0] ?? "") };
-  let value: unknown;
-  try {
-    // An alias bomb (a billion laughs) is refused by name, never expanded.
-    value = doc.toJS({ maxAliasCount: 100 });
-  } catch (error) {
-    return { ok: false, errors: [(error as Error).message] };
-  }
-  const parsed = Acl.safeParse(value);
-  if (!parsed.success) return { ok: false, errors: parsed.error.issues.map((i) => `${i.path.join(".") || "(acl)"}: ${i.message}`) };
-  const acl = parsed.data;
+  const read = readYamlAs(text, Acl, "acl");
+  if (!read.ok) return read;
+  const acl = read.value;
   const notes: string[] = [];
   const services = acl.services ?? [];
   let rule: Rule | undefined;
