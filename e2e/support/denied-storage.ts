@@ -1,0 +1,44 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type BrowserContext, chromium } from "@playwright/test";
+import { chromiumLaunchOptions } from "./browsers";
+
+/** Chromium's own content settings, as its Preferences file keeps them (chrome://settings/content). */
+export interface ChromiumSiteData {
+  /** "Don't allow sites to save data on your device": every store throws or refuses (2 = block). */
+  blockAllSiteData?: boolean;
+  /** "Block third-party cookies" (and with them third-party storage). */
+  blockThirdPartyCookies?: boolean;
+}
+
+/**
+ * A Chromium whose profile carries a real browser setting that denies storage: the setting a
+ * reader chooses in chrome://settings, written into a fresh profile's Preferences before the
+ * launch (Playwright has no option for it). Storage denied this way is what a reader meets:
+ * `localStorage` throws a SecurityError on access, IndexedDB refuses to open, the Cache API
+ * rejects.
+ */
+export async function launchWithSiteData(
+  settings: ChromiumSiteData,
+  viewport = { width: 1280, height: 720 },
+): Promise<{ context: BrowserContext; close(): Promise<void> }> {
+  const profile = mkdtempSync(join(tmpdir(), "tab-denied-storage-"));
+  mkdirSync(join(profile, "Default"));
+  const prefs = {
+    profile: {
+      ...(settings.blockAllSiteData ? { default_content_setting_values: { cookies: 2 } } : {}),
+      // Chromium 156 reads the mode (1 = block third-party cookies); older ones the boolean.
+      ...(settings.blockThirdPartyCookies ? { cookie_controls_mode: 1, block_third_party_cookies: true } : {}),
+    },
+  };
+  writeFileSync(join(profile, "Default", "Preferences"), JSON.stringify(prefs));
+  const context = await chromium.launchPersistentContext(profile, { ...chromiumLaunchOptions(), headless: true, viewport });
+  return {
+    context,
+    close: async () => {
+      await context.close();
+      rmSync(profile, { recursive: true, force: true });
+    },
+  };
+}
