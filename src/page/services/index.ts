@@ -84,7 +84,9 @@ async function buildPageServices(options: PageServicesOptions): Promise<PageServ
   const vault = vaultModule.createPageVault({ cas, log, databases });
   const modelEndpoint = model.createPageModelEndpoint();
   const bundleRoot = new URL("samples/", link.href).href;
-  const orgAllowlist = orgModule.createPageOrgAllowlist({ log, storage: options.storage, bundleRoot });
+  // The deployment's own settings (tab.config.json beside the page), read once.
+  const deployment = orgModule.readDeploymentConfig({ pageHref: link.href, fetch, log });
+  const orgAllowlist = orgModule.createPageOrgAllowlist({ log, storage: options.storage, bundleRoot, deployment });
   // Proposed here, before any feature mounts, so a link's resolve always sees it pending.
   // An embedded view has no Resolver panel to ask in: its proposals are dropped, said on the log,
   // rather than leaving the link's resolve waiting for an answer nobody can give.
