@@ -8,8 +8,10 @@ import { chromiumLaunchOptions } from "./browsers";
 export interface ChromiumSiteData {
   /** "Don't allow sites to save data on your device": every store throws or refuses (2 = block). */
   blockAllSiteData?: boolean;
-  /** "Block third-party cookies" (and with them third-party storage). */
+  /** "Block third-party cookies" (Chromium then partitions a frame's storage; it still has some). */
   blockThirdPartyCookies?: boolean;
+  /** Origins listed under "Not allowed to use third-party cookies / site data": their frames get no storage at all. */
+  blockSiteDataOf?: string[];
 }
 
 /**
@@ -22,6 +24,7 @@ export interface ChromiumSiteData {
 export async function launchWithSiteData(
   settings: ChromiumSiteData,
   viewport = { width: 1280, height: 720 },
+  extraArgs: string[] = [],
 ): Promise<{ context: BrowserContext; close(): Promise<void> }> {
   const profile = mkdtempSync(join(tmpdir(), "tab-denied-storage-"));
   mkdirSync(join(profile, "Default"));
@@ -30,10 +33,23 @@ export async function launchWithSiteData(
       ...(settings.blockAllSiteData ? { default_content_setting_values: { cookies: 2 } } : {}),
       // Chromium 156 reads the mode (1 = block third-party cookies); older ones the boolean.
       ...(settings.blockThirdPartyCookies ? { cookie_controls_mode: 1, block_third_party_cookies: true } : {}),
+      ...(settings.blockSiteDataOf
+        ? {
+            content_settings: {
+              exceptions: { cookies: Object.fromEntries(settings.blockSiteDataOf.map((origin) => [`${origin},*`, { setting: 2 }])) },
+            },
+          }
+        : {}),
     },
   };
   writeFileSync(join(profile, "Default", "Preferences"), JSON.stringify(prefs));
-  const context = await chromium.launchPersistentContext(profile, { ...chromiumLaunchOptions(), headless: true, viewport });
+  const options = chromiumLaunchOptions();
+  const context = await chromium.launchPersistentContext(profile, {
+    ...options,
+    args: [...options.args, ...extraArgs],
+    headless: true,
+    viewport,
+  });
   return {
     context,
     close: async () => {
