@@ -1,4 +1,8 @@
-import { readFileSync } from "node:fs";
+import { execFile } from "node:child_process";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
 import { expect, type Frame, test } from "@playwright/test";
 import { launchWithSiteData } from "./support/denied-storage";
 import { BOOT_TIMEOUT_MS } from "./support/guest";
@@ -43,8 +47,17 @@ test.afterAll(async () => {
   await docs?.close();
 });
 
-const lessonSrc = (embedder: string) =>
-  `${playground}?embed=1&lesson=${encodeURIComponent(`${host.origin}tour.yaml#sha256=${PIN}`)}&step=1&embedder=${encodeURIComponent(embedder)}`;
+/** The snippet `npx tab lesson publish` writes for this lesson (the real CLI), given the id the page finds it by. */
+async function publishedEmbed(embedder: string): Promise<string> {
+  const dir = mkdtempSync(join(tmpdir(), "tab-publish-"));
+  writeFileSync(join(dir, "tour.yaml"), TEXT);
+  const args = ["lesson", "publish", dir, "--base", host.origin, "--playground", playground, "--embedder", embedder];
+  await promisify(execFile)(process.execPath, [join("bin", "tab.mjs"), ...args]);
+  const published = JSON.parse(readFileSync(join(dir, "published.json"), "utf8")) as { lessons: { pinnedUrl: string; embed: string }[] };
+  const lesson = published.lessons[0];
+  expect(lesson?.pinnedUrl).toBe(`${host.origin}tour.yaml#sha256=${PIN}`);
+  return (lesson?.embed ?? "").replace("<iframe ", '<iframe id="lesson" ').replace(' loading="lazy"', "");
+}
 
 test("on another site with third-party storage blocked, the lesson embed loads a pinned lesson from the trusted host, passes a step and posts its messages", async () => {
   test.setTimeout(BOOT_TIMEOUT_MS);
@@ -60,7 +73,7 @@ test("on another site with third-party storage blocked, the lesson embed loads a
   html = `<!doctype html><title>docs</title><script>
     window.messages = [];
     addEventListener("message", (e) => { if (e.origin === ${JSON.stringify(new URL(playground).origin)} && e.data && e.data.source === "linux-in-a-tab") window.messages.push(e.data); });
-  </script><iframe id="lesson" width="800" height="500" style="border:0" allow="loopback-network" src="${lessonSrc(docsOrigin).replace(/&/g, "&amp;")}"></iframe>
+  </script>${await publishedEmbed(docsOrigin)}
   <iframe id="scenario" width="800" height="500" style="border:0" allow="loopback-network" src="${playground}?embed=1&amp;scenario=4"></iframe>`;
   const page = session.context.pages()[0] ?? (await session.context.newPage());
   page.on("pageerror", (e) => console.log(`[docs error] ${e.message}`));

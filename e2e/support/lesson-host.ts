@@ -1,11 +1,14 @@
 import { createHash, X509Certificate } from "node:crypto";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
-import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { serveLessonFolder } from "../../src/cli/lesson/serve";
 import { createTestCa } from "./test-ca";
 
 /**
- * A docs author's lesson host for one test: HTTPS with a certificate for a public-looking name
+ * A docs author's lesson host for one test (`tab lesson publish --serve`'s server): HTTPS with a certificate for a public-looking name
  * (`lessons.docs.test`), CORS on every answer, serving the given files. The browser reaches it
  * by Chromium's host-resolver rule and trusts exactly this certificate's key (its SPKI hash),
  * not every certificate: `chromiumArgs`.
@@ -24,22 +27,12 @@ export const LESSON_HOST = "lessons.docs.test";
 export async function startLessonHost(files: Record<string, string>): Promise<LessonHost> {
   const ca = createTestCa();
   const leaf = ca.issue([LESSON_HOST]);
-  const requests: string[] = [];
-  const server = createHttpsServer({ cert: leaf.certPem, key: leaf.keyPem }, (request, response) => {
-    const path = request.url ?? "/";
-    requests.push(path);
-    const cors = { "access-control-allow-origin": "*" };
-    const body = files[path];
-    if (body === undefined) {
-      response.writeHead(404, { ...cors, "content-type": "text/plain" });
-      response.end("not here\n");
-      return;
-    }
-    response.writeHead(200, { ...cors, "content-type": "text/yaml; charset=utf-8" });
-    response.end(body);
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
-  const port = (server.address() as AddressInfo).port;
+  // The folder served as `npx tab lesson publish DIR --serve PORT --cert … --key …` serves it.
+  const dir = mkdtempSync(join(tmpdir(), "tab-lesson-host-"));
+  for (const [path, body] of Object.entries(files)) writeFileSync(join(dir, path), body);
+  const served = await serveLessonFolder({ dir, port: 0, tls: { cert: leaf.certPem, key: leaf.keyPem } });
+  const port = served.port;
+  const requests = served.requests;
   const spki = (pem: string) =>
     createHash("sha256")
       .update(new X509Certificate(pem).publicKey.export({ type: "spki", format: "der" }))
@@ -51,7 +44,10 @@ export async function startLessonHost(files: Record<string, string>): Promise<Le
       `--host-resolver-rules=MAP ${LESSON_HOST}:443 127.0.0.1:${port}`,
       `--ignore-certificate-errors-spki-list=${spki(leaf.certPem)}`,
     ],
-    close: () => new Promise((resolve) => server.close(() => resolve())),
+    close: async () => {
+      await served.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
   };
 }
 
