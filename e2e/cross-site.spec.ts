@@ -110,3 +110,36 @@ test("on another site with third-party storage blocked, the lesson embed loads a
   expect(said).toContain("page.storage-denied");
   await page.screenshot({ path: "docs/screenshots/cross-site-embed.png" });
 });
+
+test("the custom element on a plain page of another site builds the player and re-dispatches its messages as DOM events", async () => {
+  test.setTimeout(BOOT_TIMEOUT_MS);
+  const lesson = `${host.origin}tour.yaml#sha256=${PIN}`;
+  const plain = await serveDocsPage(`<!doctype html><title>plain docs</title>
+    <script src="${playground}linux-in-a-tab.js"></script>
+    <script>
+      window.seen = [];
+      for (const type of ["lesson.loaded", "lesson.step-started", "lesson.step-passed", "page.storage-denied"])
+        document.addEventListener(type, (e) => window.seen.push(type + (e.detail.step ? " " + e.detail.step : "")));
+    </script>
+    <p>A lesson:</p>
+    <linux-in-a-tab lesson="${lesson}" step="1"></linux-in-a-tab>`);
+  const page = await session.context.newPage();
+  try {
+    await page.goto(`http://127.0.0.1:${plain.port}/`);
+    const frame = page.locator("linux-in-a-tab iframe");
+    await expect(frame).toHaveAttribute("allow", "loopback-network");
+    const src = new URL((await frame.getAttribute("src")) ?? "");
+    expect(Object.fromEntries(src.searchParams)).toEqual({ embed: "1", lesson, step: "1", embedder: `http://127.0.0.1:${plain.port}` });
+    const seen = () => page.evaluate(() => (window as unknown as { seen: string[] }).seen);
+    await expect
+      .poll(seen, { timeout: 120_000 })
+      .toEqual(expect.arrayContaining(["page.storage-denied", "lesson.loaded", "lesson.step-started 1"]));
+    const player = page.frameLocator("linux-in-a-tab iframe");
+    await expect(player.getByTestId("lesson-show-me")).toBeEnabled({ timeout: BOOT_TIMEOUT_MS });
+    await player.getByTestId("lesson-show-me").click();
+    await expect.poll(seen, { timeout: 120_000 }).toEqual(expect.arrayContaining(["lesson.step-passed 1", "lesson.step-started 2"]));
+  } finally {
+    await page.close();
+    await plain.close();
+  }
+});
