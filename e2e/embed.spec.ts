@@ -117,6 +117,8 @@ test("row 4 embedded: terminal, Proxy panel and Run fit 800×500; Run gets ip-li
   await expect(row).toBeVisible();
   await expect(row).toBeInViewport();
   await expect(bar.locator(".embed-status")).toContainText("ip-literal by proxy");
+  // The line under the bar now says what this run's log recorded, not the row's expected text.
+  await expect(bar.locator(".embed-explanation")).toContainText("This run: ip-literal by proxy, as row 4 expects.");
 
   await expectNoScroll();
   await expectInside(run);

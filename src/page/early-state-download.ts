@@ -61,7 +61,11 @@ function startMachine(expects: MachineExpectation): void {
 
 async function startDownloadsForVisit(): Promise<void> {
   if (typeof indexedDB?.databases !== "function") return;
-  const hasDatabase = indexedDB.databases().then((databases) => databases.some((d) => d.name === SNAPSHOT_DATABASE));
+  // A browser that refuses its databases here (storage blocked) has none saved: a first visit.
+  const hasDatabase = indexedDB
+    .databases()
+    .then((databases) => databases.some((d) => d.name === SNAPSHOT_DATABASE))
+    .catch(() => false);
   if (!snapshotFlagged()) {
     window.__tabSnapshotDatabase = hasDatabase;
     // The state first: the largest file, and what the first prompt waits for.

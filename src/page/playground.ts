@@ -20,6 +20,8 @@ import { linkConsentParts } from "./link-consent";
 import { createPanels, createPanelTabs } from "./panels";
 import { createPageRelay, createRelayField, type PageRelay } from "./relay";
 import { createPageServices } from "./services/index";
+import { announceStorage } from "./storage-notice";
+import { PAGE_STORAGE, probeLocalStorage, probeStorage } from "./storage-probe";
 
 /** What the page exposes on `window.__tab` for the e2e suite and for curious users. */
 export interface PlaygroundHandle {
@@ -71,12 +73,16 @@ export async function startPlayground(container: HTMLElement): Promise<Playgroun
   if (embedding) layout.root.style.visibility = "hidden";
   container.appendChild(layout.root);
 
+  // What this browser lets the page keep, probed, never assumed: a storage-blocked embed throws
+  // on the very name `localStorage` (storage-probe.ts). Without it the page keeps nothing.
+  const storage = probeLocalStorage(PAGE_STORAGE);
+  const storageProbe = probeStorage(PAGE_STORAGE);
   const policy = createPolicyHolder(DEFAULT_POLICY, log);
   void policy.replace(DEFAULT_POLICY, "default policy");
   const policyEditor = createPolicyEditor(policy, log);
   const relay = createPageRelay({
     linked: link.relay,
-    storage: typeof localStorage === "undefined" ? null : localStorage,
+    storage,
     scope: globalThis,
   });
   policyEditor.element.appendChild(createRelayField(relay).element);
@@ -110,6 +116,9 @@ export async function startPlayground(container: HTMLElement): Promise<Playgroun
   layout.panelsBox.appendChild(tabs.element);
 
   const term = createTerminal(layout.terminalBox);
+  void storageProbe.then((probe) =>
+    announceStorage({ probe, log, terminal: term, link, scope: globalThis as unknown as { parent: unknown; self: unknown } }),
+  );
   const ready = deferred<Guest>();
   const guestReady = ready.promise;
   const turns = createConsoleTurns();
@@ -128,7 +137,8 @@ export async function startPlayground(container: HTMLElement): Promise<Playgroun
     fetch: (url, init) => globalThis.fetch(url, init),
     guest: guestReady,
     turns,
-    storage: typeof localStorage === "undefined" ? null : localStorage,
+    storage,
+    databases: storageProbe.then((probe) => probe.indexedDB),
     harnessField: () => layout.harnessInput.value.trim(),
   });
   const featuresMounted = deferred();

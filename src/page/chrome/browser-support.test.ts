@@ -2,20 +2,7 @@ import { describe, expect, it } from "vitest";
 import { browserFallbacks, missingBrowserFeatures, unsupportedBrowserMessage } from "./browser-support";
 
 const streams = { CompressionStream: globalThis.CompressionStream, DecompressionStream: globalThis.DecompressionStream };
-/** An IndexedDB whose open() succeeds, or fails as a private window's or a storage-blocked embed's does. */
-function fakeIndexedDb(opens: boolean | "throws"): Pick<IDBFactory, "open" | "deleteDatabase"> {
-  return {
-    open() {
-      if (opens === "throws") throw new DOMException("The operation is insecure.", "SecurityError");
-      const request = { result: { close() {} }, onsuccess: null, onerror: null } as unknown as IDBOpenDBRequest;
-      queueMicrotask(() => (opens ? request.onsuccess?.(new Event("success")) : request.onerror?.(new Event("error"))));
-      return request;
-    },
-    deleteDatabase: () => ({}) as IDBOpenDBRequest,
-  };
-}
-
-const full = { crypto: globalThis.crypto, indexedDB: fakeIndexedDb(true), WebAssembly: globalThis.WebAssembly, ...streams };
+const full = { crypto: globalThis.crypto, WebAssembly: globalThis.WebAssembly, ...streams };
 
 function subtleWithout(name: string): SubtleCrypto {
   const real = globalThis.crypto.subtle;
@@ -80,13 +67,8 @@ describe("the page names what a browser lacks before the guest starts", () => {
     ]);
   });
 
-  it.each([
-    ["refuses to open", false],
-    ["throws on open", "throws"],
-  ] as const)("an IndexedDB that %s (a private window, a storage-blocked embed) is named", async (_how, opens) => {
-    expect(await missingBrowserFeatures({ ...full, indexedDB: fakeIndexedDb(opens) })).toEqual([
-      "IndexedDB that opens here (this window refuses it: a private window, or an embed whose browser blocks its storage)",
-    ]);
+  it("IndexedDB is not required: a private window or a storage-blocked embed still starts (it keeps nothing, storage-probe says so)", async () => {
+    expect(await missingBrowserFeatures(full)).toEqual([]);
   });
 
   it("an insecure context (no crypto.subtle) says how to open the page instead", async () => {
@@ -94,11 +76,14 @@ describe("the page names what a browser lacks before the guest starts", () => {
     expect(missing).toEqual(["WebCrypto (only in a secure context: open the page over https or from localhost)"]);
   });
 
-  it("no IndexedDB and no WebAssembly are both named, and the message says what is tested", async () => {
-    const missing = await missingBrowserFeatures({ crypto: globalThis.crypto, ...streams });
-    expect(missing).toEqual(["WebAssembly (the emulator)", "IndexedDB (the cache and the saved guest state)"]);
+  it("no WebAssembly and no compression streams are both named, and the message says what is tested", async () => {
+    const missing = await missingBrowserFeatures({ crypto: globalThis.crypto });
+    expect(missing).toEqual([
+      "WebAssembly (the emulator)",
+      "CompressionStream with gzip and deflate-raw (the saved guest state, share and lesson links)",
+    ]);
     expect(unsupportedBrowserMessage(missing)).toBe(
-      "This browser lacks WebAssembly (the emulator); IndexedDB (the cache and the saved guest state). Chromium 156, Firefox ESR 153 and WebKitGTK 2.50 (the engine of Safari) are tested.",
+      "This browser lacks WebAssembly (the emulator); CompressionStream with gzip and deflate-raw (the saved guest state, share and lesson links). Chromium 156, Firefox ESR 153 and WebKitGTK 2.50 (the engine of Safari) are tested.",
     );
   });
 });

@@ -5,7 +5,6 @@
  */
 export interface BrowserGlobals {
   crypto?: { subtle?: SubtleCrypto };
-  indexedDB?: Pick<IDBFactory, "open" | "deleteDatabase">;
   WebAssembly?: unknown;
   CompressionStream?: new (format: CompressionFormat) => unknown;
   DecompressionStream?: new (format: CompressionFormat) => unknown;
@@ -27,9 +26,8 @@ async function works(attempt: () => Promise<unknown>): Promise<boolean> {
 export async function missingBrowserFeatures(g: BrowserGlobals): Promise<string[]> {
   const missing: string[] = [];
   if (g.WebAssembly === undefined) missing.push("WebAssembly (the emulator)");
-  if (g.indexedDB === undefined) missing.push("IndexedDB (the cache and the saved guest state)");
-  else if (!(await opensDatabase(g.indexedDB)))
-    missing.push("IndexedDB that opens here (this window refuses it: a private window, or an embed whose browser blocks its storage)");
+  // IndexedDB is not needed: where it is missing or refused (a private window, an embed whose
+  // browser blocks its storage) the page keeps nothing and says so (src/page/storage-probe.ts).
   const subtle = g.crypto?.subtle;
   if (subtle === undefined) {
     missing.push("WebCrypto (only in a secure context: open the page over https or from localhost)");
@@ -43,34 +41,6 @@ export async function missingBrowserFeatures(g: BrowserGlobals): Promise<string[
   if (!(await works(() => subtle.generateKey({ name: "AES-GCM", length: 128 }, false, ["encrypt"]))))
     missing.push("WebCrypto AES-GCM (TLS records)");
   return missing;
-}
-
-const PROBE_DATABASE = "linux-in-a-tab-probe";
-/** A browser that neither opens nor refuses within this is not refused here (the cache will say what fails). */
-const PROBE_LIMIT_MS = 2_000;
-
-/** Whether this context may open a database: some refuse although `indexedDB` is there. */
-function opensDatabase(idb: Pick<IDBFactory, "open" | "deleteDatabase">): Promise<boolean> {
-  return new Promise((resolve) => {
-    let request: IDBOpenDBRequest;
-    try {
-      request = idb.open(PROBE_DATABASE);
-    } catch {
-      resolve(false);
-      return;
-    }
-    const timer = setTimeout(() => resolve(true), PROBE_LIMIT_MS);
-    request.onsuccess = () => {
-      clearTimeout(timer);
-      request.result.close();
-      idb.deleteDatabase(PROBE_DATABASE);
-      resolve(true);
-    };
-    request.onerror = () => {
-      clearTimeout(timer);
-      resolve(false);
-    };
-  });
 }
 
 function compresses(g: BrowserGlobals): boolean {

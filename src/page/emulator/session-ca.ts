@@ -1,4 +1,4 @@
-import { createStore, get, set } from "idb-keyval";
+import { createStore, get, set, type UseStore } from "idb-keyval";
 import { type CaKeysUnderWay, type createSessionCa, type loadSessionCa, type SessionCa, startCaKeys } from "../../tls";
 
 /**
@@ -7,7 +7,12 @@ import { type CaKeysUnderWay, type createSessionCa, type loadSessionCa, type Ses
  * it never leaves the page, and a guest restored from a saved state still trusts the CA
  * the page holds now. The guest reads the certificate from the 9p share on every run.
  */
-const store = createStore("linux-in-a-tab-ca", "ca");
+let opened: UseStore | null = null;
+/** Opened on first use: a browser that refuses IndexedDB (storage blocked) fails that use, not the import. */
+const store = (): UseStore => {
+  opened ??= createStore("linux-in-a-tab-ca", "ca");
+  return opened;
+};
 // v2: RSA-2048 keys (v1 held ECDSA P-256 ones; a v1 entry is left unread and replaced).
 const KEY = "session-ca-v2";
 const MAX_AGE_MS = 20 * 60 * 60 * 1000;
@@ -38,7 +43,7 @@ export interface CaCode {
 export async function beginSessionCa(maxAgeMs = MAX_AGE_MS): Promise<SessionCaStart> {
   let stored: StoredCa | null = null;
   try {
-    const found = await get<StoredCa>(KEY, store);
+    const found = await get<StoredCa>(KEY, store());
     if (found && Date.now() - found.created < maxAgeMs) stored = found;
   } catch {
     // An unreadable entry is replaced by a new CA.
@@ -57,7 +62,7 @@ export async function obtainSessionCa(begun: SessionCaStart, code: CaCode): Prom
   }
   const ca = await code.createSessionCa({ keys: begun.keys });
   try {
-    await set(KEY, { keys: ca.keys, certPem: ca.certPem, created: Date.now() } satisfies StoredCa, store);
+    await set(KEY, { keys: ca.keys, certPem: ca.certPem, created: Date.now() } satisfies StoredCa, store());
   } catch {
     // Private browsing or a full quota: the CA then lives for this page only.
   }

@@ -1,4 +1,4 @@
-import { createStore, del, get, set } from "idb-keyval";
+import { createStore, del, get, set, type UseStore } from "idb-keyval";
 import { SNAPSHOT_DATABASE, SNAPSHOT_FLAG } from "./snapshot-names";
 import { packState, unpackState } from "./state-codec";
 
@@ -6,7 +6,12 @@ import { packState, unpackState } from "./state-codec";
  * Saved guest states in IndexedDB, keyed by the hashes of the image they were taken from:
  * a state only restores on the exact same kernel, initrd and BIOS.
  */
-const store = createStore(SNAPSHOT_DATABASE, "states");
+let opened: UseStore | null = null;
+/** Opened on first use: a browser that refuses IndexedDB (storage blocked) then fails that use, not the import. */
+const store = (): UseStore => {
+  opened ??= createStore(SNAPSHOT_DATABASE, "states");
+  return opened;
+};
 
 /**
  * Keeps SNAPSHOT_FLAG in localStorage while this browser holds a state of the page's:
@@ -32,7 +37,7 @@ export function snapshotKey(hashes: Record<string, string>): string {
 /** The raw state to restore, or null (none, or a damaged entry: the page then boots). */
 export async function loadSnapshot(key: string): Promise<ArrayBuffer | null> {
   try {
-    const value = await get<ArrayBuffer>(key, store);
+    const value = await get<ArrayBuffer>(key, store());
     if (!(value instanceof ArrayBuffer)) return null;
     flagSnapshot(true);
     return await unpackState(value);
@@ -44,12 +49,12 @@ export async function loadSnapshot(key: string): Promise<ArrayBuffer | null> {
 /** Keeps the state compressed; returns the bytes IndexedDB now holds for it. */
 export async function saveSnapshot(key: string, state: ArrayBuffer): Promise<number> {
   const packed = await packState(state);
-  await set(key, packed, store);
+  await set(key, packed, store());
   flagSnapshot(true);
   return packed.byteLength;
 }
 
 export async function dropSnapshot(key: string): Promise<void> {
-  await del(key, store);
+  await del(key, store());
   flagSnapshot(false);
 }

@@ -242,7 +242,12 @@ function followTerminalSize(guest: Guest, terminal: GuestTerminal): void {
 /** Saves the booted state so the next visit starts in about a second. */
 async function saveBootedState(guest: Guest, key: string, log: EventLog): Promise<void> {
   const saved = await guest.saveState();
-  const stored = await saveSnapshot(key, saved);
+  const stored = await saveSnapshot(key, saved).catch((error: unknown) => {
+    // A browser that keeps nothing here (storage-probe.ts said so at start): the guest runs on.
+    log.append({ kind: "boot.progress", phase: "snapshot-save", message: `the booted state was not saved: ${(error as Error).message}` });
+    return null;
+  });
+  if (stored === null) return;
   log.append({
     kind: "boot.progress",
     phase: "snapshot-save",

@@ -54,7 +54,7 @@ async function buildPageServices(options: PageServicesOptions): Promise<PageServ
   const { log, link, fetch } = options;
   const [
     { toHex },
-    { createCas, createIdbStore },
+    { createCas, createIdbStore, createMemoryStore },
     { createPageDigest },
     model,
     session,
@@ -76,12 +76,17 @@ async function buildPageServices(options: PageServicesOptions): Promise<PageServ
     import("../../resolver"),
   ]);
   const digest = createPageDigest();
-  const cas = createCas({ store: createIdbStore(CAS_DATABASE.name, CAS_DATABASE.store), log, digest });
-  const skills = skillsModule.createPageSkills(cas, options.storage);
-  const vault = vaultModule.createPageVault({ cas, log });
+  // Where IndexedDB is refused (a storage-blocked embed) the cache lives for this visit only.
+  const databases = await options.databases;
+  const store = databases ? createIdbStore(CAS_DATABASE.name, CAS_DATABASE.store) : createMemoryStore();
+  const cas = createCas({ store, log, digest });
+  const skills = skillsModule.createPageSkills(cas, options.storage, databases);
+  const vault = vaultModule.createPageVault({ cas, log, databases });
   const modelEndpoint = model.createPageModelEndpoint();
   const bundleRoot = new URL("samples/", link.href).href;
-  const orgAllowlist = orgModule.createPageOrgAllowlist({ log, storage: options.storage, bundleRoot });
+  // The deployment's own settings (tab.config.json beside the page), read once.
+  const deployment = orgModule.readDeploymentConfig({ pageHref: link.href, fetch, log });
+  const orgAllowlist = orgModule.createPageOrgAllowlist({ log, storage: options.storage, bundleRoot, deployment });
   // Proposed here, before any feature mounts, so a link's resolve always sees it pending.
   // An embedded view has no Resolver panel to ask in: its proposals are dropped, said on the log,
   // rather than leaving the link's resolve waiting for an answer nobody can give.

@@ -1,6 +1,6 @@
 import { createStore, get, set, values } from "idb-keyval";
 import type { Cas } from "../../cas";
-import { DEFAULT_REGISTRY, type SkillBlobStore, SkillHandleRecord, type SkillHandleStore } from "../../skills";
+import { createMemoryHandleStore, DEFAULT_REGISTRY, type SkillBlobStore, SkillHandleRecord, type SkillHandleStore } from "../../skills";
 import { createSkillChoices, type SkillChoices } from "./skill-choices";
 
 /**
@@ -59,11 +59,12 @@ export interface PageSkills {
  * The page's skills, built once by the page's services: the Skills panel acquires into them
  * and marks what the next run attaches; the runner reads the same handles and choices.
  */
-export function createPageSkills(cas: Cas, storage: Storage | null): PageSkills {
+export function createPageSkills(cas: Cas, storage: Storage | null, databases = true): PageSkills {
   let registry = DEFAULT_REGISTRY;
   return {
     store: createCasBlobStore(cas),
-    handles: createIdbHandleStore(),
+    // Where IndexedDB is refused (storage-probe.ts) the handles live for this visit only.
+    handles: databases ? createIdbHandleStore() : createMemoryHandleStore(),
     choices: createSkillChoices(storage),
     registry: {
       current: () => registry,

@@ -81,6 +81,8 @@ export interface PageServicesOptions {
   turns: ConsoleTurns;
   /** Where the operator keeps small choices (the skills to attach); null when there is none. */
   storage: Storage | null;
+  /** Whether IndexedDB opens here (src/page/storage-probe.ts): else the cache lives in memory for this visit. */
+  databases: Promise<boolean>;
   /** What "Run agent" runs when nobody says: the harness field, else the link's, else the demo. */
   harnessField(): string;
 }

@@ -1,5 +1,5 @@
 import type { Cas } from "../../cas";
-import { createIdbKeyStore, createVaultService, type VaultService } from "../../kms";
+import { createIdbKeyStore, createMemoryKeyStore, createVaultService, type VaultService } from "../../kms";
 import type { EventLog } from "../../log";
 import { type ApprovalQueue, createApprovalQueue } from "./vault-approvals";
 
@@ -19,10 +19,11 @@ export interface PageVault {
  * queue the KMS asks before a guest's write grant. The proxy serves `service.handlers`; the
  * vault feature shows `approvals`.
  */
-export function createPageVault(deps: { cas: Cas; log: EventLog }): PageVault {
+export function createPageVault(deps: { cas: Cas; log: EventLog; databases?: boolean }): PageVault {
   const approvals = createApprovalQueue();
   const service = createVaultService({
-    keys: createIdbKeyStore(),
+    // Where IndexedDB is refused (storage-probe.ts) the keys live for this visit only.
+    keys: deps.databases === false ? createMemoryKeyStore() : createIdbKeyStore(),
     cas: deps.cas,
     log: deps.log,
     approveWrite: approvals.ask,

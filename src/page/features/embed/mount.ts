@@ -4,7 +4,7 @@ import { eventsInWindows, verdictSequence } from "../../../log";
 import { h, replaceChildren } from "../../chrome/dom";
 import { SCENARIOS, type Scenario } from "../../chrome/scenarios";
 import type { PageContext } from "../context";
-import { type EmbedRequest, embedExplanation, fullPlaygroundHref, readEmbedRequest } from "./params";
+import { type EmbedRequest, embedExplanation, fullPlaygroundHref, ranExplanation, readEmbedRequest } from "./params";
 
 /**
  * Embed mode for docs: `?embed=1&scenario=N` (a row of the verdict table,
@@ -65,10 +65,11 @@ export function mount(ctx: PageContext): void {
     },
     "Run",
   );
+  const explanation = h("p", { class: "embed-explanation" }, embedExplanation(scenario));
   replaceChildren(
     bar,
     h("div", { class: "embed-head" }, h("h1", { class: "embed-title" }, `${scenario.row}. ${scenario.title}`), runButton, status, open),
-    h("p", { class: "embed-explanation" }, embedExplanation(scenario)),
+    explanation,
   );
 
   ctx.guest.then(
@@ -95,7 +96,10 @@ export function mount(ctx: PageContext): void {
   function outcome(result: ConsoleTaskResult): string {
     if (!result.window) return "the scenario did not start (another one was typing): try again";
     if (result.outcome === "failed" || result.outcome === "interrupted") return `did not finish: ${result.message}`;
-    const verdicts = verdictSequence(eventsInWindows(ctx.log.events(), [result.window])).map((s) => `${s.code} by ${s.by}`);
+    const seen = verdictSequence(eventsInWindows(ctx.log.events(), [result.window]));
+    // The line under the bar says what this run's log recorded, not what the row expects.
+    explanation.textContent = ranExplanation(scenario, seen);
+    const verdicts = seen.map((s) => `${s.code} by ${s.by}`);
     const where = `the ${scenario.expect.panel} panel below`;
     return verdicts.length === 0 ? `done: see ${where}` : `done: ${verdicts.join(", ")} (see ${where})`;
   }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { SCENARIOS } from "../../chrome/scenarios";
 import { readPageLink } from "../../link";
-import { embedExplanation, fullPlaygroundHref, readEmbedRequest, validValues } from "./params";
+import { embedExplanation, fullPlaygroundHref, ranExplanation, readEmbedRequest, validValues } from "./params";
 
 // Embed mode for docs: `?embed=1&scenario=N` picks one row of the verdict table
 // (docs/decisions/0005-the-page-is-the-only-network-client.md) by row number or id; anything else is explained.
@@ -93,5 +93,23 @@ describe("the embed bar's text and link", () => {
     ],
   ])("the full-playground link %s", (_name, href, expected) => {
     expect(fullPlaygroundHref(href)).toBe(expected);
+  });
+});
+
+describe("the explanation line after a run", () => {
+  const row1 = SCENARIOS.find((s) => s.row === 1)!;
+  it("says the row's real verdict and decider from the log when it differs from what the row expects (row 1 offline)", () => {
+    const text = ranExplanation(row1, [{ code: "upstream-unreadable", by: "proxy" }]);
+    expect(text).toContain("This run: upstream-unreadable by proxy, not what row 1 expects (served by proxy)");
+    expect(text).not.toContain(row1.explanation);
+  });
+  it("says so, with the row's explanation, when the log has the expected verdict", () => {
+    const row4 = SCENARIOS.find((s) => s.row === 4)!;
+    expect(ranExplanation(row4, [{ code: "ip-literal", by: "proxy" }])).toBe(
+      `This run: ip-literal by proxy, as row 4 expects. ${row4.explanation}`,
+    );
+  });
+  it("says the log recorded nothing when it did not", () => {
+    expect(ranExplanation(row1, [])).toContain("This run recorded no verdict on the log");
   });
 });

@@ -68,6 +68,22 @@ export function embedExplanation(scenario: Scenario): string {
   return `Decided by ${by}; verdict ${scenario.expect.code}. ${scenario.explanation}`;
 }
 
+/**
+ * The explanation line once the row ran: what this run's log recorded (each verdict and who
+ * decided), and whether that is what the row expects — never the row's expected text beside
+ * another outcome (offline, row 1 gives `upstream-unreadable`, not `served`).
+ */
+export function ranExplanation(scenario: Scenario, seen: readonly { code: string; by: string }[]): string {
+  const expected = `${scenario.expect.code} by ${scenario.expect.by}`;
+  if (seen.length === 0)
+    return `This run recorded no verdict on the log: see the ${scenario.expect.panel} panel below. Row ${scenario.row} expects ${expected}.`;
+  const got = seen.map((s) => `${s.code} by ${s.by}`).join(", ");
+  const met = seen.some((s) => s.code === scenario.expect.code && s.by === scenario.expect.by);
+  return met
+    ? `This run: ${got}, as row ${scenario.row} expects. ${scenario.explanation}`
+    : `This run: ${got}, not what row ${scenario.row} expects (${expected}): the ${scenario.expect.panel} panel below shows each decision and its reason.`;
+}
+
 /** Outside text shown back to the user: no control characters, bounded length. */
 function echo(value: string): string {
   const clean = value.replace(/[\u0000-\u001f\u007f]/g, "");

@@ -49,6 +49,8 @@ export function mount(ctx: FeatureContext): void {
   /** Records of the setup commands (not judged, not drafted). */
   const setupRecords = new Set<number>();
   let policyBefore: ReturnType<typeof ctx.policy.current> | null = null;
+  /** Steps the reader had passed before a link's `&step=` jumped elsewhere: kept until passed beyond. */
+  let keptAhead = 0;
 
   const state: PlayerState = {
     lesson: null,
@@ -219,7 +221,9 @@ export function mount(ctx: FeatureContext): void {
     loaded = parsed.lesson;
     const saved = store.get(loaded.pin);
     run = startRun(loaded, saved?.run);
-    // A link that names its step (an embedding docs page) starts there, whatever this browser kept.
+    // A link that names its step (an embedding docs page) starts there, whatever this browser
+    // kept, and keeps what the reader had until this visit passes beyond it.
+    keptAhead = startAt !== null && startAt < loaded.steps.length ? (saved?.passed ?? 0) : 0;
     if (startAt !== null && startAt < loaded.steps.length) run.jumpTo(startAt);
     state.lesson = { title: loaded.title, summary: loaded.summary, pin: loaded.pin, source: got.source.source, steps: loaded.steps };
     log.append(loaded.loadEvent);
@@ -282,6 +286,7 @@ export function mount(ctx: FeatureContext): void {
 
   function persist(): void {
     if (!run || !loaded) return;
+    if (Math.min(run.step, loaded.steps.length) <= keptAhead) return;
     const kept = store.put(loaded.pin, {
       title: loaded.title,
       steps: loaded.steps.length,
