@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { createEventLog } from "../log";
-import { connectionsClosed, connectionsOpenSince } from "./command-settle";
+import { createEventLog, type NewEvent } from "../log";
+import { connectionsClosed, connectionsOpenSince, lateReportArrived } from "./command-settle";
 
 const conn = (id: string, phase: "open" | "close" | "reset") =>
   ({ kind: "wire.connection", id, phase, remote: "10.0.2.15:40000", port: 3128, bytesIn: 0, bytesOut: 0 }) as const;
@@ -37,5 +37,38 @@ describe("a command's connections", () => {
     const from = log.nextSeq;
     log.append(conn("kept", "open"));
     expect(await connectionsClosed(log, from, 1)).toBe(false);
+  });
+});
+
+describe("a refused command's window and the kernel's late decision", () => {
+  const decision: NewEvent = {
+    kind: "kernel.decision",
+    allowed: false,
+    code: "landlock-denied",
+    reason: "Landlock domain 1 does not allow fs.make_reg on /root",
+    by: "kernel",
+    access: ["fs.make_reg"],
+    target: "/root",
+    program: "sh",
+    pid: 42,
+    domain: "1",
+    record: "",
+  };
+
+  it("waits for the kernel's decision that the control line delivers after the end mark", async () => {
+    const log = createEventLog();
+    const from = log.nextSeq;
+    const arrived = lateReportArrived(log, from, { kinds: ["kernel.decision"], limitMs: 10_000 });
+    setTimeout(() => log.append(decision), 20);
+    await expect(arrived).resolves.toBe(true);
+    expect(log.events().some((e) => e.seq >= from && e.kind === "kernel.decision")).toBe(true);
+  });
+
+  it("one already on the log needs no wait, and none gives up at the limit", async () => {
+    const log = createEventLog();
+    const from = log.nextSeq;
+    log.append(decision);
+    await expect(lateReportArrived(log, from, { kinds: ["kernel.decision"], limitMs: 10_000 })).resolves.toBe(true);
+    await expect(lateReportArrived(log, log.nextSeq, { kinds: ["kernel.decision"], limitMs: 10 })).resolves.toBe(false);
   });
 });

@@ -37,3 +37,38 @@ export function connectionsClosed(log: EventLog, fromSeq: number, limitMs: numbe
     });
   });
 }
+
+/**
+ * What a command's window also waits for after its end mark: the kernel's Landlock audit
+ * records travel on the guest's control line, beside the console, so the prompt that ends a
+ * refused command can reach the host before the kernel's decision does. A host that expects
+ * one (a lesson step judged on the kernel's word, verdict-table row 6) waits for an event of
+ * these kinds, up to `limitMs`, when the command did not exit 0.
+ */
+export interface LateReports {
+  kinds: readonly string[];
+  limitMs: number;
+}
+
+/** How long a window waits for a late kernel decision before it is judged without one. */
+export const KERNEL_REPORT_LIMIT_MS = 5_000;
+
+/** The kernel's decisions, which come on the control line (see `LateReports`). */
+export const KERNEL_REPORTS: LateReports = { kinds: ["kernel.decision"], limitMs: KERNEL_REPORT_LIMIT_MS };
+
+/** Resolves true once an event of one of `late.kinds` is on the log at or after `fromSeq`, false after `late.limitMs`. */
+export function lateReportArrived(log: EventLog, fromSeq: number, late: LateReports): Promise<boolean> {
+  const wanted = (e: LogEvent) => e.seq >= fromSeq && late.kinds.includes(e.kind);
+  if (log.events().some(wanted)) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const done = (arrived: boolean) => {
+      clearTimeout(timer);
+      stop();
+      resolve(arrived);
+    };
+    const timer = setTimeout(() => done(false), late.limitMs);
+    const stop = log.subscribe((e) => {
+      if (wanted(e)) done(true);
+    });
+  });
+}

@@ -1,5 +1,5 @@
 import type { EventLog, LogEvent } from "../log";
-import { connectionsClosed } from "./command-settle";
+import { connectionsClosed, type LateReports, lateReportArrived } from "./command-settle";
 import { SIGINT_STATUS } from "./console-driver";
 import type { CommandRecord, ShellPhase } from "./shell-state";
 
@@ -41,6 +41,8 @@ export interface WatchedConsole {
 export interface CommandWatchOptions {
   /** How long a finished command's connections may take to close before its window is handed on anyway. */
   settleLimitMs?: number;
+  /** Asked as each command ends: reports that may come after its end mark on another line, waited for when it did not exit 0. */
+  lateReports?: () => LateReports | null;
 }
 
 export const DEFAULT_SETTLE_LIMIT_MS = 30_000;
@@ -84,9 +86,11 @@ export function watchCommands(
       const command = record.command ?? typedLine(echo);
       const output = console.output(record);
       const settled = connectionsClosed(log, at.fromSeq, limit);
+      const late = record.status !== 0 ? (options.lateReports?.() ?? null) : null;
       const previous = delivery;
       delivery = (async () => {
         const closed = await settled;
+        if (late) await lateReportArrived(log, at.fromSeq, late);
         await previous;
         const toSeq = log.nextSeq;
         const events = log.events().filter((e) => e.seq >= at.fromSeq && e.seq < toSeq);

@@ -1,5 +1,5 @@
 import type { EventLog, ScenarioAct } from "../log";
-import { connectionsClosed } from "./command-settle";
+import { connectionsClosed, type LateReports, lateReportArrived } from "./command-settle";
 import type { CommandResult } from "./console-driver";
 import type { ConsoleTurns } from "./console-turns";
 import type { GuestPort } from "./guest-port";
@@ -64,6 +64,8 @@ export interface ConsoleTask {
   interruptGraceMs?: number;
   /** How long the commands' connections may take to close before the task ends anyway (default 30 s). */
   settleMs?: number;
+  /** Reports that may come after the end mark on another line (the kernel's decisions); waited for when the last command did not exit 0. */
+  lateReports?: LateReports;
   /** Words the end event (and may fail a task whose commands ran); undefined keeps the default, which says the exit status. */
   conclude?(end: ConsoleTaskEnd): { message: string; failed?: boolean } | undefined;
 }
@@ -188,6 +190,7 @@ export async function runConsoleTask(deps: ConsoleTaskDeps, task: ConsoleTask): 
         }
         // Its decisions are on the log once the connections its requests opened are closed.
         const settled = await connectionsClosed(log, fromSeq ?? log.nextSeq, task.settleMs ?? SETTLE_LIMIT_MS);
+        if (task.lateReports && results.at(-1)?.status !== 0) await lateReportArrived(log, fromSeq ?? log.nextSeq, task.lateReports);
         return end({ how: "ran", results, settled });
       } catch (error) {
         if (task.signal?.aborted && !typed) return cancelled();

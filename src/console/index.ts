@@ -1,7 +1,7 @@
 // The guest's serial console, host-neutral: the page and the Node host (npx tab lesson test)
 // both read the guest's shell through these. The prompt's OSC 133 marks say where the shell
 // is and how each command ended; nothing here matches printed prompts.
-export { connectionsClosed, connectionsOpenSince } from "./command-settle";
+export { connectionsClosed, connectionsOpenSince, KERNEL_REPORTS, type LateReports, lateReportArrived } from "./command-settle";
 export {
   type CommandWatchOptions,
   DEFAULT_SETTLE_LIMIT_MS,

@@ -1,6 +1,7 @@
 export { draftLesson, serializeLesson } from "./draft";
 export { expectItemName } from "./item-name";
 export { type ItemResult, JUDGE_BUDGET_MS, type JudgeBudget, judgeBudget, judgeStep, type StepJudgement } from "./judge";
+export { judgedOnKernelDecision } from "./kernel-step";
 export {
   type DraftDecode,
   decodeLessonDraft,

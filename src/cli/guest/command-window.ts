@@ -1,4 +1,4 @@
-import { type ConsoleDriver, createConsoleTurns, type GuestConsole, runConsoleTask } from "../../console";
+import { type ConsoleDriver, createConsoleTurns, type GuestConsole, type LateReports, runConsoleTask } from "../../console";
 import type { CommandWindow } from "../../lessons";
 import type { EventLog } from "../../log";
 
@@ -14,7 +14,7 @@ const SETTLE_LIMIT_MS = 5_000;
 const INTERRUPT_GRACE_MS = 10_000;
 
 export interface CommandRunner {
-  run(command: string, options: { timeoutMs: number }): Promise<CommandRun>;
+  run(command: string, options: { timeoutMs: number; lateReports?: LateReports }): Promise<CommandRun>;
 }
 
 export interface CommandRunnerDeps {
@@ -36,7 +36,7 @@ export function createCommandRunner(deps: CommandRunnerDeps): CommandRunner {
   const guest = { driver: deps.driver, console: deps.console, writeFile: deps.writeFile };
   let count = 0;
   return {
-    async run(command, { timeoutMs }) {
+    async run(command, { timeoutMs, lateReports }) {
       let timedOut = false;
       const task = await runConsoleTask(
         { log, turns, guest },
@@ -48,6 +48,7 @@ export function createCommandRunner(deps: CommandRunnerDeps): CommandRunner {
           timeoutMs,
           interruptGraceMs: INTERRUPT_GRACE_MS,
           settleMs: SETTLE_LIMIT_MS,
+          ...(lateReports ? { lateReports } : {}),
           conclude: (end) => {
             timedOut = end.how === "timed-out";
             return undefined; // the default words

@@ -1,6 +1,13 @@
 import { readFileSync } from "node:fs";
 import { utf8 } from "../../bytes";
-import { type ConsoleDriver, createConsoleDriver, createLandlockAuditReader, type GuestConsole, parseGuestLine } from "../../console";
+import {
+  type ConsoleDriver,
+  createConsoleDriver,
+  createLandlockAuditReader,
+  type GuestConsole,
+  type LateReports,
+  parseGuestLine,
+} from "../../console";
 import { connectGuestNetwork, type GuestNetwork } from "../../guest-network";
 import type { EventLog } from "../../log";
 import { freshen, type GuestControl, winsizeRequest } from "../../machine";
@@ -36,7 +43,7 @@ export interface NodeGuest {
   /** The guest's control line (src/machine/guest-control.ts): its terminal's size. */
   control: GuestControl;
   /** Types one command at the idle prompt; resolves with its window once it settled. */
-  run(command: string, options: { timeoutMs: number }): Promise<CommandRun>;
+  run(command: string, options: { timeoutMs: number; lateReports?: LateReports }): Promise<CommandRun>;
   destroy(): Promise<void>;
 }
 

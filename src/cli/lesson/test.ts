@@ -2,9 +2,11 @@ import { existsSync, realpathSync } from "node:fs";
 import { lstat } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { KERNEL_REPORTS } from "../../console";
 import {
   checkLessonPin,
   judgeBudget,
+  judgedOnKernelDecision,
   judgeStep,
   type Lesson,
   type LessonStep,
@@ -153,7 +155,10 @@ async function runLesson(file: LessonFile, options: RunOptions): Promise<string 
         failure ??= `${label}: no run or solve`;
         continue;
       }
-      const window = await guest.run(command, { timeoutMs: options.timeoutMs });
+      const window = await guest.run(command, {
+        timeoutMs: options.timeoutMs,
+        ...(judgedOnKernelDecision(step) ? { lateReports: KERNEL_REPORTS } : {}),
+      });
       // The time limit covers judging too: output patterns get their own --timeout seconds.
       const judgement = judgeStep(step, window, judgeBudget(options.timeoutMs));
       if (judgement.passed) {

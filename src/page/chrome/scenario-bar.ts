@@ -1,5 +1,5 @@
 import type { ConsoleTaskResult, ConsoleTurns, GuestPort } from "../../console";
-import { runConsoleTask } from "../../console";
+import { KERNEL_REPORTS, runConsoleTask } from "../../console";
 import type { EventLog } from "../../log";
 import { h, replaceChildren } from "./dom";
 import type { Scenario } from "./scenarios";
@@ -75,6 +75,8 @@ export function mountScenarioBar(options: {
       commands: scenario.commands,
       startMessage: scenario.commands.join(" && "),
       signal: controller.signal,
+      // A row the kernel decides is over once its audit record is in (it comes on the control line).
+      ...(scenario.expect.by === "kernel" ? { lateReports: KERNEL_REPORTS } : {}),
       onWaiting: showWaiting,
       prepare: async () => {
         bar.setAttribute("aria-busy", "true");

@@ -1,6 +1,7 @@
 import "./lessons.css";
 import type { WatchedCommand, WatchedGuest } from "../../../console";
-import { watchCommands } from "../../../console";
+import { KERNEL_REPORTS, watchCommands } from "../../../console";
+import { judgedOnKernelDecision } from "../../../lessons";
 import { confineLinkPolicy } from "../../../policy";
 import { describePolicyChange } from "../../../trust";
 import { h } from "../../chrome/dom";
@@ -391,7 +392,12 @@ export function mount(ctx: FeatureContext): void {
     (g) => {
       guest = g;
       state.guestReady = true;
-      watchCommands(g.console, log, onWindow);
+      watchCommands(g.console, log, onWindow, {
+        lateReports: () => {
+          const step = run && loaded ? loaded.lesson.steps[run.step] : undefined;
+          return step && judgedOnKernelDecision(step) ? KERNEL_REPORTS : null;
+        },
+      });
       render();
     },
     () => undefined, // the boot bar reports it
