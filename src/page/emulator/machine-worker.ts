@@ -83,6 +83,8 @@ const CONTROL_ANSWER_MS = 15_000;
 let governor: JitGovernor | null = null;
 let governing: ReturnType<typeof setInterval> | undefined;
 let turnedOn = 0;
+/** The page paused the machine (pause/resume). */
+let paused = false;
 let ready: Promise<void> = Promise.reject(new Error("the machine has not started"));
 ready.catch(() => undefined);
 /** A restore's first prompt (freshPrompt): null once the guest took its fresh seed, else why not. */
@@ -240,6 +242,42 @@ export const machineApi = {
     return { enabled: governor?.enabled ?? false, turnedOn };
   },
 
+  /**
+   * Stops the guest's CPU where it is (v86's stop): nothing runs in this worker until `resume`.
+   * The page pauses a machine nobody sees (machine-visibility.ts). Resolves once stopped.
+   */
+  async pause(): Promise<void> {
+    const machine = running();
+    await ready;
+    if (paused) return;
+    paused = true;
+    clearInterval(governing);
+    governing = undefined;
+    await machine.stop();
+  },
+
+  /**
+   * Runs a paused guest again and gives it this machine's clock (and a fresh seed) on its
+   * control line, as after a restore (docs/decisions/0025): its clock had stood still while
+   * paused. Resolves with null once the guest took it, else with why not.
+   */
+  async resume(): Promise<string | null> {
+    const machine = running();
+    if (!paused) return null;
+    paused = false;
+    await machine.run();
+    watchJit(machine);
+    return freshen(controlLine()).then(
+      () => null,
+      (error: unknown) => (error as Error).message,
+    );
+  },
+
+  /** Whether the guest's CPU is stopped (pause) or no machine runs yet. */
+  paused(): boolean {
+    return emulator === null || paused;
+  },
+
   /** v86's count of instructions the guest executed (32 bits, wraps); idle time (HLT) adds none. */
   instructions(): number {
     return running().get_instruction_counter();
@@ -305,7 +343,17 @@ function governJit(machine: V86, boot: boolean): void {
   // nothing stale can run. Kept, that code spares V8 compiling it again at the next "on".
   const apply = (on: boolean) => cpu.wm.exports.set_jit_config(JIT_DISABLED, on ? 0 : 1);
   governor = createJitGovernor(undefined, boot);
+  applyJit = apply;
   apply(governor.enabled);
+  watchJit(machine);
+}
+
+let applyJit: ((on: boolean) => void) | null = null;
+
+/** Counts the guest's instructions every JIT_WINDOW_MS for the governor (not while paused). */
+function watchJit(machine: V86): void {
+  if (!governor || !applyJit || governing !== undefined) return;
+  const apply = applyJit;
   let last = machine.get_instruction_counter();
   governing = setInterval(() => {
     const now = machine.get_instruction_counter();
