@@ -61,7 +61,11 @@ interface V86Internals {
   bus: V86Bus;
   fs9p?: ShareFs;
   v86?: {
+    /** Schedules the next slice after `delay` ms (v86's loop: `next_tick` → `yield` → `do_tick`). */
+    yield(delay: number, tick: number): void;
     cpu: {
+      /** 1 while the guest's CPU waits in HLT for an interrupt. */
+      in_hlt: Uint8Array;
       /** The CPU's wasm exports: `set_jit_config(0, 1)` stops the JIT compiling (v86 uses it for its `disable_jit` option). */
       wm: { exports: { set_jit_config(index: number, value: number): void } };
     };
@@ -170,6 +174,7 @@ export const machineApi = {
       ? await (preparedUse ?? prepare(options.relayUrl ? { relayUrl: options.relayUrl } : {}))
       : new V86({ ...machineOptions(options.files, options.relayUrl ? { relayUrl: options.relayUrl } : {}), wasm_fn: wasmFn });
     emulator = created;
+    sleepWhileHalted(created);
     const { port } = options;
     const post = (message: MachineMessage) => port.postMessage(message);
     const serial = batchPerTask<number>((bytes) => post({ kind: "serial", bytes: Uint8Array.from(bytes) }));
@@ -328,6 +333,24 @@ async function restore(machine: V86, state: ArrayBuffer): Promise<void> {
   governJit(machine, false);
   await machine.run();
   reached("restored");
+}
+
+/**
+ * The shortest sleep of a halted guest, in ms. With the guest halted at its prompt, v86's loop
+ * asked to be woken again in under a millisecond ~600 times a second: as the PIT's deadline
+ * nears, the time left (in its 1.19 MHz ticks) is a fraction of a millisecond, and at the
+ * deadline's own tick it is 0 until the tick passes, so the loop spun on immediate tasks
+ * (docs/performance.md, "Idle"). A halted guest now sleeps at least this long: its timer
+ * interrupt comes at most this late, and anything from the page (a key, a frame) still wakes it
+ * at once (v86's `stop_idling`). A guest that computes is not affected (its loop asks for 0).
+ */
+const HALTED_SLEEP_MIN_MS = 1;
+
+function sleepWhileHalted(machine: V86): void {
+  const loop = (machine as unknown as V86Internals).v86;
+  if (!loop || typeof loop.yield !== "function" || !(loop.cpu.in_hlt instanceof Uint8Array)) return; // another v86: as it is
+  const scheduleAfter = loop.yield.bind(loop);
+  loop.yield = (delay, tick) => scheduleAfter(loop.cpu.in_hlt[0] !== 0 && delay < HALTED_SLEEP_MIN_MS ? HALTED_SLEEP_MIN_MS : delay, tick);
 }
 
 /**
