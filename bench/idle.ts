@@ -18,7 +18,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Browser, chromium, type Frame, type Page } from "@playwright/test";
 import { chromiumLaunchOptions } from "../e2e/support/browsers";
-import { table } from "./_browser";
+import { median, table } from "./_browser";
 
 const PORT = Number(process.env.TAB_BENCH_PORT ?? 4497);
 const MEASURE_S = Number(process.env.TAB_IDLE_SECONDS ?? 20);
@@ -119,11 +119,16 @@ async function cpuRate(root: number): Promise<number> {
   return used / TICKS_PER_S / seconds;
 }
 
-/** The tree's PSS once every frame of the page collected its garbage (`--expose-gc`). */
+/** The tree's PSS once every frame of the page collected its garbage (`--expose-gc`; the emulator's worker is not reached). */
 async function settledPss(page: Page, root: number): Promise<number> {
   for (const frame of page.frames()) await frame.evaluate(() => (globalThis as { gc?: () => void }).gc?.()).catch(() => undefined);
-  await new Promise((r) => setTimeout(r, 1000));
-  return pssMb(tree(root));
+  // The median of five readings a second apart: one reading swung by tens of MB.
+  const readings: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    await new Promise((r) => setTimeout(r, 1000));
+    readings.push(pssMb(tree(root)));
+  }
+  return median(readings);
 }
 
 async function withBrowser<T>(run: (browser: Browser, root: number) => Promise<T>): Promise<T> {
