@@ -99,9 +99,14 @@ function startDownloads(files: string[]): void {
 performance.mark("tab:early-start");
 const params = new URLSearchParams(location.search);
 const coldBoot = params.get("boot") === "fresh" || params.get("net") === "v86-fetch";
-try {
-  startMachine(coldBoot ? "boot" : "restore");
-} catch {
-  // The page starts its own.
+// An embed starts nothing before the reader sees it (emulator/machine-visibility.ts, firstSeen):
+// an embed below the fold costs no worker, no wasm and no download.
+const embed = ["1", "true"].includes(params.get("embed") ?? "");
+if (!embed) {
+  try {
+    startMachine(coldBoot ? "boot" : "restore");
+  } catch {
+    // The page starts its own.
+  }
+  if (!coldBoot) startDownloadsForVisit().catch(() => undefined);
 }
-if (!coldBoot) startDownloadsForVisit().catch(() => undefined);

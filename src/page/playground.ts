@@ -37,6 +37,11 @@ export interface PlaygroundHandle {
   scenarios: ScenarioBar;
   /** The terminal's size in character cells. */
   terminalSize(): { cols: number; rows: number };
+  /**
+   * Where the guest's machine is: not started (an embed not yet seen), running, or paused
+   * because nobody sees it (emulator/machine-visibility.ts).
+   */
+  machine(): Promise<"not started" | "running" | "paused">;
   /** What features exposed for tests (`ctx.expose`). */
   features: Record<string, unknown>;
   /** Resolves once the guest is ready (or rejects with the boot error). */
@@ -63,12 +68,17 @@ declare global {
 export async function startPlayground(container: HTMLElement): Promise<PlaygroundHandle> {
   // The page's link, read once: every feature and service gets this, none reads `location`.
   const link = readPageLink(location.href);
-  // The emulator (v86, the network, the proxy, TLS) is not part of the first screen's script:
-  // index.html preloads it (vite.config.ts), and it is imported before the page's chrome is built.
-  const emulator = import("./emulator/start-guest");
   const embedding = wantsEmbed(link);
   const log = createEventLog();
   const layout = createLayout();
+  // An embed starts its machine only once the reader first sees it (scrolls it into view) or
+  // clicks it: a docs page of ten demos runs only the ones read (emulator/machine-visibility.ts).
+  const mayStart = embedding
+    ? import("./emulator/machine-visibility").then((v) => v.firstSeen(layout.root))
+    : Promise.resolve("page" as const);
+  // The emulator (v86, the network, the proxy, TLS) is not part of the first screen's script:
+  // index.html preloads it (vite.config.ts), and it is imported before the page's chrome is built.
+  const emulator = mayStart.then(() => import("./emulator/start-guest"));
   // In embed mode the page stays unseen until the embed feature has shaped it (one small import).
   if (embedding) layout.root.style.visibility = "hidden";
   container.appendChild(layout.root);
@@ -142,6 +152,8 @@ export async function startPlayground(container: HTMLElement): Promise<Playgroun
     harnessField: () => layout.harnessInput.value.trim(),
   });
   const featuresMounted = deferred();
+  /** The guest once its machine runs (onMachine). */
+  let machineGuest: Guest | null = null;
   const running = deferred<Guest>();
   const handle: PlaygroundHandle = {
     log,
@@ -157,6 +169,11 @@ export async function startPlayground(container: HTMLElement): Promise<Playgroun
     features: {},
     featuresReady: featuresMounted.promise,
     terminalSize: () => ({ cols: term.terminal.cols, rows: term.terminal.rows }),
+    machine: async () => {
+      const guest = machineGuest;
+      if (!guest) return "not started";
+      return (await guest.paused()) ? "paused" : "running";
+    },
   };
   window.__tab = handle;
 
@@ -200,6 +217,7 @@ export async function startPlayground(container: HTMLElement): Promise<Playgroun
         if (how === "boot") coldBoot.resolve();
       },
       onMachine: (guest) => {
+        machineGuest = guest;
         running.resolve(guest);
         // Keys typed from now on wait for the first prompt, then go in (console-link.ts).
         // Embedded in someone's docs, the page must not take the reader's focus (or scroll to it).
@@ -223,6 +241,8 @@ export async function startPlayground(container: HTMLElement): Promise<Playgroun
             .then(() => location.assign(link.with({ boot: "fresh" }))),
       );
       ready.resolve(guest);
+      // A machine nobody sees (a hidden tab, an embed scrolled away) is paused until seen.
+      void import("./emulator/machine-visibility").then((v) => v.pauseWhileUnseen({ guest, log, view: embedding ? layout.root : null }));
     },
     async (error: unknown) => {
       const { bootErrorMessage } = await emulator.catch(() => ({ bootErrorMessage: (e: unknown) => String(e) }));

@@ -18,7 +18,9 @@ export interface GuestTerminal {
 export function createTerminal(container: HTMLElement): GuestTerminal {
   const terminal = new Terminal({
     convertEol: false,
-    cursorBlink: true,
+    // Blinking only while something happens (keepBlinkingWhileActive): a blinking cursor is a
+    // repaint twice a second for as long as the page stays open.
+    cursorBlink: false,
     fontFamily: "ui-monospace, 'DejaVu Sans Mono', Menlo, Consolas, monospace",
     fontSize: 14,
     scrollback: 5000,
@@ -52,15 +54,47 @@ export function createTerminal(container: HTMLElement): GuestTerminal {
     }
     return true;
   });
+  const active = keepBlinkingWhileActive(terminal);
   terminal.onData((text) => {
+    active();
     for (const l of inputListeners) l(text);
   });
 
   return {
     terminal,
-    write: (text) => terminal.write(text),
+    write: (text) => {
+      active();
+      terminal.write(text);
+    },
     onInput: (listener) => inputListeners.push(listener),
     onResize: (listener) => terminal.onResize(({ cols, rows }) => listener(cols, rows)),
     focus: () => terminal.focus(),
+  };
+}
+
+/** How long the cursor blinks after the last key or output. */
+export const CURSOR_BLINK_MS = 10_000;
+
+/**
+ * The cursor blinks while the reader types or the guest writes, and stops (a steady block)
+ * CURSOR_BLINK_MS after the last of them, so an idle terminal repaints nothing: an idle
+ * playground's cost was mostly xterm's blink (docs/performance.md, "Idle"). Returns the
+ * function that marks activity.
+ */
+function keepBlinkingWhileActive(terminal: Terminal): () => void {
+  let lastActive = 0;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const check = () => {
+    const quiet = performance.now() - lastActive;
+    if (quiet >= CURSOR_BLINK_MS) {
+      timer = undefined;
+      terminal.options.cursorBlink = false;
+    } else timer = setTimeout(check, CURSOR_BLINK_MS - quiet);
+  };
+  return () => {
+    lastActive = performance.now();
+    if (timer !== undefined) return;
+    terminal.options.cursorBlink = true;
+    timer = setTimeout(check, CURSOR_BLINK_MS);
   };
 }

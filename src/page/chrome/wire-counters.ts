@@ -8,10 +8,13 @@ export function createWireCounters(read: () => Readonly<NetCounters> | null): HT
   setInterval(() => {
     const c = read();
     if (!c) return;
-    line.textContent =
+    // Written only when it changed: an unchanged line rewritten twice a second is still a
+    // style and layout pass every time on an idle page.
+    const text =
       `frames in ${c.framesIn} (${formatBytes(c.bytesIn)}) · out ${c.framesOut} (${formatBytes(c.bytesOut)}) · ` +
       `malformed ${c.malformed} · connections ${c.connectionsOpened} opened, ${c.connectionsRefused} refused · ` +
       `DNS queries ${c.dnsQueries} · retransmits ${c.tcpRetransmits}`;
+    if (line.textContent !== text) line.textContent = text;
   }, 500);
   return element;
 }

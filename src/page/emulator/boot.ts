@@ -32,6 +32,12 @@ export interface Guest {
   resize(size: TerminalSize): Promise<void>;
   /** Marks the emulator worker's phases so far on the page's timeline (`tab:` marks). */
   markPhases(): Promise<void>;
+  /** Stops the guest's CPU until `resume` (a machine nobody sees: machine-visibility.ts). */
+  pause(): Promise<void>;
+  /** Runs a paused guest again with this page's clock; null once it took it, else why not. */
+  resume(): Promise<string | null>;
+  /** Whether the guest's CPU is stopped. */
+  paused(): Promise<boolean>;
   /** v86's count of instructions the guest executed (32 bits, wraps). */
   instructions(): Promise<number>;
   /** Whether v86's JIT compiles now: only under sustained load (src/page/emulator/jit-governor.ts). */
@@ -180,6 +186,9 @@ export async function bootGuest({ worker, remote: machine }: GuestMachine, optio
     freshPrompt: () => machine.freshPrompt(),
     resize: (size) => machine.resize(size),
     markPhases: () => markMachinePhases(machine).catch(() => undefined),
+    pause: () => machine.pause(),
+    resume: () => machine.resume(),
+    paused: () => machine.paused(),
     instructions: () => machine.instructions(),
     jit: () => machine.jit(),
 

@@ -61,7 +61,11 @@ interface V86Internals {
   bus: V86Bus;
   fs9p?: ShareFs;
   v86?: {
+    /** Schedules the next slice after `delay` ms (v86's loop: `next_tick` → `yield` → `do_tick`). */
+    yield(delay: number, tick: number): void;
     cpu: {
+      /** 1 while the guest's CPU waits in HLT for an interrupt. */
+      in_hlt: Uint8Array;
       /** The CPU's wasm exports: `set_jit_config(0, 1)` stops the JIT compiling (v86 uses it for its `disable_jit` option). */
       wm: { exports: { set_jit_config(index: number, value: number): void } };
     };
@@ -83,6 +87,8 @@ const CONTROL_ANSWER_MS = 15_000;
 let governor: JitGovernor | null = null;
 let governing: ReturnType<typeof setInterval> | undefined;
 let turnedOn = 0;
+/** The page paused the machine (pause/resume). */
+let paused = false;
 let ready: Promise<void> = Promise.reject(new Error("the machine has not started"));
 ready.catch(() => undefined);
 /** A restore's first prompt (freshPrompt): null once the guest took its fresh seed, else why not. */
@@ -168,6 +174,7 @@ export const machineApi = {
       ? await (preparedUse ?? prepare(options.relayUrl ? { relayUrl: options.relayUrl } : {}))
       : new V86({ ...machineOptions(options.files, options.relayUrl ? { relayUrl: options.relayUrl } : {}), wasm_fn: wasmFn });
     emulator = created;
+    sleepWhileHalted(created);
     const { port } = options;
     const post = (message: MachineMessage) => port.postMessage(message);
     const serial = batchPerTask<number>((bytes) => post({ kind: "serial", bytes: Uint8Array.from(bytes) }));
@@ -241,6 +248,42 @@ export const machineApi = {
     return { enabled: governor?.enabled ?? false, turnedOn };
   },
 
+  /**
+   * Stops the guest's CPU where it is (v86's stop): nothing runs in this worker until `resume`.
+   * The page pauses a machine nobody sees (machine-visibility.ts). Resolves once stopped.
+   */
+  async pause(): Promise<void> {
+    const machine = running();
+    await ready;
+    if (paused) return;
+    paused = true;
+    clearInterval(governing);
+    governing = undefined;
+    await machine.stop();
+  },
+
+  /**
+   * Runs a paused guest again and gives it this machine's clock (and a fresh seed) on its
+   * control line, as after a restore (docs/decisions/0025): its clock had stood still while
+   * paused. Resolves with null once the guest took it, else with why not.
+   */
+  async resume(): Promise<string | null> {
+    const machine = running();
+    if (!paused) return null;
+    paused = false;
+    await machine.run();
+    watchJit(machine);
+    return freshen(controlLine()).then(
+      () => null,
+      (error: unknown) => (error as Error).message,
+    );
+  },
+
+  /** Whether the guest's CPU is stopped (pause) or no machine runs yet. */
+  paused(): boolean {
+    return emulator === null || paused;
+  },
+
   /** v86's count of instructions the guest executed (32 bits, wraps); idle time (HLT) adds none. */
   instructions(): number {
     return running().get_instruction_counter();
@@ -294,6 +337,24 @@ async function restore(machine: V86, state: ArrayBuffer): Promise<void> {
 }
 
 /**
+ * The shortest sleep of a halted guest, in ms. With the guest halted at its prompt, v86's loop
+ * asked to be woken again in under a millisecond ~600 times a second: as the PIT's deadline
+ * nears, the time left (in its 1.19 MHz ticks) is a fraction of a millisecond, and at the
+ * deadline's own tick it is 0 until the tick passes, so the loop spun on immediate tasks
+ * (docs/performance.md, "Idle"). A halted guest now sleeps at least this long: its timer
+ * interrupt comes at most this late, and anything from the page (a key, a frame) still wakes it
+ * at once (v86's `stop_idling`). A guest that computes is not affected (its loop asks for 0).
+ */
+const HALTED_SLEEP_MIN_MS = 1;
+
+function sleepWhileHalted(machine: V86): void {
+  const loop = (machine as unknown as V86Internals).v86;
+  if (!loop || typeof loop.yield !== "function" || !(loop.cpu.in_hlt instanceof Uint8Array)) return; // another v86: as it is
+  const scheduleAfter = loop.yield.bind(loop);
+  loop.yield = (delay, tick) => scheduleAfter(loop.cpu.in_hlt[0] !== 0 && delay < HALTED_SLEEP_MIN_MS ? HALTED_SLEEP_MIN_MS : delay, tick);
+}
+
+/**
  * Lets the JIT compile only under sustained load (jit-governor.ts): on from the start for a
  * boot, which is seconds of work; off for a restored guest, which waits at a prompt.
  */
@@ -306,7 +367,17 @@ function governJit(machine: V86, boot: boolean): void {
   // nothing stale can run. Kept, that code spares V8 compiling it again at the next "on".
   const apply = (on: boolean) => cpu.wm.exports.set_jit_config(JIT_DISABLED, on ? 0 : 1);
   governor = createJitGovernor(undefined, boot);
+  applyJit = apply;
   apply(governor.enabled);
+  watchJit(machine);
+}
+
+let applyJit: ((on: boolean) => void) | null = null;
+
+/** Counts the guest's instructions every JIT_WINDOW_MS for the governor (not while paused). */
+function watchJit(machine: V86): void {
+  if (!governor || !applyJit || governing !== undefined) return;
+  const apply = applyJit;
   let last = machine.get_instruction_counter();
   governing = setInterval(() => {
     const now = machine.get_instruction_counter();
