@@ -8,7 +8,7 @@ import type { ExpectItem } from "./schema";
  */
 export function expectItemName(item: ExpectItem): string {
   if ("verdict" in item && item.verdict !== undefined)
-    return `verdict ${item.verdict}${item.by ? ` by ${item.by}` : ""}${item.target ? ` for ${item.target}` : ""}`;
+    return `verdict ${item.verdict}${item.by ? ` by ${item.by}` : ""}${item.target ? ` for ${item.target}` : ""}${item.of === "tunnel" ? " (the tunnel)" : ""}`;
   if ("exit" in item && item.exit !== undefined) return `exit ${item.exit}`;
   if ("output" in item && item.output !== undefined) return "output matching the step's pattern";
   if ("kernel" in item && item.kernel !== undefined) return `kernel ${item.kernel}`;

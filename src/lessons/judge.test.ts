@@ -160,7 +160,7 @@ describe("the expect judge", () => {
 
   it("takes the kernel's result as decisive for a Landlock step", () => {
     const judged = judgeStep(step({ kernel: "EACCES" }, { absent: "wire.frame" }), bypassRefused());
-    expect(judged.decisive).toMatchObject({ kind: "kernel.result", code: "EACCES", by: "kernel", target: "93.184.216.34:443" });
+    expect(judged.decisive).toMatchObject({ kind: "kernel.result", code: "landlock-denied", by: "kernel", target: "93.184.216.34:443" });
   });
 
   it("finds the decision among a busy shell's noise: a background loop's requests and the page's own endpoints", () => {

@@ -58,7 +58,7 @@ describe("a lesson run", () => {
       title: "Pastebin",
       result: "failed",
       decisiveKind: "kernel.result",
-      code: "EACCES",
+      code: "landlock-denied",
       by: "kernel",
     });
     expect(events[0]?.kind === "lesson.step" && events[0].unmet[0]).toMatch(/expected a decision host-not-allowed by proxy/);

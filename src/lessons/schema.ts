@@ -44,9 +44,18 @@ const EXIT_MESSAGE = `must be 0, "nonzero" or an exit status from 0 to 255`;
 
 const NonEmpty = z.string().min(1, "must not be empty");
 
+/**
+ * Which decision of an HTTPS request a `verdict` item judges: the request's own (`request`,
+ * the default: the request inside the tunnel, or the CONNECT's refusal when the tunnel never
+ * opened), or the CONNECT that opened the tunnel (`tunnel`: its `served` means only "the
+ * tunnel opened"). docs/lessons.md, "What a verdict item judges".
+ */
+export const VERDICT_OF = ["request", "tunnel"] as const;
+export type VerdictOf = (typeof VERDICT_OF)[number];
+
 /** One thing a step's command must have left on the log or in its marks. */
 export type ExpectItem =
-  | { verdict: VerdictCode; by?: Decider; target?: string }
+  | { verdict: VerdictCode; by?: Decider; target?: string; of?: VerdictOf }
   | { exit: 0 | "nonzero" | number }
   | { output: string }
   | { kernel: KernelResult }
@@ -60,6 +69,11 @@ const RawItem = z.strictObject({
   verdict: oneOf(VERDICT_CODES, "verdict code").optional(),
   by: oneOf(DECIDERS, "decider").optional(),
   target: NonEmpty.optional(),
+  of: oneOf(
+    VERDICT_OF,
+    "decision",
+    ` (one of ${VERDICT_OF.join(", ")}: the request's own, or the CONNECT that opened its tunnel)`,
+  ).optional(),
   exit: z
     .custom<"nonzero" | number>(
       (v) => v === "nonzero" || (typeof v === "number" && Number.isInteger(v) && v >= 0 && v <= 255),
@@ -93,7 +107,7 @@ export const ExpectItem: z.ZodType<ExpectItem> = RawItem.superRefine((item, ctx)
           ? `an item names one of ${ITEM_KINDS.join(", ")}`
           : `an item names exactly one of ${ITEM_KINDS.join(", ")} (this one has ${kinds.join(" and ")}): split it into items`,
     });
-  for (const field of ["by", "target"] as const)
+  for (const field of ["by", "target", "of"] as const)
     if (item[field] !== undefined && item.verdict === undefined)
       ctx.addIssue({ code: "custom", path: [field], message: `"${field}" qualifies a verdict item only` });
 }) as unknown as z.ZodType<ExpectItem>;
