@@ -11,7 +11,7 @@ export {
   SHARE_POLICY_LINK_MAX_CHARS,
   SHARE_POLICY_MAX_BYTES,
 } from "./link";
-export { type Outcome, outcomeOf } from "./outcome";
+export { mainOutcome, type Outcome, outcomeOf } from "./outcome";
 export {
   compileOutputPattern,
   estimatedInstructions,
@@ -30,7 +30,18 @@ export {
   parseLesson,
 } from "./parse";
 export { checkLessonPin, lessonPin, type PinCheck, type PinnedRef, splitLessonRef } from "./pin";
-export { createLessonRun, LessonProgress, type LessonRun } from "./player";
+export { createLessonRun, LessonProgress, type LessonRun, type StepAttempt } from "./player";
+export {
+  decisiveWords,
+  formatLessonIssues,
+  LESSON_SETTLE_MS,
+  type LessonLoadSource,
+  lessonLoadEvent,
+  refusedLoadEvent,
+  type SetupEnd,
+  setupFailure,
+  stepCommand,
+} from "./run-rules";
 export {
   EVENT_KINDS,
   ExpectItem,

@@ -1,6 +1,8 @@
 import { z } from "zod";
 import type { NewEvent } from "../log";
-import { judgeStep, type StepJudgement } from "./judge";
+import { expectItemName } from "./item-name";
+import { type JudgeBudget, judgeStep, type StepJudgement } from "./judge";
+import { decisiveWords, stepCommand } from "./run-rules";
 import { type Lesson, type LessonStep, stepType } from "./schema";
 import type { CommandWindow } from "./window";
 
@@ -17,6 +19,24 @@ export const LessonProgress = z.object({
 });
 export type LessonProgress = z.infer<typeof LessonProgress>;
 
+/** One judged command, as both hosts show it. */
+export interface StepAttempt {
+  /** The step it was judged against (from 0). */
+  step: number;
+  passed: boolean;
+  judgement: StepJudgement;
+  /** The `lesson.step` event the host appends to its log. */
+  event: NewEvent;
+  /** The decision that decided, in a few words (`host-not-allowed by proxy (pastebin.com:443)`), when there was one. */
+  verdict: string | null;
+  /** The step's `explain` (passed) or its hint (failed). */
+  note: string | null;
+  /** The unmet items' details (what was seen instead): shown in the host, never posted out of it. */
+  unmet: string[];
+  /** The unmet items by name only (what an embed may post to its parent). */
+  unmetItems: string[];
+}
+
 /** The DOM-free run of one lesson both hosts drive: judge each command against the current step. */
 export interface LessonRun {
   readonly lesson: Lesson;
@@ -32,8 +52,16 @@ export interface LessonRun {
   demoCommand(): string | null;
   /** What "Show me" types: `solve`, else `run`. */
   showMe(): string | null;
-  /** Judges a command run while the current step was shown; null when the lesson is done. A pass moves to the next step. */
-  onCommand(window: CommandWindow): StepJudgement | null;
+  /** Judges a command run while the current step was shown; null when the lesson is done or blocked. A pass moves to the next step. */
+  onCommand(window: CommandWindow, budget?: JudgeBudget): StepJudgement | null;
+  /** `onCommand`, with everything a host shows and logs for it; its event is not queued for `takeEvents`. */
+  attempt(window: CommandWindow, budget?: JudgeBudget): StepAttempt | null;
+  /** Makes `step` (from 0) the current step, keeping the steps passed so far (a link that names its step, `lesson test`). */
+  jumpTo(step: number): void;
+  /** Why no step is judged (a setup command failed: fatal in both hosts until a restart), or null. */
+  readonly blocked: string | null;
+  /** Records that a setup command failed: no step is judged until `restart`. */
+  setupFailed(reason: string): void;
   /** The `lesson.step` events since the last call, for the host to append to its log. */
   takeEvents(): NewEvent[];
   restart(): void;
@@ -64,7 +92,19 @@ export function createLessonRun(lesson: Lesson, pin: string, progress?: LessonPr
   let index = Math.min(resume?.step ?? 0, total);
   let passed = new Set((resume?.passed ?? []).filter((n) => n <= total));
   let pending: NewEvent[] = [];
+  let blocked: string | null = null;
   const current = () => (index < total ? (lesson.steps[index] ?? null) : null);
+  const judge = (window: CommandWindow, budget?: JudgeBudget) => {
+    const step = current();
+    if (!step || blocked !== null) return null;
+    const at = index;
+    const judgement = judgeStep(step, window, budget);
+    if (judgement.passed) {
+      passed.add(at + 1);
+      index += 1;
+    }
+    return { step: at, judgement, event: stepEvent(pin, at, step, judgement) };
+  };
   return {
     lesson,
     pin,
@@ -87,18 +127,37 @@ export function createLessonRun(lesson: Lesson, pin: string, progress?: LessonPr
     },
     showMe() {
       const step = current();
-      return step ? (step.solve ?? step.run ?? null) : null;
+      return step ? stepCommand(step) : null;
     },
-    onCommand(window) {
-      const step = current();
-      if (!step) return null;
-      const judgement = judgeStep(step, window);
-      pending.push(stepEvent(pin, index, step, judgement));
-      if (judgement.passed) {
-        passed.add(index + 1);
-        index += 1;
-      }
-      return judgement;
+    onCommand(window, budget) {
+      const judged = judge(window, budget);
+      if (judged) pending.push(judged.event);
+      return judged?.judgement ?? null;
+    },
+    attempt(window, budget) {
+      const judged = judge(window, budget);
+      if (!judged) return null;
+      const { step, judgement, event } = judged;
+      const unmet = judgement.items.filter((i) => !i.met);
+      return {
+        step,
+        passed: judgement.passed,
+        judgement,
+        event,
+        verdict: decisiveWords(judgement),
+        note: judgement.passed ? (lesson.steps[step]?.explain ?? null) : (lesson.steps[step]?.hint ?? null),
+        unmet: unmet.map((i) => i.detail),
+        unmetItems: unmet.map((i) => expectItemName(i.item)),
+      };
+    },
+    jumpTo(step) {
+      index = Math.max(0, Math.min(step, total));
+    },
+    get blocked() {
+      return blocked;
+    },
+    setupFailed(reason) {
+      blocked = reason;
     },
     takeEvents() {
       const out = pending;
@@ -107,6 +166,7 @@ export function createLessonRun(lesson: Lesson, pin: string, progress?: LessonPr
     },
     restart() {
       index = 0;
+      blocked = null;
       passed = new Set();
       pending = [];
     },

@@ -4,16 +4,18 @@ import {
   decodeLessonDraft,
   draftLesson,
   encodeLessonDraft,
-  expectItemName,
+  formatLessonIssues,
   type Lesson,
   LessonProgress,
   type LessonRun,
+  lessonLoadEvent,
   parseLesson,
-  type StepJudgement,
+  refusedLoadEvent,
   serializeLesson,
+  stepCommand,
   stepType,
 } from "../../../lessons";
-import { type NewEvent, VerdictCode } from "../../../log";
+import type { NewEvent } from "../../../log";
 import type { Policy } from "../../../policy";
 import type { LessonSource } from "./source";
 import type { AttemptView, StepView } from "./view";
@@ -36,13 +38,7 @@ export interface LoadedLesson {
 
 export function loadLessonText(source: LessonSource): { ok: true; lesson: LoadedLesson } | { ok: false; code: string; reason: string } {
   const parsed = parseLesson(source.text);
-  if (!parsed.ok) {
-    const reason = parsed.issues
-      .slice(0, 5)
-      .map((i) => `line ${i.line}, column ${i.column}, ${i.field}: ${i.message}`)
-      .join("; ");
-    return { ok: false, code: parsed.code, reason };
-  }
+  if (!parsed.ok) return { ok: false, code: parsed.code, reason: formatLessonIssues(parsed.issues, { max: 5 }).join("; ") };
   const lesson = parsed.lesson;
   return {
     ok: true,
@@ -58,10 +54,11 @@ export function loadLessonText(source: LessonSource): { ok: true; lesson: Loaded
         run: s.run ?? null,
         hint: s.hint ?? null,
         solve: s.solve ?? null,
+        command: stepCommand(s),
       })),
       setup: lesson.setup ?? [],
       policy: lesson.policy ?? null,
-      loadEvent: { kind: "lesson.load", pin: source.pin, title: lesson.title, source: source.source, steps: lesson.steps.length },
+      loadEvent: lessonLoadEvent(lesson, source.pin, source.source),
     },
   };
 }
@@ -74,66 +71,50 @@ export interface JudgedCommand {
   unmetItems: string[];
 }
 
+/** The core's run (src/lessons), and what the player shows of each judged command. */
 export interface PlayerRun {
   readonly step: number;
+  readonly blocked: string | null;
   judge(window: WatchedCommand): JudgedCommand | null;
   progress(): unknown;
   restart(): void;
   jumpTo(step: number): void;
+  setupFailed(reason: string): void;
 }
 
-const verdictOf = (j: StepJudgement) =>
-  j.decisive
-    ? `${j.decisive.code ?? j.decisive.kind}${j.decisive.by ? ` by ${j.decisive.by}` : ""}${j.decisive.target ? ` (${j.decisive.target})` : ""}`
-    : null;
-
-/** A lesson's refused load, as its event (nothing was read: no pin, no title, no steps). */
-export function refusedLoadEvent(source: "url" | "link" | "bundled", code: string, reason: string): NewEvent {
-  const known = VerdictCode.safeParse(code);
-  return {
-    kind: "lesson.load",
-    pin: "",
-    title: "",
-    source,
-    steps: 0,
-    code: known.success ? known.data : "lesson-invalid",
-    reason: known.success ? reason : `${code}: ${reason}`,
-  };
-}
+export { refusedLoadEvent };
 
 export function startRun(loaded: LoadedLesson, saved: unknown): PlayerRun {
   const kept = LessonProgress.safeParse(saved);
-  let run: LessonRun = createLessonRun(loaded.lesson, loaded.pin, kept.success ? kept.data : undefined);
+  const run: LessonRun = createLessonRun(loaded.lesson, loaded.pin, kept.success ? kept.data : undefined);
   return {
     get step() {
       return run.step;
     },
+    get blocked() {
+      return run.blocked;
+    },
     judge(window) {
-      const index = run.step;
-      const judgement = run.onCommand(window);
-      if (!judgement) return null;
-      const step = loaded.lesson.steps[index]!;
-      const unmet = judgement.items.filter((i) => !i.met).map((i) => i.detail);
-      const events = run.takeEvents();
+      const a = run.attempt(window);
+      if (!a) return null;
       return {
         attempt: {
-          result: judgement.passed ? "passed" : "failed",
-          step: index,
-          explanation: judgement.explanation,
-          verdict: verdictOf(judgement),
-          note: judgement.passed ? (step.explain ?? null) : (step.hint ?? null),
-          unmet,
+          result: a.passed ? "passed" : "failed",
+          step: a.step,
+          explanation: a.judgement.explanation,
+          verdict: a.verdict,
+          note: a.note,
+          unmet: a.unmet,
         },
-        event: events[events.length - 1]!,
-        code: judgement.decisive?.code ?? null,
-        unmetItems: judgement.items.filter((i) => !i.met).map((i) => expectItemName(i.item)),
+        event: a.event,
+        code: a.judgement.decisive?.code ?? null,
+        unmetItems: a.unmetItems,
       };
     },
     progress: () => run.progress,
     restart: () => run.restart(),
-    jumpTo: (step) => {
-      run = createLessonRun(loaded.lesson, loaded.pin, { pin: loaded.pin, step, passed: [] });
-    },
+    jumpTo: (step) => run.jumpTo(step),
+    setupFailed: (reason) => run.setupFailed(reason),
   };
 }
 

@@ -1,6 +1,7 @@
 import "./lessons.css";
 import type { WatchedCommand, WatchedGuest } from "../../../console";
 import { watchCommands } from "../../../console";
+import { LESSON_SETTLE_MS, setupFailure } from "../../../lessons";
 import { confineLinkPolicy } from "../../../policy";
 import { describePolicyChange } from "../../../trust";
 import { h } from "../../chrome/dom";
@@ -66,13 +67,12 @@ export function mount(ctx: FeatureContext): void {
 
   const view = createPlayerView({
     showMe: () => {
-      const step = current();
-      const command = step?.solve ?? step?.run;
+      const command = current()?.command;
       if (command) type(command, "lesson-show-me");
     },
     runDemo: () => {
-      const step = current();
-      if (step?.run) type(step.run, "lesson-demo");
+      const command = current()?.command;
+      if (command) type(command, "lesson-demo");
     },
     restart: () => void restart(),
     close: () => void close(),
@@ -244,10 +244,27 @@ export function mount(ctx: FeatureContext): void {
     render();
   }
 
+  /** Runs the setup in order; a failed command is fatal (src/lessons' setupFailure, as in `lesson test`): no step is judged until Restart. */
   async function runSetup(commands: readonly string[]): Promise<void> {
     const g = await ctx.guest;
-    for (const command of commands)
-      await runOnConsole(ctx, g, command, "lesson-setup", (record) => setupRecords.add(record.index)).catch(() => undefined);
+    const forRun = run;
+    for (const [i, command] of commands.entries()) {
+      const done = await runOnConsole(ctx, g, command, "lesson-setup", (record) => setupRecords.add(record.index)).catch(
+        (error: unknown) => ({ outcome: "failed" as const, results: [], message: (error as Error).message }),
+      );
+      const result = done.results[0];
+      const failed = setupFailure(i, command, {
+        status: result?.status ?? null,
+        timedOut: done.outcome !== "done" && result === undefined,
+        output: result?.output ?? done.message,
+      });
+      if (failed === null) continue;
+      if (run !== forRun || !run) return;
+      run.setupFailed(failed);
+      state.note = `The lesson's setup failed, so its steps cannot be judged: ${failed}. Press Restart to run the setup again.`;
+      render();
+      return;
+    }
   }
 
   async function leave(): Promise<void> {
@@ -274,6 +291,7 @@ export function mount(ctx: FeatureContext): void {
     run.restart();
     store.forget(loaded.pin);
     state.attempt = null;
+    state.note = null;
     persist();
     render();
     announceStep();
@@ -386,7 +404,7 @@ export function mount(ctx: FeatureContext): void {
     (g) => {
       guest = g;
       state.guestReady = true;
-      watchCommands(g.console, log, onWindow);
+      watchCommands(g.console, log, onWindow, { settleLimitMs: LESSON_SETTLE_MS });
       render();
     },
     () => undefined, // the boot bar reports it

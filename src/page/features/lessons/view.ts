@@ -9,6 +9,8 @@ export interface StepView {
   run: string | null;
   hint: string | null;
   solve: string | null;
+  /** What Show me (a task) or Run (a demo) types: src/lessons' stepCommand. */
+  command: string | null;
 }
 
 /** What the last judged command of the current (or just passed) step produced. */
