@@ -303,7 +303,7 @@ export async function runLessonTest(args: string[], out: (line: string) => void 
   }
   if (recordTo !== undefined && options.recorded) {
     // Times and seqs are kept as they were: the judge reads neither.
-    await writeFile(recordTo, `${JSON.stringify(options.recorded, null, 1)}\n`);
+    await writeFile(recordTo, `${JSON.stringify(options.recorded, null, 2)}\n`);
     out(`${options.recorded.length} command window(s) written to ${recordTo}`);
   }
   out(

@@ -1,0 +1,111 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { type CommandWindow, lessonPin, parseLesson } from "../../lessons";
+import { zenUnreadable } from "../../lessons/testing/windows";
+import type { NewEvent } from "../../log";
+import { loadLessonText, startRun } from "../../page/features/lessons/lesson-core";
+import { type RecordedWindow, runLessonSteps } from "./test";
+
+// One lesson run for both hosts: every shipped lesson, step by step, through the page's run
+// (lesson-core over src/lessons, what the player drives) and `lesson test`'s (runLessonSteps),
+// against the windows `npx tab lesson test lessons/*.yaml --record-windows FILE` recorded on the
+// shipped guest. Each step's outcome and decisive event must be the same in both.
+// Re-record after changing a shipped lesson's commands (docs/lessons.md, "Checking and testing").
+
+const LESSONS = new URL("../../../lessons/", import.meta.url);
+const RECORDED: RecordedWindow[] = JSON.parse(readFileSync(new URL("./testing/shipped/windows.json", import.meta.url), "utf8"));
+
+const shipped = readdirSync(LESSONS)
+  .filter((name) => name.endsWith(".yaml"))
+  .sort();
+
+/** Answers each typed command with the next window recorded for it, in the order they were typed. */
+function replay(windows: readonly CommandWindow[]) {
+  const queue = [...windows];
+  return async (command: string): Promise<CommandWindow> => {
+    const next = queue.shift();
+    if (!next) throw new Error(`no window recorded for \`${command}\``);
+    if (next.command !== command) throw new Error(`typed \`${command}\`, the recording has \`${next.command}\``);
+    return next;
+  };
+}
+
+interface StepOutcome {
+  step: number;
+  event: NewEvent | null;
+}
+
+async function cliRun(text: string, pin: string, windows: readonly CommandWindow[]): Promise<StepOutcome[]> {
+  const parsed = parseLesson(text);
+  if (!parsed.ok) throw new Error("unparsable");
+  const seen: StepOutcome[] = [];
+  await runLessonSteps(parsed.lesson, pin, replay(windows), {
+    timeoutMs: 10_000,
+    out: () => undefined,
+    onAttempt: (attempt, step) => seen.push({ step, event: attempt?.event ?? null }),
+  });
+  return seen;
+}
+
+/** The page's run: setup typed (not judged), then each current step's command typed as Show me and judged. */
+async function pageRun(text: string, pin: string, windows: readonly CommandWindow[]): Promise<StepOutcome[]> {
+  const loaded = loadLessonText({ text, pin, source: "bundled", ref: "contract" });
+  if (!loaded.ok) throw new Error(loaded.reason);
+  const type = replay(windows);
+  const run = startRun(loaded.lesson, undefined);
+  for (const command of loaded.lesson.setup) await type(command);
+  const seen: StepOutcome[] = [];
+  for (let i = 0; i < loaded.lesson.steps.length; i++) {
+    const command = loaded.lesson.steps[run.step]?.command;
+    if (!command) {
+      seen.push({ step: i, event: null });
+      run.jumpTo(i + 1);
+      continue;
+    }
+    const judged = run.judge(await type(command));
+    seen.push({ step: i, event: judged?.event ?? null });
+    // A learner who does not pass stays; the contract goes on to the next step as lesson test does.
+    if (run.step !== i + 1) run.jumpTo(i + 1);
+  }
+  return seen;
+}
+
+describe("every shipped lesson runs the same in the page and in lesson test", () => {
+  it("has a recording of every shipped lesson", () => {
+    expect(shipped.filter((name) => !RECORDED.some((r) => r.lesson === name))).toEqual([]);
+  });
+
+  it.each(shipped)("%s: each step's outcome and decisive event are the same, and every step passes", async (name) => {
+    const text = readFileSync(new URL(name, LESSONS), "utf8");
+    const pin = await lessonPin(new TextEncoder().encode(text));
+    const windows = RECORDED.filter((r) => r.lesson === name).map((r) => r.window);
+    const page = await pageRun(text, pin, windows);
+    const cli = await cliRun(text, pin, windows);
+    expect(page).toEqual(cli);
+    expect(page.map((s) => (s.event?.kind === "lesson.step" ? s.event.result : "none"))).toEqual(page.map(() => "passed"));
+  });
+});
+
+describe("a served step whose upstream fails does not pass, in both hosts", () => {
+  const text = [
+    "lesson: 1",
+    "title: Served",
+    "steps:",
+    "  - title: An allowed GET",
+    "    type: demo",
+    "    run: curl -sS https://api.github.com/zen; echo",
+    "    expect:",
+    "      - verdict: served",
+    "        by: proxy",
+    "        target: api.github.com",
+  ].join("\n");
+
+  it("fails the step with the request's refusal as its decisive event, the same in the page and lesson test", async () => {
+    const pin = await lessonPin(new TextEncoder().encode(text));
+    const page = await pageRun(text, pin, [zenUnreadable()]);
+    const cli = await cliRun(text, pin, [zenUnreadable()]);
+    expect(page).toEqual(cli);
+    expect(page[0]?.event).toMatchObject({ kind: "lesson.step", result: "failed", code: "upstream-unreadable", by: "proxy" });
+    expect(page[0]?.event).toMatchObject({ message: expect.stringMatching(/the request inside it did not succeed/) });
+  });
+});
