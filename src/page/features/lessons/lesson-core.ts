@@ -1,5 +1,6 @@
 import type { WatchedCommand } from "../../../console";
 import {
+  type CommandWindow,
   createLessonRun,
   decodeLessonDraft,
   draftLesson,
@@ -75,7 +76,7 @@ export interface JudgedCommand {
 export interface PlayerRun {
   readonly step: number;
   readonly blocked: string | null;
-  judge(window: WatchedCommand): JudgedCommand | null;
+  judge(window: CommandWindow): JudgedCommand | null;
   progress(): unknown;
   restart(): void;
   jumpTo(step: number): void;
