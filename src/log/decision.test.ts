@@ -144,7 +144,6 @@ const TABLE: [string, NewEvent, Partial<Decision> | null][] = [
   ["a note", { kind: "note", level: "info", source: "s", message: "m" }, null],
   ["dropped lines", { kind: "log.dropped", dropped: 1, message: "m" }, null],
   ["a runner step", { kind: "runner.step", run: "r", source: "runner", step: "s", outcome: null, level: "info", message: "m" }, null],
-  ["a tour step", { kind: "tour.step", step: "s", phase: "start", message: "m" }, null],
   ["a lesson load", { kind: "lesson.load", pin: "p", title: "t", source: "bundled", steps: 1 }, null],
   [
     "a lesson step (a judgement about decisions, not one)",

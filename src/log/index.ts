@@ -15,7 +15,6 @@ export * from "./events/runner";
 export * from "./events/session";
 export * from "./events/skills";
 export * from "./events/tls";
-export * from "./events/tour";
 export * from "./events/wire";
 export {
   JSON_LINES_CHUNK_BYTES,

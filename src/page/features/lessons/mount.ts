@@ -4,7 +4,7 @@ import { watchCommands } from "../../../console";
 import { LESSON_SETTLE_MS, setupFailure } from "../../../lessons";
 import { confineLinkPolicy } from "../../../policy";
 import { describePolicyChange } from "../../../trust";
-import { h } from "../../chrome/dom";
+import { downloadText } from "../../chrome/download";
 import { localTextStore } from "../../local-text-store";
 import { createEventPanel } from "../../panels";
 import type { FeatureContext } from "../context";
@@ -25,6 +25,9 @@ import { draftHref, type LessonRequest, readLessonLink } from "./link-params";
 import { createProgressStore, LESSON_PROGRESS_KEY } from "./progress-store";
 import { type LessonSource, lessonFromText, obtainPinnedLesson } from "./source";
 import { createPlayerView, type PlayerState } from "./view";
+
+/** The shipped lesson `?tour=1` opens: the guided tour is a lesson like the others. */
+export const TOUR_LESSON = "01-tour";
 
 /** The commands "Save as lesson" drafts from: the newest this many. */
 const MAX_HISTORY = 40;
@@ -78,7 +81,7 @@ export function mount(ctx: FeatureContext): void {
     close: () => void close(),
     open: (name) => void open({ kind: "bundled", name }),
     saveAsLesson: () => void saveAsLesson(),
-    download,
+    download: (yaml) => downloadText("lesson.yaml", yaml, "application/yaml"),
   });
   const render = () => {
     if (run && loaded) {
@@ -101,15 +104,6 @@ export function mount(ctx: FeatureContext): void {
         render();
       });
     ctx.layout.terminalBox.querySelector("textarea")?.focus();
-  }
-
-  function download(yaml: string): void {
-    const href = URL.createObjectURL(new Blob([yaml], { type: "application/yaml" }));
-    const a = h("a", { attrs: { href, download: "lesson.yaml" } });
-    document.body.appendChild(a);
-    a.click();
-    a.remove();
-    setTimeout(() => URL.revokeObjectURL(href), 10_000);
   }
 
   const panel = createEventPanel(
@@ -410,7 +404,9 @@ export function mount(ctx: FeatureContext): void {
     () => undefined, // the boot bar reports it
   );
   const fromLink = link.request.kind === "url" || link.request.kind === "link";
-  const opened = link.request.kind === "none" ? Promise.resolve() : open(link.request, link.step, fromLink);
+  // `?tour=1` is the tour lesson, played like any shipped lesson (one click, no card).
+  const request: LessonRequest = link.request.kind === "none" && ctx.link.tour ? { kind: "bundled", name: TOUR_LESSON } : link.request;
+  const opened = request.kind === "none" ? Promise.resolve() : open(request, link.step, fromLink);
   opened.catch((error: unknown) => {
     if (fromLink) ctx.consent.withdraw("lesson");
     refuse("lesson-invalid", (error as Error).message, "url");
