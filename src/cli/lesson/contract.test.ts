@@ -3,7 +3,8 @@ import { describe, expect, it } from "vitest";
 import { type CommandWindow, lessonPin, parseLesson } from "../../lessons";
 import { zenUnreadable } from "../../lessons/testing/windows";
 import type { NewEvent } from "../../log";
-import { loadLessonText, startRun } from "../../page/features/lessons/lesson-core";
+import { loadLessonText } from "../../page/features/lessons/lesson-core";
+import { closedPlayer, currentStep, updatePlayer } from "../../page/features/lessons/player-machine";
 import { type RecordedWindow, runLessonSteps } from "./test";
 
 // One lesson run for both hosts: every shipped lesson, step by step, through the page's run
@@ -47,25 +48,28 @@ async function cliRun(text: string, pin: string, windows: readonly CommandWindow
   return seen;
 }
 
-/** The page's run: setup typed (not judged), then each current step's command typed as Show me and judged. */
+/** The page's run (the player's state machine): setup typed (not judged), then each current step's command typed as Show me and judged. */
 async function pageRun(text: string, pin: string, windows: readonly CommandWindow[]): Promise<StepOutcome[]> {
   const loaded = loadLessonText({ text, pin, source: "bundled", ref: "contract" });
   if (!loaded.ok) throw new Error(loaded.reason);
+  const lesson = loaded.lesson;
   const type = replay(windows);
-  const run = startRun(loaded.lesson, undefined);
-  for (const command of loaded.lesson.setup) await type(command);
+  let player = updatePlayer(closedPlayer, { kind: "open", lesson, saved: undefined, startAt: null });
+  for (const effect of player.effects) if (effect.kind === "run-setup") for (const command of effect.commands) await type(command);
   const seen: StepOutcome[] = [];
-  for (let i = 0; i < loaded.lesson.steps.length; i++) {
-    const command = loaded.lesson.steps[run.step]?.command;
+  for (let i = 0; i < lesson.steps.length; i++) {
+    const command = lesson.steps[currentStep(player.state) ?? 0]?.command;
     if (!command) {
       seen.push({ step: i, event: null });
-      run.jumpTo(i + 1);
+      player = updatePlayer(player.state, { kind: "open", lesson, saved: player.state.progress, startAt: i + 1 });
       continue;
     }
-    const judged = run.judge(await type(command));
-    seen.push({ step: i, event: judged?.event ?? null });
+    player = updatePlayer(player.state, { kind: "command", window: await type(command) });
+    const logged = player.effects.find((e) => e.kind === "log");
+    seen.push({ step: i, event: logged?.kind === "log" ? logged.event : null });
     // A learner who does not pass stays; the contract goes on to the next step as lesson test does.
-    if (run.step !== i + 1) run.jumpTo(i + 1);
+    if (currentStep(player.state) !== i + 1)
+      player = updatePlayer(player.state, { kind: "open", lesson, saved: player.state.progress, startAt: i + 1 });
   }
   return seen;
 }

@@ -1,14 +1,10 @@
 import type { WatchedCommand } from "../../../console";
 import {
-  type CommandWindow,
-  createLessonRun,
   decodeLessonDraft,
   draftLesson,
   encodeLessonDraft,
   formatLessonIssues,
   type Lesson,
-  LessonProgress,
-  type LessonRun,
   lessonLoadEvent,
   parseLesson,
   refusedLoadEvent,
@@ -19,7 +15,7 @@ import {
 import type { NewEvent } from "../../../log";
 import type { Policy } from "../../../policy";
 import type { LessonSource } from "./source";
-import type { AttemptView, StepView } from "./view";
+import type { StepView } from "./view";
 
 /**
  * The player's one door to the lessons core (src/lessons): parsing, the run that judges each
@@ -64,60 +60,7 @@ export function loadLessonText(source: LessonSource): { ok: true; lesson: Loaded
   };
 }
 
-export interface JudgedCommand {
-  attempt: AttemptView;
-  event: NewEvent;
-  code: string | null;
-  /** The unmet items by name only: what an embed may post to its parent (never the output). */
-  unmetItems: string[];
-}
-
-/** The core's run (src/lessons), and what the player shows of each judged command. */
-export interface PlayerRun {
-  readonly step: number;
-  readonly blocked: string | null;
-  judge(window: CommandWindow): JudgedCommand | null;
-  progress(): unknown;
-  restart(): void;
-  jumpTo(step: number): void;
-  setupFailed(reason: string): void;
-}
-
 export { refusedLoadEvent };
-
-export function startRun(loaded: LoadedLesson, saved: unknown): PlayerRun {
-  const kept = LessonProgress.safeParse(saved);
-  const run: LessonRun = createLessonRun(loaded.lesson, loaded.pin, kept.success ? kept.data : undefined);
-  return {
-    get step() {
-      return run.step;
-    },
-    get blocked() {
-      return run.blocked;
-    },
-    judge(window) {
-      const a = run.attempt(window);
-      if (!a) return null;
-      return {
-        attempt: {
-          result: a.passed ? "passed" : "failed",
-          step: a.step,
-          explanation: a.judgement.explanation,
-          verdict: a.verdict,
-          note: a.note,
-          unmet: a.unmet,
-        },
-        event: a.event,
-        code: a.judgement.decisive?.code ?? null,
-        unmetItems: a.unmetItems,
-      };
-    },
-    progress: () => run.progress,
-    restart: () => run.restart(),
-    jumpTo: (step) => run.jumpTo(step),
-    setupFailed: (reason) => run.setupFailed(reason),
-  };
-}
 
 /** "Save as lesson": the YAML of a draft with one step per command, or why there is none. */
 export function draftFromWindows(
