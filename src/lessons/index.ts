@@ -39,10 +39,14 @@ export {
   lessonLoadEvent,
   refusedLoadEvent,
   type SetupEnd,
+  type StepCheck,
   setupFailure,
+  stepChecks,
   stepCommand,
 } from "./run-rules";
 export {
+  CHECK_DEFAULT_SECONDS,
+  CHECK_MAX_SECONDS,
   EVENT_KINDS,
   ExpectItem,
   eventKindName,
@@ -54,4 +58,4 @@ export {
   StepType,
   stepType,
 } from "./schema";
-export type { CommandWindow } from "./window";
+export type { CheckRun, CommandWindow } from "./window";

@@ -14,5 +14,6 @@ export function expectItemName(item: ExpectItem): string {
   if ("kernel" in item && item.kernel !== undefined) return `kernel ${item.kernel}`;
   if ("dns" in item && item.dns !== undefined) return `dns ${item.dns}`;
   if ("absent" in item && item.absent !== undefined) return `absent ${item.absent}`;
+  if ("check" in item && item.check !== undefined) return "the step's check";
   return "an expect item";
 }

@@ -182,11 +182,22 @@ function check(item: ExpectItem, window: CommandWindow, outcomes: readonly Outco
         : `expected a DNS query for ${item.dns}; the wire saw ${queries.map((o) => o.target).join(", ")}`,
     );
   }
+  if ("check" in item) return done(...checkRan(item, window));
   const count = window.events.filter((e) => e.kind === item.absent).length;
   return done(
     count === 0,
     count === 0 ? `no ${item.absent} event in the command's window` : `expected no ${item.absent}; the window has ${count}`,
   );
+}
+
+/** A `check` item: met when the check, run after the command, exited 0 within its time. */
+function checkRan(item: Extract<ExpectItem, { check: string }>, window: CommandWindow): [boolean, string] {
+  const ran = window.checks?.find((c) => c.check === item.check);
+  if (!ran) return [false, `the check \`${item.check}\` was not run`];
+  if (ran.timedOut) return [false, `the check \`${item.check}\` did not finish within its time limit`];
+  if (ran.status === 0) return [true, `the check \`${item.check}\` exited 0`];
+  const said = ran.output.trim().slice(0, 120);
+  return [false, `the check \`${item.check}\` exited ${ran.status ?? "without a status"}${said ? `: ${JSON.stringify(said)}` : ""}`];
 }
 
 const decisiveOf = (o: Outcome | null): StepJudgement["decisive"] =>

@@ -2,7 +2,7 @@ import type { NewEvent } from "../log";
 import { VerdictCode } from "../log";
 import type { StepJudgement } from "./judge";
 import type { LessonIssue } from "./parse";
-import { type Lesson, type LessonStep, stepType } from "./schema";
+import { CHECK_DEFAULT_SECONDS, type Lesson, type LessonStep, stepType } from "./schema";
 
 /**
  * The rules of a lesson run that both hosts (the page's player, `npx tab lesson test`) follow,
@@ -23,6 +23,23 @@ export const LESSON_SETTLE_MS = 5_000;
 export function stepCommand(step: LessonStep): string | null {
   if (stepType(step) === "task") return step.solve ?? step.run ?? null;
   return step.run ?? null;
+}
+
+/** A step's `check` command as a host runs it: typed after the step's command settled, within its time. */
+export interface StepCheck {
+  check: string;
+  timeoutMs: number;
+}
+
+/**
+ * The checks a host runs after each command judged against `step`, in order. The guest's
+ * control line (tab-control) runs no commands, so both hosts type a check on the console as
+ * its own task (\`lesson-check\`), after the learner's command and never judged as one.
+ */
+export function stepChecks(step: LessonStep): StepCheck[] {
+  return step.expect.flatMap((item) =>
+    "check" in item ? [{ check: item.check, timeoutMs: (item.within ?? CHECK_DEFAULT_SECONDS) * 1000 }] : [],
+  );
 }
 
 /** How a setup command ended, as either host saw it. */

@@ -60,10 +60,15 @@ export type ExpectItem =
   | { output: string }
   | { kernel: KernelResult }
   | { dns: string }
-  | { absent: string };
+  | { absent: string }
+  | { check: string; within?: number };
+
+/** How long a `check` may run by default, and at most (seconds). */
+export const CHECK_DEFAULT_SECONDS = 10;
+export const CHECK_MAX_SECONDS = 60;
 
 /** The fields an item may carry; exactly one of the first six says what kind of item it is. */
-const ITEM_KINDS = ["verdict", "exit", "output", "kernel", "dns", "absent"] as const;
+const ITEM_KINDS = ["verdict", "exit", "output", "kernel", "dns", "absent", "check"] as const;
 
 const RawItem = z.strictObject({
   verdict: oneOf(VERDICT_CODES, "verdict code").optional(),
@@ -95,6 +100,12 @@ const RawItem = z.strictObject({
     .refine((v) => eventKindName(v) !== null, { error: (issue) => `unknown event kind ${JSON.stringify(issue.input)}` })
     .transform((v) => eventKindName(v) ?? v)
     .optional(),
+  check: NonEmpty.max(1000, "a check is at most 1000 characters").optional(),
+  within: z
+    .number()
+    .positive("must be a positive number of seconds")
+    .max(CHECK_MAX_SECONDS, `a check runs at most ${CHECK_MAX_SECONDS} s`)
+    .optional(),
 });
 
 export const ExpectItem: z.ZodType<ExpectItem> = RawItem.superRefine((item, ctx) => {
@@ -110,6 +121,8 @@ export const ExpectItem: z.ZodType<ExpectItem> = RawItem.superRefine((item, ctx)
   for (const field of ["by", "target", "of"] as const)
     if (item[field] !== undefined && item.verdict === undefined)
       ctx.addIssue({ code: "custom", path: [field], message: `"${field}" qualifies a verdict item only` });
+  if (item.within !== undefined && item.check === undefined)
+    ctx.addIssue({ code: "custom", path: ["within"], message: `"within" qualifies a check item only` });
 }) as unknown as z.ZodType<ExpectItem>;
 
 export const StepType = z.enum(["task", "demo"], { error: () => `must be "task" or "demo"` });

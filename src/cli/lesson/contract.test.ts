@@ -113,3 +113,41 @@ describe("a served step whose upstream fails does not pass, in both hosts", () =
     expect(page[0]?.event).toMatchObject({ message: expect.stringMatching(/the request inside it did not succeed/) });
   });
 });
+
+describe("a check step runs the same in both hosts", () => {
+  const text = [
+    "lesson: 1",
+    "title: Leave a note",
+    "steps:",
+    "  - title: Write it",
+    "    run: echo hi > /tmp/note",
+    "    expect:",
+    "      - exit: 0",
+    "      - check: test -s /tmp/note",
+  ].join("\n");
+
+  it("lesson test types the check after the command and judges its status", async () => {
+    const pin = await lessonPin(new TextEncoder().encode(text));
+    const typed: string[] = [];
+    const outcomes: (string | undefined)[] = [];
+    const parsed = parseLesson(text);
+    if (!parsed.ok) throw new Error("unparsable");
+    for (const status of [0, 1]) {
+      await runLessonSteps(
+        parsed.lesson,
+        pin,
+        async (command) => {
+          typed.push(command);
+          return { command, status: command.startsWith("test") ? status : 0, interrupted: false, output: "", events: [] };
+        },
+        {
+          timeoutMs: 10_000,
+          out: () => undefined,
+          onAttempt: (a) => outcomes.push(a?.event.kind === "lesson.step" ? a.event.result : undefined),
+        },
+      );
+    }
+    expect(typed).toEqual(["echo hi > /tmp/note", "test -s /tmp/note", "echo hi > /tmp/note", "test -s /tmp/note"]);
+    expect(outcomes).toEqual(["passed", "failed"]);
+  });
+});

@@ -3,18 +3,21 @@ import { lstat, writeFile } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import {
+  type CheckRun,
   type CommandWindow,
   checkLessonPin,
   createLessonRun,
   formatLessonIssues,
   judgeBudget,
   type Lesson,
+  type LessonStep,
   lessonPin,
   parseLesson,
   type StepAttempt,
   type StepJudgement,
   setupFailure,
   splitLessonRef,
+  stepChecks,
   stepCommand,
 } from "../../lessons";
 import { createEventLog } from "../../log";
@@ -147,8 +150,8 @@ async function runLesson(file: LessonFile, options: RunOptions): Promise<string 
   out(`${path}: "${lesson.title}" (sha256 ${file.pin.slice(0, 12)}…), ${upstream.describe}`);
   const guest = await startNodeGuest({ log, policy, upstream, cold: options.cold });
   try {
-    const type: TypeCommand = async (command) => {
-      const window = await guest.run(command, { timeoutMs: options.timeoutMs });
+    const type: TypeCommand = async (command, limit) => {
+      const window = await guest.run(command, { timeoutMs: limit?.timeoutMs ?? options.timeoutMs });
       options.recorded?.push({ lesson: basename(path), command, window });
       return window;
     };
@@ -162,7 +165,17 @@ async function runLesson(file: LessonFile, options: RunOptions): Promise<string 
 }
 
 /** A command typed on the guest and the window it left, as `lesson test` reads it. */
-export type TypeCommand = (command: string) => Promise<CommandWindow & { timedOut?: boolean }>;
+export type TypeCommand = (command: string, options?: { timeoutMs: number }) => Promise<CommandWindow & { timedOut?: boolean }>;
+
+/** Types a step's checks after its command (src/lessons' stepChecks), each within its own time. */
+export async function runChecks(step: LessonStep, type: TypeCommand): Promise<CheckRun[]> {
+  const runs: CheckRun[] = [];
+  for (const { check, timeoutMs } of stepChecks(step)) {
+    const w = await type(check, { timeoutMs });
+    runs.push({ check, status: w.status, timedOut: w.timedOut === true, output: w.output });
+  }
+  return runs;
+}
 
 /**
  * `lesson test`'s run of one lesson, DOM-free and without a guest (`type` is injected): its
@@ -199,7 +212,9 @@ export async function runLessonSteps(
       options.onAttempt?.(null, i);
       continue;
     }
-    const window = await type(command);
+    const typed = await type(command);
+    const checks = await runChecks(step, type);
+    const window = checks.length > 0 ? { ...typed, checks } : typed;
     // The time limit covers judging too: output patterns get their own --timeout seconds.
     const attempt = run.attempt(window, judgeBudget(options.timeoutMs));
     options.onAttempt?.(attempt, i);

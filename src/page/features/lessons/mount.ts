@@ -9,7 +9,7 @@ import { runOnConsole } from "./console-run";
 import { createLessonMessenger, embeddingParent } from "./embed-messages";
 import { type LessonRequest, readLessonLink } from "./link-params";
 import { createLessonsPanel, readLessonIndex } from "./obtain";
-import { leaveLesson, openLesson, type PlayerHost, refuseLesson, runSetup, saveAsLesson } from "./player-load";
+import { leaveLesson, openLesson, type PlayerHost, refuseLesson, runChecks, runSetup, saveAsLesson } from "./player-load";
 import { closedPlayer, currentStep, type PlayerEffect, type PlayerModel, updatePlayer } from "./player-machine";
 import { createProgressStore, LESSON_PROGRESS_KEY } from "./progress-store";
 import { createPlayerView, type PlayerState } from "./view";
@@ -127,7 +127,9 @@ export function mount(ctx: FeatureContext): void {
           if (host.setupRecords.has(window.index)) return;
           history.push(window);
           if (history.length > MAX_HISTORY) history.shift();
-          host.dispatch({ kind: "command", window });
+          void runChecks(host).then((checks) =>
+            host.dispatch({ kind: "command", window: checks.length > 0 ? { ...window, checks } : window }),
+          );
         },
         { settleLimitMs: LESSON_SETTLE_MS },
       );

@@ -1,5 +1,5 @@
 import type { WatchedCommand } from "../../../console";
-import { setupFailure } from "../../../lessons";
+import { type CheckRun, setupFailure, stepChecks } from "../../../lessons";
 import { confineLinkPolicy, type Policy } from "../../../policy";
 import { describePolicyChange } from "../../../trust";
 import type { FeatureContext } from "../context";
@@ -128,6 +128,33 @@ export async function runSetup(p: PlayerHost, commands: readonly string[]): Prom
     p.state.note = `The lesson's setup failed, so its steps cannot be judged: ${failed}. Press Restart to run the setup again.`;
     return p.dispatch({ kind: "setup-failed", reason: failed });
   }
+}
+
+/**
+ * Runs the current step's checks after a command settled (src/lessons' stepChecks), each as its
+ * own console task within its time, never judged or drafted as a command; resolves with what
+ * they did, for the machine to judge with the command. The guest's control line runs no
+ * commands (guest/src/tab-control.c), so a check is typed on the console, as in `lesson test`.
+ */
+export async function runChecks(p: PlayerHost): Promise<CheckRun[]> {
+  const model = p.model();
+  const step = model.lesson && model.progress ? model.lesson.lesson.steps[model.progress.step] : undefined;
+  if (!step || model.blocked !== null) return [];
+  const g = await p.ctx.guest;
+  const runs: CheckRun[] = [];
+  for (const { check, timeoutMs } of stepChecks(step)) {
+    const done = await runOnConsole(p.ctx, g, check, "lesson-check", (record) => p.setupRecords.add(record.index), timeoutMs).catch(
+      (error: unknown) => ({ outcome: "failed" as const, results: [], message: (error as Error).message }),
+    );
+    const result = done.results[0];
+    runs.push({
+      check,
+      status: result?.status ?? null,
+      timedOut: done.outcome === "interrupted" || (done.outcome !== "done" && result === undefined),
+      output: result?.output ?? "",
+    });
+  }
+  return runs;
 }
 
 /** Gives the reader's policy back when a lesson that had its own is left. */
