@@ -79,6 +79,7 @@ export function serializeLesson(lesson: Lesson): string {
       ...(s.run !== undefined ? { run: s.run } : {}),
       expect: s.expect,
       ...(s.hint !== undefined ? { hint: s.hint } : {}),
+      ...(s.needs !== undefined ? { needs: s.needs } : {}),
       ...(s.explain !== undefined ? { explain: s.explain } : {}),
       ...(s.solve !== undefined ? { solve: s.solve } : {}),
     })),

@@ -56,6 +56,7 @@ export {
   Lesson,
   LessonStep,
   StepType,
+  stepHints,
   stepType,
 } from "./schema";
 export type { CheckRun, CommandWindow } from "./window";

@@ -3,7 +3,7 @@ import type { NewEvent } from "../log";
 import { expectItemName } from "./item-name";
 import { type JudgeBudget, judgeStep, type StepJudgement } from "./judge";
 import { decisiveWords, stepCommand } from "./run-rules";
-import { type Lesson, type LessonStep, stepType } from "./schema";
+import { type Lesson, type LessonStep, stepHints, stepType } from "./schema";
 import type { CommandWindow } from "./window";
 
 /**
@@ -16,6 +16,8 @@ export const LessonProgress = z.object({
   step: z.number().int().nonnegative(),
   /** The step numbers (from 1) passed so far. */
   passed: z.array(z.number().int().positive()).default([]),
+  /** Failed attempts at the current step: how many of its escalating hints are shown. */
+  failures: z.number().int().nonnegative().default(0),
 });
 export type LessonProgress = z.infer<typeof LessonProgress>;
 
@@ -84,13 +86,21 @@ function stepEvent(pin: string, index: number, step: LessonStep, judgement: Step
   };
 }
 
+/** The hints shown after `failures` failed attempts: one more each time, all of them once exhausted; null with none. */
+function hintsShown(step: LessonStep | undefined, failures: number): string | null {
+  const hints = step ? stepHints(step) : [];
+  if (hints.length === 0 || failures === 0) return null;
+  return hints.slice(0, Math.min(failures, hints.length)).join("\n\n");
+}
+
 /** Starts (or resumes, from a saved progress for the same pin) a run of the lesson. */
-export function createLessonRun(lesson: Lesson, pin: string, progress?: LessonProgress): LessonRun {
+export function createLessonRun(lesson: Lesson, pin: string, progress?: z.input<typeof LessonProgress>): LessonRun {
   const saved = LessonProgress.safeParse(progress);
   const resume = saved.success && (saved.data.pin === undefined || saved.data.pin === pin) ? saved.data : null;
   const total = lesson.steps.length;
   let index = Math.min(resume?.step ?? 0, total);
   let passed = new Set((resume?.passed ?? []).filter((n) => n <= total));
+  let failures = resume?.failures ?? 0;
   let pending: NewEvent[] = [];
   let blocked: string | null = null;
   const current = () => (index < total ? (lesson.steps[index] ?? null) : null);
@@ -98,11 +108,21 @@ export function createLessonRun(lesson: Lesson, pin: string, progress?: LessonPr
     const step = current();
     if (!step || blocked !== null) return null;
     const at = index;
-    const judgement = judgeStep(step, window, budget);
+    const missing = (step.needs ?? []).filter((n) => !passed.has(n));
+    const judgement: StepJudgement =
+      missing.length > 0
+        ? {
+            passed: false,
+            items: [],
+            decisive: null,
+            explanation: `This step opens once step${missing.length > 1 ? "s" : ""} ${missing.join(", ")} passed; it was not judged.`,
+          }
+        : judgeStep(step, window, budget);
     if (judgement.passed) {
       passed.add(at + 1);
       index += 1;
-    }
+      failures = 0;
+    } else if (missing.length === 0) failures += 1;
     return { step: at, judgement, event: stepEvent(pin, at, step, judgement) };
   };
   return {
@@ -119,7 +139,7 @@ export function createLessonRun(lesson: Lesson, pin: string, progress?: LessonPr
     },
     setup: lesson.setup ?? [],
     get progress(): LessonProgress {
-      return { pin, step: index, passed: [...passed].sort((a, b) => a - b) };
+      return { pin, step: index, passed: [...passed].sort((a, b) => a - b), failures };
     },
     demoCommand() {
       const step = current();
@@ -145,13 +165,14 @@ export function createLessonRun(lesson: Lesson, pin: string, progress?: LessonPr
         judgement,
         event,
         verdict: decisiveWords(judgement),
-        note: judgement.passed ? (lesson.steps[step]?.explain ?? null) : (lesson.steps[step]?.hint ?? null),
+        note: judgement.passed ? (lesson.steps[step]?.explain ?? null) : hintsShown(lesson.steps[step], failures),
         unmet: unmet.map((i) => i.detail),
         unmetItems: unmet.map((i) => expectItemName(i.item)),
       };
     },
     jumpTo(step) {
       index = Math.max(0, Math.min(step, total));
+      failures = 0;
     },
     get blocked() {
       return blocked;
@@ -166,6 +187,7 @@ export function createLessonRun(lesson: Lesson, pin: string, progress?: LessonPr
     },
     restart() {
       index = 0;
+      failures = 0;
       blocked = null;
       passed = new Set();
       pending = [];

@@ -135,7 +135,10 @@ export const LessonStep = z
     type: StepType.optional(),
     run: NonEmpty.optional(),
     expect: z.array(ExpectItem).min(1, "a step expects at least one item"),
-    hint: z.string().optional(),
+    /** One hint, or hints that escalate: one more is shown after each failed attempt. */
+    hint: z.union([z.string(), z.array(NonEmpty).min(1, "a list of hints has at least one")]).optional(),
+    /** The steps (numbers from 1) that must have passed before this one is judged. */
+    needs: z.array(z.number().int().positive("names a step by its number, from 1")).min(1).optional(),
     explain: z.string().optional(),
     solve: NonEmpty.optional(),
   })
@@ -151,16 +154,32 @@ export const LessonStep = z
   });
 export type LessonStep = z.infer<typeof LessonStep>;
 
-export const Lesson = z.strictObject({
-  lesson: z.literal(LESSON_FORMAT, { error: () => `must be ${LESSON_FORMAT} (the format version)` }),
-  title: NonEmpty,
-  summary: z.string().optional(),
-  /** Applied for the lesson's run, like the Policy panel's text. It never touches the org allowlist. */
-  policy: Policy.optional(),
-  setup: z.array(NonEmpty).optional(),
-  steps: z.array(LessonStep).min(1, "a lesson has at least one step"),
-});
+export const Lesson = z
+  .strictObject({
+    lesson: z.literal(LESSON_FORMAT, { error: () => `must be ${LESSON_FORMAT} (the format version)` }),
+    title: NonEmpty,
+    summary: z.string().optional(),
+    /** Applied for the lesson's run, like the Policy panel's text. It never touches the org allowlist. */
+    policy: Policy.optional(),
+    setup: z.array(NonEmpty).optional(),
+    steps: z.array(LessonStep).min(1, "a lesson has at least one step"),
+  })
+  .superRefine((lesson, ctx) => {
+    // Steps are taken in order, so a step can only need one before it (a later one would never open).
+    for (const [i, step] of lesson.steps.entries())
+      for (const [j, n] of (step.needs ?? []).entries())
+        if (n >= i + 1)
+          ctx.addIssue({
+            code: "custom",
+            path: ["steps", i, "needs", j],
+            message: `step ${i + 1} can only need a step before it (1 to ${i}), not step ${n}`,
+          });
+  });
 export type Lesson = z.infer<typeof Lesson>;
+
+/** The step's hints in the order they are shown (one more per failed attempt). */
+export const stepHints = (step: LessonStep): string[] =>
+  step.hint === undefined ? [] : typeof step.hint === "string" ? [step.hint] : step.hint;
 
 /** The step's type, `task` unless it says `demo`. */
 export const stepType = (step: LessonStep): StepType => step.type ?? "task";

@@ -10,6 +10,7 @@ import {
   refusedLoadEvent,
   serializeLesson,
   stepCommand,
+  stepHints,
   stepType,
 } from "../../../lessons";
 import type { NewEvent } from "../../../log";
@@ -49,7 +50,7 @@ export function loadLessonText(source: LessonSource): { ok: true; lesson: Loaded
         text: s.text ?? "",
         type: stepType(s),
         run: s.run ?? null,
-        hint: s.hint ?? null,
+        hint: stepHints(s)[0] ?? null,
         solve: s.solve ?? null,
         command: stepCommand(s),
       })),

@@ -113,7 +113,7 @@ export function updatePlayer(state: PlayerModel, event: PlayerEvent): Transition
       const { lesson } = state;
       if (!lesson) return { state, effects: [] };
       return {
-        state: { lesson, progress: { pin: lesson.pin, step: 0, passed: [] }, blocked: null, attempt: null },
+        state: { lesson, progress: { pin: lesson.pin, step: 0, passed: [], failures: 0 }, blocked: null, attempt: null },
         effects: [{ kind: "forget" }, { kind: "persist" }, ...started(lesson, 0), ...setup(lesson)],
       };
     }
