@@ -164,7 +164,8 @@ function perform(host: PlayerHost, model: PlayerModel, effect: PlayerEffect): vo
   const lesson = model.lesson;
   if (effect.kind === "log") host.ctx.log.append(effect.event);
   else if (effect.kind === "post") host.post(effect.message);
-  else if (effect.kind === "run-setup") void runSetup(host, effect.commands);
+  else if (effect.kind === "run-setup") void runSetup(host, effect.commands, effect.replay ?? []);
+  else if (effect.kind === "say") host.state.note = effect.text;
   else if (lesson && effect.kind === "forget") host.store.forget(lesson.pin);
   else if (lesson && effect.kind === "persist" && model.progress) {
     const kept = host.store.put(lesson.pin, {

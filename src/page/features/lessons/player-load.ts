@@ -109,23 +109,25 @@ export function refuseLesson(p: PlayerHost, code: string, reason: string, source
 }
 
 /** Runs the setup in order; a failed command is fatal (src/lessons' setupFailure, as in `lesson test`): no step is judged until Restart. */
-export async function runSetup(p: PlayerHost, commands: readonly string[]): Promise<void> {
+export async function runSetup(p: PlayerHost, commands: readonly string[], replay: readonly string[] = []): Promise<void> {
   const g = await p.ctx.guest;
   await p.policy.applied;
   const forLesson = p.model().lesson;
-  for (const [i, command] of commands.entries()) {
+  for (const [i, command] of [...commands, ...replay].entries()) {
+    const replayed = i >= commands.length;
     const done = await runOnConsole(p.ctx, g, command, "lesson-setup", (record) => p.setupRecords.add(record.index)).catch(
       (error: unknown) => ({ outcome: "failed" as const, results: [], message: (error as Error).message }),
     );
     const result = done.results[0];
     const failed = setupFailure(i, command, {
-      status: result?.status ?? null,
+      // A replayed step's command may rightly fail (it showed a refusal); only one that never ended counts.
+      status: replayed && result ? 0 : (result?.status ?? null),
       timedOut: done.outcome !== "done" && result === undefined,
       output: result?.output ?? done.message,
     });
     if (failed === null) continue;
     if (p.model().lesson !== forLesson) return;
-    p.state.note = `The lesson's setup failed, so its steps cannot be judged: ${failed}. Press Restart to run the setup again.`;
+    p.state.note = `The lesson's setup failed, so its steps cannot be judged: ${failed}. Press Restart to start the lesson over.`;
     return p.dispatch({ kind: "setup-failed", reason: failed });
   }
 }

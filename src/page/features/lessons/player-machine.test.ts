@@ -83,4 +83,14 @@ describe("the lesson player's state machine", () => {
     expect(closed.state).toEqual(closedPlayer);
     expect(updatePlayer(closed.state, { kind: "command", window: pastebinRefused() }).effects).toEqual([]);
   });
+
+  it("opening past step 1 says so and types the setup and the earlier steps' commands again, not judged", () => {
+    const { effects } = updatePlayer(closedPlayer, { kind: "open", lesson: lesson(), saved: { step: 1, passed: [1] }, startAt: null });
+    expect(effects.find((e) => e.kind === "say")).toMatchObject({ text: expect.stringMatching(/^Resuming at step 2/) });
+    expect(effects.find((e) => e.kind === "run-setup")).toEqual({
+      kind: "run-setup",
+      commands: ["mkdir -p /tmp/demo"],
+      replay: ["curl -sS -T /etc/hostname https://pastebin.com/api/upload"],
+    });
+  });
 });

@@ -36,7 +36,14 @@ export type PlayerEffect =
   | { kind: "persist" }
   /** Forget the progress kept for this lesson's pin. */
   | { kind: "forget" }
-  | { kind: "run-setup"; commands: readonly string[] };
+  /**
+   * Type the setup (each must exit 0), then `replay`: the earlier steps' commands when resuming
+   * past step 1 (a refusal is what many of them show, so their status is not judged; only a
+   * command that never ends blocks the lesson).
+   */
+  | { kind: "run-setup"; commands: readonly string[]; replay?: readonly string[] }
+  /** A line the learner reads above the step (why commands are being typed). */
+  | { kind: "say"; text: string };
 
 export interface Transition {
   state: PlayerModel;
@@ -53,11 +60,30 @@ const started = (lesson: LoadedLesson, step: number): PlayerEffect[] =>
 
 const setup = (lesson: LoadedLesson): PlayerEffect[] => (lesson.setup.length > 0 ? [{ kind: "run-setup", commands: lesson.setup }] : []);
 
+/**
+ * Opening past step 1 (a reload, a kept progress, a link's step) brings the guest to that step's
+ * starting state: the setup, then the command of each step before it (its solve, else its run),
+ * typed visibly and not judged. A command of them that fails blocks the lesson like a failed
+ * setup: the player says so and offers Restart, never a kept step over a lost state.
+ */
+function resume(lesson: LoadedLesson, step: number): PlayerEffect[] {
+  if (step === 0) return setup(lesson);
+  const earlier = lesson.steps.slice(0, step).flatMap((s) => (s.command ? [s.command] : []));
+  return [
+    {
+      kind: "say",
+      text: `Resuming at step ${step + 1}: the guest does not keep what earlier steps left, so the setup and the commands of steps 1–${step} are typed again first.`,
+    },
+    { kind: "run-setup", commands: lesson.setup, replay: earlier },
+  ];
+}
+
 function open(lesson: LoadedLesson, saved: unknown, startAt: number | null): Transition {
   const kept = LessonProgress.safeParse(saved);
   const run = createLessonRun(lesson.lesson, lesson.pin, kept.success ? kept.data : undefined);
   // A link that names its step (an embedding docs page) starts there, whatever this browser kept.
   if (startAt !== null && startAt < lesson.steps.length) run.jumpTo(startAt);
+  const done = run.step >= lesson.steps.length;
   return {
     state: { lesson, progress: run.progress, blocked: null, attempt: null },
     effects: [
@@ -65,7 +91,7 @@ function open(lesson: LoadedLesson, saved: unknown, startAt: number | null): Tra
       { kind: "post", message: { type: "lesson.loaded", pin: lesson.pin, title: lesson.title, steps: lesson.steps.length } },
       { kind: "persist" },
       ...started(lesson, run.step),
-      ...setup(lesson),
+      ...(done ? setup(lesson) : resume(lesson, run.step)),
     ],
   };
 }
