@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { type CommandWindow, lessonPin, parseLesson } from "../../lessons";
+import { type CheckRun, type CommandWindow, lessonPin, parseLesson, stepChecks } from "../../lessons";
 import { zenUnreadable } from "../../lessons/testing/windows";
 import type { NewEvent } from "../../log";
 import { loadLessonText } from "../../page/features/lessons/lesson-core";
@@ -64,7 +64,14 @@ async function pageRun(text: string, pin: string, windows: readonly CommandWindo
       player = updatePlayer(player.state, { kind: "open", lesson, saved: player.state.progress, startAt: i + 1 });
       continue;
     }
-    player = updatePlayer(player.state, { kind: "command", window: await type(command) });
+    const typed = await type(command);
+    // The page's mount runs the current step's checks after the command (player-load's runChecks), each typed in turn.
+    const checks: CheckRun[] = [];
+    for (const { check } of stepChecks(lesson.lesson.steps[currentStep(player.state) ?? 0]!)) {
+      const w = await type(check);
+      checks.push({ check, status: w.status, timedOut: false, output: w.output });
+    }
+    player = updatePlayer(player.state, { kind: "command", window: checks.length > 0 ? { ...typed, checks } : typed });
     const logged = player.effects.find((e) => e.kind === "log");
     seen.push({ step: i, event: logged?.kind === "log" ? logged.event : null });
     // A learner who does not pass stays; the contract goes on to the next step as lesson test does.
