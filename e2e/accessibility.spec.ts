@@ -59,9 +59,10 @@ test("the embed view of a scenario has no accessibility violations", async () =>
   expect(found).toEqual([]);
 });
 
-test("the guided tour has no accessibility violations", async () => {
+test("the guided tour (the tour lesson in the lesson player) has no accessibility violations", async () => {
   const found = await violationsOf("./?tour=1", async (p) => {
-    await expect(p.getByTestId("tour-card")).toBeVisible();
+    await expect(p.getByTestId("lesson-step")).toBeVisible();
+    await expect(p.getByTestId("lesson-card")).toContainText("The tour");
   });
   expect(found).toEqual([]);
 });

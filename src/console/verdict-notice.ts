@@ -1,4 +1,4 @@
-import { displayText, type LogEvent } from "../log";
+import { decisionOf, displayText, type LogEvent } from "../log";
 
 /**
  * What a person at the terminal is told about the verdicts a command met. A client prints
@@ -30,20 +30,17 @@ export function commandNotices(events: readonly LogEvent[]): VerdictNotice[] {
 
 /** The notice one event calls for, or null: refusals by the proxy, TLS and the guest's kernel, bodies cut short, report-mode findings. */
 export function noticeOf(e: LogEvent): VerdictNotice | null {
-  if (e.kind === "proxy.decision") {
-    const request = `${e.method} ${e.target}`;
-    if (!e.allowed) return notice(e.code, `proxy refused ${request}: ${e.code}, ${e.reason}`);
-    if (e.bodyCut) return notice("served", `proxy served ${request} but the upstream cut its body short: ${e.reason}`);
-    if (e.wouldRefuse)
-      return notice(e.wouldRefuse, `report mode: proxy would refuse ${request}: ${e.wouldRefuse}, ${e.wouldRefuseReason ?? ""}`);
-    return null;
-  }
-  if (e.kind === "tls.verdict" && !e.allowed) return notice(e.code, `proxy refused TLS for ${e.target}: ${e.code}, ${e.reason}`);
   if (e.kind === "kernel.decision")
     return notice(
       e.code,
       `kernel refused ${e.access.join(",")} on ${e.target} (${e.program || "?"}${e.pid === null ? "" : ` pid ${e.pid}`}): ${e.code}, Landlock domain ${e.domain}`,
     );
+  const d = decisionOf(e);
+  if (!d || (d.kind !== "proxy.decision" && d.kind !== "tls.verdict")) return null;
+  if (!d.allowed) return notice(d.code, `proxy refused ${d.subject}: ${d.code}, ${d.reason}`);
+  if (d.bodyCut) return notice("served", `proxy served ${d.subject} but the upstream cut its body short: ${d.reason}`);
+  if (d.wouldRefuse)
+    return notice(d.wouldRefuse, `report mode: proxy would refuse ${d.subject}: ${d.wouldRefuse}, ${d.wouldRefuseReason ?? ""}`);
   return null;
 }
 

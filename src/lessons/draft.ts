@@ -1,7 +1,7 @@
 import { stringify } from "yaml";
 import { Policy } from "../policy";
 import { mainOutcome, type Outcome, outcomeOf } from "./outcome";
-import type { ExpectItem, Lesson, LessonStep } from "./schema";
+import { type ExpectItem, KERNEL_RESULTS, type Lesson, type LessonStep } from "./schema";
 import type { CommandWindow } from "./window";
 
 /** The host of a decision's target (`pastebin.com:443`, `https://h/p`, `10.0.2.2:3128`), so a draft's `target` stays readable. */
@@ -16,8 +16,11 @@ function hostOf(target: string): string {
 }
 
 function expectFrom(outcome: Outcome | null): ExpectItem[] {
+  if (outcome?.kind === "kernel.result" && outcome.result !== undefined) {
+    const known = KERNEL_RESULTS.find((r) => r === outcome.result);
+    return known ? [{ kernel: known }] : [];
+  }
   if (!outcome?.code) return [];
-  if (outcome.kind === "kernel.result") return [{ kernel: outcome.code as Extract<ExpectItem, { kernel: string }>["kernel"] }];
   if (outcome.kind === "wire.dns") return outcome.target ? [{ dns: outcome.target }] : [];
   if (outcome.allowed === undefined || outcome.by === undefined) return [];
   const host = outcome.target ? hostOf(outcome.target) : "";
@@ -76,6 +79,7 @@ export function serializeLesson(lesson: Lesson): string {
       ...(s.run !== undefined ? { run: s.run } : {}),
       expect: s.expect,
       ...(s.hint !== undefined ? { hint: s.hint } : {}),
+      ...(s.needs !== undefined ? { needs: s.needs } : {}),
       ...(s.explain !== undefined ? { explain: s.explain } : {}),
       ...(s.solve !== undefined ? { solve: s.solve } : {}),
     })),

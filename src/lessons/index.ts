@@ -12,7 +12,7 @@ export {
   SHARE_POLICY_LINK_MAX_CHARS,
   SHARE_POLICY_MAX_BYTES,
 } from "./link";
-export { type Outcome, outcomeOf } from "./outcome";
+export { mainOutcome, type Outcome, outcomeOf } from "./outcome";
 export {
   compileOutputPattern,
   estimatedInstructions,
@@ -31,8 +31,23 @@ export {
   parseLesson,
 } from "./parse";
 export { checkLessonPin, lessonPin, type PinCheck, type PinnedRef, splitLessonRef } from "./pin";
-export { createLessonRun, LessonProgress, type LessonRun } from "./player";
+export { createLessonRun, LessonProgress, type LessonRun, type StepAttempt } from "./player";
 export {
+  decisiveWords,
+  formatLessonIssues,
+  LESSON_SETTLE_MS,
+  type LessonLoadSource,
+  lessonLoadEvent,
+  refusedLoadEvent,
+  type SetupEnd,
+  type StepCheck,
+  setupFailure,
+  stepChecks,
+  stepCommand,
+} from "./run-rules";
+export {
+  CHECK_DEFAULT_SECONDS,
+  CHECK_MAX_SECONDS,
   EVENT_KINDS,
   ExpectItem,
   eventKindName,
@@ -42,6 +57,7 @@ export {
   Lesson,
   LessonStep,
   StepType,
+  stepHints,
   stepType,
 } from "./schema";
-export type { CommandWindow } from "./window";
+export type { CheckRun, CommandWindow } from "./window";

@@ -8,11 +8,12 @@ import type { ExpectItem } from "./schema";
  */
 export function expectItemName(item: ExpectItem): string {
   if ("verdict" in item && item.verdict !== undefined)
-    return `verdict ${item.verdict}${item.by ? ` by ${item.by}` : ""}${item.target ? ` for ${item.target}` : ""}`;
+    return `verdict ${item.verdict}${item.by ? ` by ${item.by}` : ""}${item.target ? ` for ${item.target}` : ""}${item.of === "tunnel" ? " (the tunnel)" : ""}`;
   if ("exit" in item && item.exit !== undefined) return `exit ${item.exit}`;
   if ("output" in item && item.output !== undefined) return "output matching the step's pattern";
   if ("kernel" in item && item.kernel !== undefined) return `kernel ${item.kernel}`;
   if ("dns" in item && item.dns !== undefined) return `dns ${item.dns}`;
   if ("absent" in item && item.absent !== undefined) return `absent ${item.absent}`;
+  if ("check" in item && item.check !== undefined) return "the step's check";
   return "an expect item";
 }

@@ -28,7 +28,67 @@ const contains = (haystack: string | undefined, needle: string) => (haystack ?? 
 const sameName = (a: string, b: string) => hostKey(a) === hostKey(b);
 
 function wanted(item: Extract<ExpectItem, { verdict: string }>): string {
-  return `a decision ${item.verdict}${item.by ? ` by ${item.by}` : ""}${item.target ? ` for a target containing "${item.target}"` : ""}`;
+  return `${item.of === "tunnel" ? "a CONNECT (the tunnel) decided" : "a decision"} ${item.verdict}${item.by ? ` by ${item.by}` : ""}${item.target ? ` for a target containing "${item.target}"` : ""}`;
+}
+
+type VerdictItem = Extract<ExpectItem, { verdict: string }>;
+
+/**
+ * Whether a decision is one a `verdict` item may be met by. By default the request's own: a
+ * CONNECT that opened a tunnel is not (the request inside it decides), a CONNECT refused is
+ * (the request never got further). `of: tunnel` asks for the CONNECT alone.
+ */
+function inScope(item: VerdictItem, o: Outcome): boolean {
+  if (o.allowed === undefined) return false;
+  if (item.of === "tunnel") return o.about === "tunnel";
+  return !(o.about === "tunnel" && o.allowed);
+}
+
+/** Why a decision that matched an item is not the request's outcome after all: it was then refused, or its body cut short. */
+function failedAfter(o: Outcome, outcomes: readonly Outcome[]): string | null {
+  if (o.about === "tunnel") return null;
+  if (o.bodyCut) return `${o.sentence}: the request failed after its status line`;
+  const later = outcomes.slice(outcomes.indexOf(o) + 1);
+  const refused = later.find((l) => l.allowed === false && o.request !== undefined && l.request === o.request);
+  return refused ? `then ${refused.sentence}` : null;
+}
+
+/** What the request inside a served tunnel met, when the item asked about the request and the tunnel is all that matched. */
+function insideTunnel(item: VerdictItem, outcomes: readonly Outcome[]): string | null {
+  if (item.of === "tunnel") return null;
+  const tunnels = outcomes.filter(
+    (o) =>
+      o.about === "tunnel" &&
+      o.allowed &&
+      o.code === item.verdict &&
+      (!item.by || o.by === item.by) &&
+      (!item.target || contains(o.target, item.target)),
+  );
+  for (const t of tunnels) {
+    const inside = outcomes.filter((o) => o.tunnel !== undefined && o.tunnel === t.request);
+    const refused = inside.find((o) => o.allowed === false);
+    const tail = "a verdict item judges the request, not the tunnel that carried it (`of: tunnel` asks for the CONNECT)";
+    if (refused) return `${t.sentence}, but the request inside it did not succeed: ${refused.sentence}; ${tail}`;
+    const cut = inside.find((o) => o.bodyCut);
+    if (cut) return `${t.sentence}, but the request inside it failed: ${cut.sentence}; ${tail}`;
+    if (inside.length === 0) return `${t.sentence}, but no request inside it was decided; ${tail}`;
+  }
+  return null;
+}
+
+function checkVerdict(item: VerdictItem, outcomes: readonly Outcome[]): { met: boolean; detail: string; matched: Outcome | null } {
+  const candidates = outcomes.filter(
+    (o) =>
+      inScope(item, o) && o.code === item.verdict && (!item.by || o.by === item.by) && (!item.target || contains(o.target, item.target)),
+  );
+  let failed: string | null = null;
+  for (const o of candidates) {
+    const after = failedAfter(o, outcomes);
+    if (after === null) return { met: true, detail: o.sentence, matched: o };
+    failed ??= `${o.sentence}, ${after}`;
+  }
+  const why = failed ?? insideTunnel(item, outcomes) ?? seenCodes(outcomes);
+  return { met: false, detail: `expected ${wanted(item)}; ${why}`, matched: null };
 }
 
 function seenCodes(outcomes: readonly Outcome[]): string {
@@ -84,14 +144,8 @@ function checkOutput(source: string, window: CommandWindow, budget: JudgeBudget)
 function check(item: ExpectItem, window: CommandWindow, outcomes: readonly Outcome[], budget: JudgeBudget): Check {
   const done = (met: boolean, detail: string, matched: Outcome | null = null): Check => ({ result: { item, met, detail }, matched });
   if ("verdict" in item) {
-    const hit = outcomes.find(
-      (o) =>
-        o.allowed !== undefined &&
-        o.code === item.verdict &&
-        (!item.by || o.by === item.by) &&
-        (!item.target || contains(o.target, item.target)),
-    );
-    return hit ? done(true, hit.sentence, hit) : done(false, `expected ${wanted(item)}; ${seenCodes(outcomes)}`);
+    const judged = checkVerdict(item, outcomes);
+    return done(judged.met, judged.detail, judged.matched);
   }
   if ("exit" in item) {
     const status = window.status;
@@ -108,7 +162,7 @@ function check(item: ExpectItem, window: CommandWindow, outcomes: readonly Outco
   }
   if ("kernel" in item) {
     const results = outcomes.filter((o) => o.kind === "kernel.result");
-    const hit = results.find((o) => o.code === item.kernel);
+    const hit = results.find((o) => o.result === item.kernel);
     if (hit) return done(true, hit.sentence, hit);
     return done(
       false,
@@ -128,11 +182,22 @@ function check(item: ExpectItem, window: CommandWindow, outcomes: readonly Outco
         : `expected a DNS query for ${item.dns}; the wire saw ${queries.map((o) => o.target).join(", ")}`,
     );
   }
+  if ("check" in item) return done(...checkRan(item, window));
   const count = window.events.filter((e) => e.kind === item.absent).length;
   return done(
     count === 0,
     count === 0 ? `no ${item.absent} event in the command's window` : `expected no ${item.absent}; the window has ${count}`,
   );
+}
+
+/** A `check` item: met when the check, run after the command, exited 0 within its time. */
+function checkRan(item: Extract<ExpectItem, { check: string }>, window: CommandWindow): [boolean, string] {
+  const ran = window.checks?.find((c) => c.check === item.check);
+  if (!ran) return [false, `the check \`${item.check}\` was not run`];
+  if (ran.timedOut) return [false, `the check \`${item.check}\` did not finish within its time limit`];
+  if (ran.status === 0) return [true, `the check \`${item.check}\` exited 0`];
+  const said = ran.output.trim().slice(0, 120);
+  return [false, `the check \`${item.check}\` exited ${ran.status ?? "without a status"}${said ? `: ${JSON.stringify(said)}` : ""}`];
 }
 
 const decisiveOf = (o: Outcome | null): StepJudgement["decisive"] =>

@@ -58,7 +58,6 @@ describe("a lesson run", () => {
       title: "Pastebin",
       result: "failed",
       decisiveKind: "kernel.result",
-      code: "EACCES",
       by: "kernel",
     });
     expect(events[0]?.kind === "lesson.step" && events[0].unmet[0]).toMatch(/expected a decision host-not-allowed by proxy/);
@@ -70,7 +69,7 @@ describe("a lesson run", () => {
     const run = createLessonRun(LESSON, "pin1");
     run.onCommand(pastebinRefused());
     const saved = JSON.parse(JSON.stringify(run.progress));
-    expect(saved).toEqual({ pin: "pin1", step: 1, passed: [1] });
+    expect(saved).toEqual({ pin: "pin1", step: 1, passed: [1], failures: 0 });
     const resumed = createLessonRun(LESSON, "pin1", saved);
     expect(resumed.step).toBe(1);
     expect(resumed.current?.title).toBe("Bypass");
@@ -85,6 +84,6 @@ describe("a lesson run", () => {
   it("restarts from step 1 with nothing passed", () => {
     const run = createLessonRun(LESSON, "pin1", { pin: "pin1", step: 2, passed: [1, 2] });
     run.restart();
-    expect(run.progress).toEqual({ pin: "pin1", step: 0, passed: [] });
+    expect(run.progress).toEqual({ pin: "pin1", step: 0, passed: [], failures: 0 });
   });
 });

@@ -16,4 +16,16 @@ export interface CommandWindow {
   /** The command's output, marks excluded. */
   output: string;
   events: readonly LogEvent[];
+  /** The step's `check` commands, run after this command settled (src/lessons/run-rules.ts, stepChecks). */
+  checks?: readonly CheckRun[];
+}
+
+/** One `check` command as a host ran it. */
+export interface CheckRun {
+  /** The check as the lesson wrote it. */
+  check: string;
+  /** Its exit status; null when it never reported one. */
+  status: number | null;
+  timedOut: boolean;
+  output: string;
 }

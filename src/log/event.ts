@@ -12,7 +12,6 @@ import { runnerEvents } from "./events/runner";
 import { sessionEvents } from "./events/session";
 import { skillsEvents } from "./events/skills";
 import { tlsEvents } from "./events/tls";
-import { tourEvents } from "./events/tour";
 import { wireEvents } from "./events/wire";
 
 /** Every kind of event, without the stamp the log adds: what producers append. */
@@ -29,7 +28,6 @@ export const NewEvent = z.discriminatedUnion("kind", [
   ...kmsEvents,
   ...sessionEvents,
   ...runnerEvents,
-  ...tourEvents,
   ...lessonEvents,
 ]);
 export type NewEvent = z.infer<typeof NewEvent>;

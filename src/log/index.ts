@@ -1,5 +1,6 @@
 export type { Clock } from "../platform";
 export { type Bounded, boundEvent, DEFAULT_LOG_LIMITS, type LogLimits } from "./bound";
+export { type Decision, type DecisionAbout, decisionOf, decisionsOf } from "./decision";
 export { displayText, escapeJsonText } from "./display";
 export type { EventKind, EventOf } from "./event";
 export { LogEvent, NewEvent } from "./event";
@@ -15,7 +16,6 @@ export * from "./events/runner";
 export * from "./events/session";
 export * from "./events/skills";
 export * from "./events/tls";
-export * from "./events/tour";
 export * from "./events/wire";
 export {
   JSON_LINES_CHUNK_BYTES,
@@ -56,6 +56,7 @@ export {
   compareSequences,
   decodeSequence,
   encodeSequence,
+  replayed,
   type SequenceDiff,
   type SequenceStep,
   verdictSequence,

@@ -1,3 +1,4 @@
+import { type Decision, decisionsOf } from "./decision";
 import type { LogEvent } from "./event";
 
 /** One step of a replayable verdict sequence: the code and the component that decided. */
@@ -8,33 +9,18 @@ export interface SequenceStep {
 
 /**
  * The verdicts a session produced, in order, without timings: what a share link's receiver
- * must reproduce. Allowed proxy requests count too, so "served" is compared.
+ * must reproduce. Allowed proxy requests count too, so "served" is compared. Which events
+ * decide comes from `decisionOf`; a replay leaves out the page's own endpoints and what the
+ * wire and the cache decide about frames and cached bytes (not something a run reproduces).
  */
 export function verdictSequence(events: readonly LogEvent[]): SequenceStep[] {
-  const out: SequenceStep[] = [];
-  for (const e of events) {
-    switch (e.kind) {
-      case "proxy.decision":
-      case "tls.verdict":
-      case "wire.verdict":
-      case "kms.event":
-      case "skills.step":
-        if (e.kind !== "proxy.decision" || e.mode !== "own") out.push({ code: e.code, by: e.by });
-        break;
-      case "resolver.step":
-        out.push({ code: e.code, by: e.by });
-        break;
-      // The kernel's own record of a refusal (Landlock audit); what a demo says it got
-      // (`kernel.result`) is the guest's view of the same refusal, not a second decision.
-      case "kernel.decision":
-        out.push({ code: e.code, by: e.by });
-        break;
-      default:
-        break;
-    }
-  }
-  return out;
+  return decisionsOf(events)
+    .filter(replayed)
+    .map((d) => ({ code: d.code, by: d.by }));
 }
+
+/** Whether a decision is part of what a replay compares. */
+export const replayed = (d: Decision): boolean => d.about !== "own" && d.kind !== "wire.malformed" && d.kind !== "cache.event";
 
 /** Compact text form for links: `code:by,code:by`. */
 export function encodeSequence(steps: readonly SequenceStep[]): string {

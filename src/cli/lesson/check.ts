@@ -1,4 +1,4 @@
-import { checkLessonPin, parseLesson, splitLessonRef } from "../../lessons";
+import { checkLessonPin, formatLessonIssues, parseLesson, splitLessonRef } from "../../lessons";
 import { readLessonBytes } from "./read";
 
 export const LESSON_CHECK_USAGE = `npx tab lesson check FILE[#sha256=HEX]... [--pin HEX]
@@ -57,7 +57,7 @@ async function checkOne(target: CheckTarget, out: Write): Promise<boolean> {
   }
   const parsed = parseLesson(bytes.toString("utf8"));
   if (!parsed.ok) {
-    for (const issue of parsed.issues) out(`${target.path}:${issue.line}:${issue.column} ${issue.field}: ${issue.message}`);
+    for (const line of formatLessonIssues(parsed.issues, { file: target.path })) out(line);
     return false;
   }
   if (ok) {

@@ -1,20 +1,26 @@
 import { existsSync, realpathSync } from "node:fs";
-import { lstat } from "node:fs/promises";
-import { dirname, join, resolve } from "node:path";
+import { lstat, writeFile } from "node:fs/promises";
+import { basename, dirname, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { KERNEL_REPORTS } from "../../console";
+import { KERNEL_REPORTS, type LateReports } from "../../console";
 import {
+  type CheckRun,
+  type CommandWindow,
   checkLessonPin,
+  createLessonRun,
+  formatLessonIssues,
   judgeBudget,
   judgedOnKernelDecision,
-  judgeStep,
   type Lesson,
   type LessonStep,
   lessonPin,
   parseLesson,
+  type StepAttempt,
   type StepJudgement,
+  setupFailure,
   splitLessonRef,
-  stepType,
+  stepChecks,
+  stepCommand,
 } from "../../lessons";
 import { createEventLog } from "../../log";
 import { confineLinkPolicy, createPolicyHolder, DEFAULT_POLICY } from "../../policy";
@@ -41,6 +47,7 @@ export const LESSON_TEST_USAGE = [
   "                    the original host is in the X-Tab-Upstream header",
   "  --network         send allowed requests to the real upstreams (the Node host's guarded client)",
   "  --boot fresh      boot the guest image cold instead of restoring the shipped state",
+  "  --record-windows FILE  write every typed command's window (JSON) to FILE: src/cli/lesson/contract.test.ts's input",
   "  --timeout S       seconds each command may run before it is interrupted, and then seconds",
   "                    its judging may take (an output item not reached is judge-timed-out) (default 120)",
   "",
@@ -94,17 +101,16 @@ async function readLessonFile(arg: string): Promise<LessonFile> {
   if (!pinned.ok) throw new BadInput(`${path}: ${pinned.code}: ${pinned.reason}`);
   const parsed = parseLesson(bytes.toString("utf8"));
   if (!parsed.ok) {
-    const issues = parsed.issues.map((i) => `  ${path}:${i.line}:${i.column} ${i.field}: ${i.message}`).join("\n");
+    const issues = formatLessonIssues(parsed.issues, { file: path })
+      .map((i) => `  ${i}`)
+      .join("\n");
     throw new BadInput(`${path}: ${parsed.code}:\n${issues}`);
   }
   return { path, lesson: parsed.lesson, pin: pinned.pin };
 }
 
-/** The command `lesson test` types for a step: a demo's `run`; a task's `solve`, else its `run`. */
-export function stepCommand(step: LessonStep): string | null {
-  if (stepType(step) === "task") return step.solve ?? step.run ?? null;
-  return step.run ?? null;
-}
+/** The command `lesson test` types for a step: src/lessons' stepCommand, the one Show me and Run type in the page. */
+export { stepCommand };
 
 function describeDecisive(judgement: StepJudgement): string {
   const d = judgement.decisive;
@@ -113,7 +119,15 @@ function describeDecisive(judgement: StepJudgement): string {
   return `${d.kind}${what ? ` ${what}` : ""}: ${d.reason}`;
 }
 
+/** One typed command and the window it left, as `--record-windows` writes them (the contract test's input). */
+export interface RecordedWindow {
+  lesson: string;
+  command: string;
+  window: CommandWindow;
+}
+
 interface RunOptions {
+  recorded?: RecordedWindow[];
   upstream: UpstreamChoice | null;
   cold: boolean;
   timeoutMs: number;
@@ -138,44 +152,93 @@ async function runLesson(file: LessonFile, options: RunOptions): Promise<string 
   out(`${path}: "${lesson.title}" (sha256 ${file.pin.slice(0, 12)}…), ${upstream.describe}`);
   const guest = await startNodeGuest({ log, policy, upstream, cold: options.cold });
   try {
-    for (const [i, command] of (lesson.setup ?? []).entries()) {
-      const done = await guest.run(command, { timeoutMs: options.timeoutMs });
-      if (done.timedOut || done.status !== 0) {
-        const why = `setup ${i + 1} \`${command}\` ${done.timedOut ? "timed out" : `exited ${done.status}`}`;
-        out(`  FAIL ${why}: ${done.output.trim().slice(-300)}`);
-        return why;
-      }
-    }
-    let failure: string | null = null;
-    for (const [i, step] of lesson.steps.entries()) {
-      const label = `step ${i + 1} "${step.title}"`;
-      const command = stepCommand(step);
-      if (command === null) {
-        out(`  FAIL ${label}: it has no run or solve to type`);
-        failure ??= `${label}: no run or solve`;
-        continue;
-      }
+    const type: TypeCommand = async (command, limit) => {
       const window = await guest.run(command, {
-        timeoutMs: options.timeoutMs,
-        ...(judgedOnKernelDecision(step) ? { lateReports: KERNEL_REPORTS } : {}),
+        timeoutMs: limit?.timeoutMs ?? options.timeoutMs,
+        ...(limit?.lateReports ? { lateReports: limit.lateReports } : {}),
       });
-      // The time limit covers judging too: output patterns get their own --timeout seconds.
-      const judgement = judgeStep(step, window, judgeBudget(options.timeoutMs));
-      if (judgement.passed) {
-        out(`  PASS ${label}: ${describeDecisive(judgement)}`);
-        continue;
-      }
-      const unmetItems = judgement.items.filter((r) => !r.met);
-      const unmet = unmetItems.map((r) => `${JSON.stringify(r.item)}: ${r.detail}`);
-      failure ??= `${label}: unmet ${unmetItems.map((r) => JSON.stringify(r.item)).join(", ") || "none listed"}`;
-      out(`  FAIL ${label}: \`${command}\`${window.timedOut ? " (timed out, interrupted)" : ""}`);
-      for (const u of unmet) out(`    unmet ${u}`);
-      out(`    decisive ${describeDecisive(judgement)}`);
-    }
-    return failure;
+      options.recorded?.push({ lesson: basename(path), command, window });
+      return window;
+    };
+    return await runLessonSteps(file.lesson, file.pin, type, {
+      timeoutMs: options.timeoutMs,
+      out,
+    });
   } finally {
     await guest.destroy();
   }
+}
+
+/** A command typed on the guest and the window it left, as `lesson test` reads it. */
+export type TypeCommand = (
+  command: string,
+  options?: { timeoutMs?: number; lateReports?: LateReports },
+) => Promise<CommandWindow & { timedOut?: boolean }>;
+
+/** Types a step's checks after its command (src/lessons' stepChecks), each within its own time. */
+export async function runChecks(step: LessonStep, type: TypeCommand): Promise<CheckRun[]> {
+  const runs: CheckRun[] = [];
+  for (const { check, timeoutMs } of stepChecks(step)) {
+    const w = await type(check, { timeoutMs });
+    runs.push({ check, status: w.status, timedOut: w.timedOut === true, output: w.output });
+  }
+  return runs;
+}
+
+/**
+ * `lesson test`'s run of one lesson, DOM-free and without a guest (`type` is injected): its
+ * setup (a failed command is fatal, src/lessons' setupFailure, as in the page), then each
+ * step's command (src/lessons' stepCommand) judged by the core's run (`createLessonRun`, the
+ * run the page drives), every step in turn even after one failed. Returns null when every step
+ * passed, else what failed first; `onAttempt` sees each step's attempt (the contract test).
+ */
+export async function runLessonSteps(
+  lesson: Lesson,
+  pin: string,
+  type: TypeCommand,
+  options: { timeoutMs: number; out: (line: string) => void; onAttempt?: (attempt: StepAttempt | null, index: number) => void },
+): Promise<string | null> {
+  const { out } = options;
+  const run = createLessonRun(lesson, pin);
+  for (const [i, command] of run.setup.entries()) {
+    const done = await type(command);
+    const failed = setupFailure(i, command, done);
+    if (failed !== null) {
+      run.setupFailed(failed);
+      out(`  FAIL ${failed}`);
+      return failed;
+    }
+  }
+  let failure: string | null = null;
+  for (const [i, step] of lesson.steps.entries()) {
+    const label = `step ${i + 1} "${step.title}"`;
+    run.jumpTo(i);
+    const command = stepCommand(step);
+    if (command === null) {
+      out(`  FAIL ${label}: it has no run or solve to type`);
+      failure ??= `${label}: no run or solve`;
+      options.onAttempt?.(null, i);
+      continue;
+    }
+    // A step judged on the kernel's word waits for its audit record (it comes on the control line).
+    const typed = await type(command, judgedOnKernelDecision(step) ? { lateReports: KERNEL_REPORTS } : undefined);
+    const checks = await runChecks(step, type);
+    const window = checks.length > 0 ? { ...typed, checks } : typed;
+    // The time limit covers judging too: output patterns get their own --timeout seconds.
+    const attempt = run.attempt(window, judgeBudget(options.timeoutMs));
+    options.onAttempt?.(attempt, i);
+    if (!attempt) continue;
+    if (attempt.passed) {
+      out(`  PASS ${label}: ${describeDecisive(attempt.judgement)}`);
+      continue;
+    }
+    const unmetItems = attempt.judgement.items.filter((r) => !r.met);
+    failure ??= `${label}: unmet ${unmetItems.map((r) => JSON.stringify(r.item)).join(", ") || "none listed"}`;
+    out(`  FAIL ${label}: \`${command}\`${window.timedOut ? " (timed out, interrupted)" : ""}`);
+    for (const r of unmetItems) out(`    unmet ${JSON.stringify(r.item)}: ${r.detail}`);
+    out(`    decisive ${describeDecisive(attempt.judgement)}`);
+  }
+  return failure;
 }
 
 function parse(args: string[]) {
@@ -187,6 +250,7 @@ function parse(args: string[]) {
       network: { type: "boolean" },
       boot: { type: "string" },
       timeout: { type: "string" },
+      "record-windows": { type: "string" },
     },
     strict: true,
     allowPositionals: true,
@@ -243,7 +307,14 @@ export async function runLessonTest(args: string[], out: (line: string) => void 
       throw error;
     }
   }
-  const options: RunOptions = { upstream, cold: values.boot === "fresh", timeoutMs: timeoutS * 1000, out };
+  const recordTo = values["record-windows"];
+  const options: RunOptions = {
+    upstream,
+    cold: values.boot === "fresh",
+    timeoutMs: timeoutS * 1000,
+    out,
+    ...(recordTo === undefined ? {} : { recorded: [] }),
+  };
   const failed: string[] = [];
   for (const file of files) {
     try {
@@ -253,6 +324,11 @@ export async function runLessonTest(args: string[], out: (line: string) => void 
       out(`  FAIL ${file.path}: the guest did not run it: ${(error as Error).message}`);
       failed.push(`${file.path} (the guest did not run it)`);
     }
+  }
+  if (recordTo !== undefined && options.recorded) {
+    // Times and seqs are kept as they were: the judge reads neither.
+    await writeFile(recordTo, `${JSON.stringify(options.recorded, null, 2)}\n`);
+    out(`${options.recorded.length} command window(s) written to ${recordTo}`);
   }
   out(
     failed.length === 0

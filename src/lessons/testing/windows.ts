@@ -110,3 +110,54 @@ export const dnsRefused = () =>
     [frame("10.0.2.15:40000 → 10.0.2.2:53 UDP"), { kind: "wire.dns", name: "example.com", type: "A", answer: "REFUSED", rcode: 5 }],
     "** server can't find example.com: REFUSED\n",
   );
+
+/** The CONNECT to api.github.com:443 served (the tunnel opened) and the GET inside it decided as given. */
+const zenInTunnel = (inside: Partial<Extract<NewEvent, { kind: "proxy.decision" }>>): NewEvent[] => [
+  decision({
+    id: "c7",
+    target: "api.github.com:443",
+    status: 200,
+    allowed: true,
+    code: "served",
+    reason: "api.github.com is on the allowlist",
+  }),
+  {
+    kind: "tls.session",
+    id: "c7",
+    phase: "established",
+    connectHost: "api.github.com",
+    sni: "api.github.com",
+    cipher: "TLS_AES_128_GCM_SHA256",
+    group: "x25519",
+    alpn: null,
+    certFingerprint: null,
+    requests: 0,
+  },
+  decision({
+    id: "r8",
+    mode: "tunnel",
+    method: "GET",
+    target: "https://api.github.com/zen",
+    tlsSession: "c7",
+    status: 200,
+    allowed: true,
+    code: "served",
+    reason: "GET /zen is allowed",
+    ...inside,
+  }),
+];
+
+/** `curl -sS https://api.github.com/zen; echo` offline: the tunnel opens, the GET inside is refused upstream-unreadable (502). */
+export const zenUnreadable = () =>
+  windowOf(
+    "curl -sS https://api.github.com/zen; echo",
+    0,
+    zenInTunnel({ status: 502, allowed: false, code: "upstream-unreadable", reason: "the upstream could not be read: offline" }),
+    "\n",
+  );
+
+/** `curl -sS https://api.github.com/zen; echo` online: the tunnel opens and the GET inside is served. */
+export const zenServed = () => windowOf("curl -sS https://api.github.com/zen; echo", 0, zenInTunnel({}), "Keep it logically awesome.\n");
+
+/** The same GET served, but the upstream's body ended early. */
+export const zenCut = () => windowOf("curl -sS https://api.github.com/zen; echo", 18, zenInTunnel({ bodyCut: true }), "Keep\n");

@@ -23,7 +23,6 @@ const FEATURES: readonly Feature[] = [
   // After share: it adds the Replay panel this feature's log replay sits in.
   { name: "policy", services: false, load: () => import("./policy/mount") },
   { name: "timeline", services: false, load: () => import("./timeline/mount") },
-  { name: "tour", services: false, load: () => import("./tour/mount") },
   { name: "lessons", services: true, load: () => import("./lessons/mount") },
   { name: "verdict-notice", services: false, load: () => import("./verdict-notice/mount") },
 ];

@@ -1,39 +1,31 @@
 import "./lessons.css";
 import type { WatchedCommand, WatchedGuest } from "../../../console";
 import { KERNEL_REPORTS, watchCommands } from "../../../console";
-import { judgedOnKernelDecision } from "../../../lessons";
-import { confineLinkPolicy } from "../../../policy";
-import { describePolicyChange } from "../../../trust";
-import { h } from "../../chrome/dom";
+import { judgedOnKernelDecision, LESSON_SETTLE_MS } from "../../../lessons";
+import { downloadText } from "../../chrome/download";
 import { localTextStore } from "../../local-text-store";
-import { createEventPanel } from "../../panels";
 import type { FeatureContext } from "../context";
-import { bundledLessonIndex, bundledLessonText } from "./bundled";
 import { runOnConsole } from "./console-run";
 import { createLessonMessenger, embeddingParent } from "./embed-messages";
-import {
-  decodeDraft,
-  draftFromWindows,
-  encodeDraft,
-  type LoadedLesson,
-  loadLessonText,
-  type PlayerRun,
-  refusedLoadEvent,
-  startRun,
-} from "./lesson-core";
-import { draftHref, type LessonRequest, readLessonLink } from "./link-params";
+import { type LessonRequest, readLessonLink } from "./link-params";
+import { createLessonsPanel, readLessonIndex } from "./obtain";
+import { leaveLesson, openLesson, type PlayerHost, refuseLesson, runChecks, runSetup, saveAsLesson } from "./player-load";
+import { closedPlayer, currentStep, type PlayerEffect, type PlayerModel, updatePlayer } from "./player-machine";
 import { createProgressStore, LESSON_PROGRESS_KEY } from "./progress-store";
-import { type LessonSource, lessonFromText, obtainPinnedLesson } from "./source";
 import { createPlayerView, type PlayerState } from "./view";
+
+/** The shipped lesson `?tour=1` opens: the guided tour is a lesson like the others. */
+export const TOUR_LESSON = "01-tour";
 
 /** The commands "Save as lesson" drafts from: the newest this many. */
 const MAX_HISTORY = 40;
 
 /**
  * The lesson player: loads a lesson (`?lesson=` pinned URL or shipped name, a draft in the
- * fragment, or a pick from the index), applies its policy, runs its setup, and judges every
- * command run on the console (typed, "Show me", Run) against the current step from the one
- * event log. Each load and each step outcome is an event; progress is kept per lesson pin.
+ * fragment, `?tour=1`, or a pick from the index), applies its policy, runs its setup, and
+ * judges every command run on the console (typed, "Show me", Run) against the current step
+ * from the one event log. The lesson's run is the state machine of ./player-machine.ts; this
+ * only wires it to the page: it performs the machine's effects and draws its state.
  */
 export function mount(ctx: FeatureContext): void {
   const { log } = ctx;
@@ -45,14 +37,7 @@ export function mount(ctx: FeatureContext): void {
   );
   const history: WatchedCommand[] = [];
   let guest: WatchedGuest | null = null;
-  let loaded: LoadedLesson | null = null;
-  let run: PlayerRun | null = null;
-  /** Records of the setup commands (not judged, not drafted). */
-  const setupRecords = new Set<number>();
-  let policyBefore: ReturnType<typeof ctx.policy.current> | null = null;
-  /** Steps the reader had passed before a link's `&step=` jumped elsewhere: kept until passed beyond. */
-  let keptAhead = 0;
-
+  let model: PlayerModel = closedPlayer;
   const state: PlayerState = {
     lesson: null,
     step: 0,
@@ -66,367 +51,139 @@ export function mount(ctx: FeatureContext): void {
     draft: null,
     pending: null,
   };
-
-  const view = createPlayerView({
-    showMe: () => {
-      const step = current();
-      const command = step?.solve ?? step?.run;
-      if (command) type(command, "lesson-show-me");
-    },
-    runDemo: () => {
-      const step = current();
-      if (step?.run) type(step.run, "lesson-demo");
-    },
-    restart: () => void restart(),
-    close: () => void close(),
-    open: (name) => void open({ kind: "bundled", name }),
-    saveAsLesson: () => void saveAsLesson(),
-    download,
-  });
-  const render = () => {
-    if (run && loaded) {
-      state.step = run.step;
-    }
-    view.render(state);
-  };
-
   const current = () => (state.lesson && state.step < state.lesson.steps.length ? state.lesson.steps[state.step] : null);
+  const view = createPlayerView({
+    showMe: () => type(current()?.command, "lesson-show-me"),
+    runDemo: () => type(current()?.command, "lesson-demo"),
+    restart: () => host.dispatch({ kind: "restart" }),
+    close: () => void close(),
+    open: (name) => void openLesson(host, { kind: "bundled", name }, null, false),
+    saveAsLesson: () => void saveAsLesson(host, history),
+    download: (yaml) => downloadText("lesson.yaml", yaml, "application/yaml"),
+  });
+  const host: PlayerHost = {
+    ctx,
+    state,
+    store,
+    post,
+    render: () => view.render(state),
+    model: () => model,
+    setupRecords: new Set<number>(),
+    policy: { before: null, applied: Promise.resolve() },
+    dispatch(event) {
+      const next = updatePlayer(model, event);
+      model = next.state;
+      for (const effect of next.effects) perform(host, model, effect);
+      state.step = currentStep(model) ?? 0;
+      state.attempt = model.attempt;
+      if (event.kind === "restart") state.note = null;
+      host.render();
+    },
+  };
+  const panel = createLessonsPanel(log);
+  panel.addHeader(view.element);
+  ctx.addPanel(panel);
 
-  function type(command: string, act: "lesson-show-me" | "lesson-demo"): void {
+  function type(command: string | null | undefined, act: "lesson-show-me" | "lesson-demo"): void {
     const g = guest;
-    if (!g) return;
+    if (!g || !command) return;
     state.typing = true;
-    render();
+    host.render();
     void runOnConsole(ctx, g, command, act)
       .catch(() => undefined)
       .finally(() => {
         state.typing = false;
-        render();
+        host.render();
       });
     ctx.layout.terminalBox.querySelector("textarea")?.focus();
   }
 
-  function download(yaml: string): void {
-    const href = URL.createObjectURL(new Blob([yaml], { type: "application/yaml" }));
-    const a = h("a", { attrs: { href, download: "lesson.yaml" } });
-    document.body.appendChild(a);
-    a.click();
-    a.remove();
-    setTimeout(() => URL.revokeObjectURL(href), 10_000);
-  }
-
-  const panel = createEventPanel(
-    {
-      id: "lessons",
-      title: "Lessons",
-      kinds: ["lesson.load", "lesson.step"],
-      columns: ["event", "step", "result", "detail"],
-      row: (e) => {
-        if (e.kind === "lesson.load")
-          return e.code
-            ? { tone: "refused", cells: ["load", "", e.code, e.reason ?? ""] }
-            : { tone: "info", cells: ["load", "", e.source, `${e.title} (${e.steps} steps)`] };
-        if (e.kind === "lesson.step")
-          return {
-            tone: e.result === "passed" ? "ok" : "refused",
-            cells: ["step", String(e.step), e.result, e.code ? `${e.code}${e.by ? ` by ${e.by}` : ""}` : e.title],
-          };
-        return null;
-      },
-    },
-    log,
-  );
-  panel.addHeader(view.element);
-  ctx.addPanel(panel);
-
-  // ---- loading --------------------------------------------------------------------------
-
-  async function obtain(
-    request: LessonRequest,
-  ): Promise<{ ok: true; source: LessonSource } | { ok: false; code: string; reason: string; source: string }> {
-    switch (request.kind) {
-      case "url": {
-        await ctx.services.orgAllowlist.ready;
-        const got = await obtainPinnedLesson(request.ref, {
-          cas: ctx.services.cas,
-          fetch: ctx.services.fetch,
-          orgAllowlist: ctx.services.orgAllowlist.entries(),
-        });
-        return got.ok ? { ok: true, source: got.lesson } : { ok: false, code: got.code, reason: got.reason, source: "url" };
-      }
-      case "bundled": {
-        const text = await bundledLessonText(request.name);
-        if (text === null)
-          return {
-            ok: false,
-            code: "lesson-invalid",
-            reason: `no lesson named ${JSON.stringify(request.name)} is shipped with the playground`,
-            source: "bundled",
-          };
-        return { ok: true, source: await lessonFromText(text, "bundled", request.name) };
-      }
-      case "link": {
-        const decoded = await decodeDraft(request.fragment);
-        if (!decoded.ok) return { ok: false, code: decoded.code, reason: decoded.reason, source: "link" };
-        return { ok: true, source: await lessonFromText(decoded.text, "link", "draft link") };
-      }
-      case "invalid":
-        return { ok: false, code: "lesson-invalid", reason: request.reason, source: "url" };
-      case "none":
-        return { ok: false, code: "lesson-invalid", reason: "no lesson asked for", source: "url" };
-    }
-  }
-
-  async function open(request: LessonRequest, startAt: number | null = null, fromLink = false): Promise<void> {
-    state.refusal = null;
-    state.attempt = null;
-    const got = await obtain(request);
-    if (!got.ok) {
-      if (fromLink) ctx.consent.withdraw("lesson");
-      return refuse(got.code, got.reason, got.source);
-    }
-    const parsed = loadLessonText(got.source);
-    if (!parsed.ok) {
-      if (fromLink) ctx.consent.withdraw("lesson");
-      return refuse(parsed.code, parsed.reason, got.source.source);
-    }
-    // Material from a link is shown at once and does nothing until the reader accepts the card
-    // (docs/decisions/0028): no policy, no setup, no step judged before then.
-    // A lesson that types nothing and leaves the policy as it is has nothing to ask (it is shown,
-    // and only the reader's own clicks type its steps' commands).
-    const confined = parsed.lesson.policy ? confineLinkPolicy(parsed.lesson.policy) : null;
-    const policy = confined ? { changes: describePolicyChange(ctx.policy.current(), confined.policy), refused: confined.refused } : null;
-    const effects = parsed.lesson.setup.length > 0 || (policy !== null && (policy.changes.length > 0 || policy.refused.length > 0));
-    if (fromLink && !effects) ctx.consent.withdraw("lesson");
-    else if (fromLink) {
-      state.pending = { title: parsed.lesson.title, steps: parsed.lesson.steps.map((s) => s.title) };
-      ctx.selectPanel("lessons");
-      render();
-      const accepted = await ctx.consent.offer({
-        kind: "lesson",
-        title: parsed.lesson.title,
-        from: got.source.source === "link" ? "a draft link" : hostOf(got.source.ref),
-        steps: parsed.lesson.steps.map((s) => s.title),
-        setup: [...parsed.lesson.setup],
-        policy,
-      });
-      state.pending = null;
-      if (!accepted)
-        return refuse(
-          "consent-declined",
-          "you rejected the lesson this link carries: nothing was typed, applied or contacted",
-          got.source.source,
-        );
-    }
-    await leave();
-    loaded = parsed.lesson;
-    const saved = store.get(loaded.pin);
-    run = startRun(loaded, saved?.run);
-    // A link that names its step (an embedding docs page) starts there, whatever this browser
-    // kept, and keeps what the reader had until this visit passes beyond it.
-    keptAhead = startAt !== null && startAt < loaded.steps.length ? (saved?.passed ?? 0) : 0;
-    if (startAt !== null && startAt < loaded.steps.length) run.jumpTo(startAt);
-    state.lesson = { title: loaded.title, summary: loaded.summary, pin: loaded.pin, source: got.source.source, steps: loaded.steps };
-    log.append(loaded.loadEvent);
-    post({ type: "lesson.loaded", pin: loaded.pin, title: loaded.title, steps: loaded.steps.length });
-    ctx.layout.root.classList.add("lesson-focus");
-    ctx.selectPanel("lessons");
-    if (confined) {
-      policyBefore = ctx.policy.current();
-      await ctx.policy.replace(confined.policy, `lesson ${loaded.title}`);
-    }
-    persist();
-    render();
-    announceStep();
-    if (loaded.setup.length > 0) void runSetup(loaded.setup);
-  }
-
-  function refuse(code: string, reason: string, source: string): void {
-    log.append(refusedLoadEvent(source === "link" || source === "bundled" ? source : "url", code, reason));
-    post({ type: "lesson.refused", code, reason });
-    state.refusal = { code, reason };
-    ctx.selectPanel("lessons");
-    render();
-  }
-
-  async function runSetup(commands: readonly string[]): Promise<void> {
-    const g = await ctx.guest;
-    for (const command of commands)
-      await runOnConsole(ctx, g, command, "lesson-setup", (record) => setupRecords.add(record.index)).catch(() => undefined);
-  }
-
-  async function leave(): Promise<void> {
-    if (policyBefore) {
-      const before = policyBefore;
-      policyBefore = null;
-      await ctx.policy.replace(before, "lesson closed");
-    }
-  }
-
   async function close(): Promise<void> {
-    await leave();
-    loaded = null;
-    run = null;
+    await leaveLesson(host);
     state.lesson = null;
-    state.attempt = null;
     ctx.layout.root.classList.remove("lesson-focus");
+    host.dispatch({ kind: "close" });
     void refreshIndex();
-    render();
   }
-
-  async function restart(): Promise<void> {
-    if (!run || !loaded) return;
-    run.restart();
-    store.forget(loaded.pin);
-    state.attempt = null;
-    persist();
-    render();
-    announceStep();
-    if (loaded.setup.length > 0) void runSetup(loaded.setup);
-  }
-
-  function persist(): void {
-    if (!run || !loaded) return;
-    if (Math.min(run.step, loaded.steps.length) <= keptAhead) return;
-    const kept = store.put(loaded.pin, {
-      title: loaded.title,
-      steps: loaded.steps.length,
-      passed: Math.min(run.step, loaded.steps.length),
-      run: run.progress(),
-      savedAt: Date.now(),
-    });
-    if (!kept && state.note === null)
-      state.note = "This browser does not let the page save lesson progress: it lasts until you leave the page.";
-  }
-
-  function announceStep(): void {
-    if (!run || !loaded) return;
-    if (run.step >= loaded.steps.length) return;
-    post({ type: "lesson.step-started", pin: loaded.pin, step: run.step + 1, title: loaded.steps[run.step]!.title });
-  }
-
-  // ---- judging --------------------------------------------------------------------------
-
-  function onWindow(window: WatchedCommand): void {
-    if (setupRecords.has(window.index)) return;
-    history.push(window);
-    if (history.length > MAX_HISTORY) history.shift();
-    if (!run || !loaded) return;
-    const lesson = loaded;
-    const outcome = run.judge(window);
-    if (!outcome) return;
-    log.append(outcome.event);
-    state.attempt = outcome.attempt;
-    if (outcome.attempt.result === "passed")
-      post({
-        type: "lesson.step-passed",
-        pin: lesson.pin,
-        step: outcome.attempt.step + 1,
-        title: lesson.steps[outcome.attempt.step]!.title,
-        code: outcome.code,
-      });
-    else
-      post({
-        type: "lesson.step-failed",
-        pin: lesson.pin,
-        step: outcome.attempt.step + 1,
-        title: lesson.steps[outcome.attempt.step]!.title,
-        code: outcome.code,
-        unmet: outcome.unmetItems,
-      });
-    persist();
-    render();
-    if (outcome.attempt.result === "passed") {
-      if (run.step >= lesson.steps.length) post({ type: "lesson.done", pin: lesson.pin, steps: lesson.steps.length });
-      else announceStep();
-    }
-  }
-
-  // ---- authoring ------------------------------------------------------------------------
-
-  async function saveAsLesson(): Promise<void> {
-    if (history.length === 0) {
-      state.draft = { yaml: "", link: null, problem: "Run a command in the terminal first: the draft has one step per command you ran." };
-      return render();
-    }
-    const drafted = draftFromWindows(history, { title: "Draft lesson", policy: ctx.policy.current() });
-    if (!drafted.ok) {
-      state.draft = { yaml: "", link: null, problem: drafted.reason };
-      return render();
-    }
-    const yaml = drafted.yaml;
-    state.draft = { yaml, link: null, problem: null };
-    render();
-    const encoded = await encodeDraft(yaml);
-    if (encoded.ok) state.draft = { yaml, link: draftHref(ctx.link.href, encoded.fragment), problem: null };
-    else state.draft = { yaml, link: null, problem: encoded.reason };
-    render();
-  }
-
-  // ---- the index ------------------------------------------------------------------------
 
   async function refreshIndex(): Promise<void> {
-    const entries = [];
-    for (const listed of await bundledLessonIndex()) {
-      const text = await bundledLessonText(listed.name);
-      if (text === null) continue;
-      // Progress is kept by the lesson's pin (its sha256), so the text is hashed; its title and
-      // step count come from the index (a lesson is parsed when it is opened).
-      const source = await lessonFromText(text, "bundled", listed.name);
-      const saved = store.get(source.pin);
-      entries.push({ name: listed.name, title: listed.title, steps: listed.steps, passed: saved?.passed ?? 0 });
-    }
-    state.index = entries;
+    state.index = await readLessonIndex(store);
     state.indexReady = true;
     // Shown only with no lesson open: redrawing an open lesson's step for it would replace the
-    // buttons under a visitor's pointer (the features mount just after the first prompt, so
-    // this list can land while a lesson a link opened is already on screen).
-    if (!state.lesson) render();
+    // buttons under a visitor's pointer.
+    if (!state.lesson) host.render();
   }
 
-  // ---- start ----------------------------------------------------------------------------
-
-  render();
+  host.render();
   void refreshIndex();
   ctx.guest.then(
     (g) => {
       guest = g;
       state.guestReady = true;
-      watchCommands(g.console, log, onWindow, {
-        lateReports: () => {
-          const step = run && loaded ? loaded.lesson.steps[run.step] : undefined;
-          return step && judgedOnKernelDecision(step) ? KERNEL_REPORTS : null;
+      watchCommands(
+        g.console,
+        log,
+        (window) => {
+          if (host.setupRecords.has(window.index)) return;
+          history.push(window);
+          if (history.length > MAX_HISTORY) history.shift();
+          void runChecks(host).then((checks) =>
+            host.dispatch({ kind: "command", window: checks.length > 0 ? { ...window, checks } : window }),
+          );
         },
-      });
-      render();
+        {
+          settleLimitMs: LESSON_SETTLE_MS,
+          // A step judged on the kernel's word waits for its audit record (it comes on the control line).
+          lateReports: () => {
+            const index = currentStep(model);
+            const step = index === null ? undefined : model.lesson?.lesson.steps[index];
+            return step && judgedOnKernelDecision(step) ? KERNEL_REPORTS : null;
+          },
+        },
+      );
+      host.render();
     },
     () => undefined, // the boot bar reports it
   );
   const fromLink = link.request.kind === "url" || link.request.kind === "link";
-  const opened = link.request.kind === "none" ? Promise.resolve() : open(link.request, link.step, fromLink);
+  // `?tour=1` is the tour lesson, played like any shipped lesson (one click, no card).
+  const request: LessonRequest = link.request.kind === "none" && ctx.link.tour ? { kind: "bundled", name: TOUR_LESSON } : link.request;
+  const opened = request.kind === "none" ? Promise.resolve() : openLesson(host, request, link.step, fromLink);
   opened.catch((error: unknown) => {
     if (fromLink) ctx.consent.withdraw("lesson");
-    refuse("lesson-invalid", (error as Error).message, "url");
+    refuseLesson(host, "lesson-invalid", (error as Error).message, "url");
   });
 
   ctx.expose("lessons", {
     opened,
     state: () => ({
-      pin: loaded?.pin ?? null,
-      step: run?.step ?? null,
-      done: run && loaded ? run.step >= loaded.steps.length : false,
+      pin: model.lesson?.pin ?? null,
+      step: currentStep(model),
+      done: model.lesson !== null && (currentStep(model) ?? 0) >= model.lesson.steps.length,
       refusal: state.refusal,
       history: history.map((w) => w.command),
     }),
-    open: (name: string) => open({ kind: "bundled", name }),
+    open: (name: string) => openLesson(host, { kind: "bundled", name }, null, false),
   });
 }
 
-/** Where a published lesson came from, as the card says it: its host. */
-function hostOf(ref: string): string {
-  try {
-    return new URL(ref).host;
-  } catch {
-    return "a URL";
+/** Performs one effect of the player's machine. */
+function perform(host: PlayerHost, model: PlayerModel, effect: PlayerEffect): void {
+  const lesson = model.lesson;
+  if (effect.kind === "log") host.ctx.log.append(effect.event);
+  else if (effect.kind === "post") host.post(effect.message);
+  else if (effect.kind === "run-setup") void runSetup(host, effect.commands, effect.replay ?? []);
+  else if (effect.kind === "say") host.state.note = effect.text;
+  else if (lesson && effect.kind === "forget") host.store.forget(lesson.pin);
+  else if (lesson && effect.kind === "persist" && model.progress) {
+    const kept = host.store.put(lesson.pin, {
+      title: lesson.title,
+      steps: lesson.steps.length,
+      passed: Math.min(model.progress.step, lesson.steps.length),
+      run: model.progress,
+      savedAt: Date.now(),
+    });
+    if (!kept && host.state.note === null)
+      host.state.note = "This browser does not let the page save lesson progress: it lasts until you leave the page.";
   }
 }

@@ -9,6 +9,8 @@ export interface StepView {
   run: string | null;
   hint: string | null;
   solve: string | null;
+  /** What Show me (a task) or Run (a demo) types: src/lessons' stepCommand. */
+  command: string | null;
 }
 
 /** What the last judged command of the current (or just passed) step produced. */
@@ -67,158 +69,157 @@ const titled = (element: HTMLElement, title: string) => {
 
 const shortPin = (pin: string) => `${pin.slice(0, 12)}…`;
 
-/** The Lessons panel's card: the lesson and its current step, or the index of shipped lessons. */
-export function createPlayerView(actions: PlayerActions): { element: HTMLElement; render(state: PlayerState): void } {
-  const element = h("section", { class: "lesson-card", attrs: { "aria-label": "Lesson", "data-testid": "lesson-card" } });
-  const button = (label: string, testid: string, onClick: () => void, disabled = false) => {
-    const b = h("button", { class: "small", attrs: { type: "button", "data-testid": testid }, on: { click: onClick } }, label);
-    b.disabled = disabled;
-    return b;
-  };
+const button = (label: string, testid: string, onClick: () => void, disabled = false) => {
+  const b = h("button", { class: "small", attrs: { type: "button", "data-testid": testid }, on: { click: onClick } }, label);
+  b.disabled = disabled;
+  return b;
+};
 
-  const indexView = (state: PlayerState) =>
-    h(
-      "div",
-      { class: "lesson-index", attrs: { "data-testid": "lesson-index" } },
-      h("h2", {}, "Lessons shipped with the playground"),
-      state.index.length === 0
-        ? h("p", {}, state.indexReady ? "No lessons are shipped with this build." : "Loading the list…")
-        : h(
-            "ol",
-            {},
-            ...state.index.map((e) =>
+const indexView = (state: PlayerState, actions: PlayerActions) =>
+  h(
+    "div",
+    { class: "lesson-index", attrs: { "data-testid": "lesson-index" } },
+    h("h2", {}, "Lessons shipped with the playground"),
+    state.index.length === 0
+      ? h("p", {}, state.indexReady ? "No lessons are shipped with this build." : "Loading the list…")
+      : h(
+          "ol",
+          {},
+          ...state.index.map((e) =>
+            h(
+              "li",
+              { attrs: { "data-lesson": e.name } },
+              h("button", { class: "link", attrs: { type: "button" }, on: { click: () => actions.open(e.name) } }, e.title),
               h(
-                "li",
-                { attrs: { "data-lesson": e.name } },
-                h("button", { class: "link", attrs: { type: "button" }, on: { click: () => actions.open(e.name) } }, e.title),
-                h(
-                  "span",
-                  { class: "lesson-index-progress" },
-                  e.passed === 0 ? ` ${e.steps} steps` : e.passed >= e.steps ? " ✓ done" : ` ${e.passed}/${e.steps} steps`,
-                ),
+                "span",
+                { class: "lesson-index-progress" },
+                e.passed === 0 ? ` ${e.steps} steps` : e.passed >= e.steps ? " ✓ done" : ` ${e.passed}/${e.steps} steps`,
               ),
             ),
           ),
-    );
+        ),
+  );
 
-  const draftView = (draft: NonNullable<PlayerState["draft"]>) => {
-    const text = h("textarea", {
-      class: "lesson-draft-yaml",
-      attrs: { readonly: "", rows: "10", spellcheck: "false", "aria-label": "Draft lesson (YAML)", "data-testid": "lesson-draft-yaml" },
-    });
-    text.value = draft.yaml;
-    return h(
-      "div",
-      { class: "lesson-draft" },
-      h(
-        "p",
-        {},
-        "A draft lesson: one step per command you ran, its expect filled from what the log recorded. Edit it, then check it with npx tab lesson check.",
-      ),
-      text,
-      h(
-        "div",
-        { class: "lesson-actions" },
-        button("Copy", "lesson-draft-copy", () => void navigator.clipboard?.writeText(draft.yaml).catch(() => undefined)),
-        button("Download lesson.yaml", "lesson-draft-download", () => actions.download(draft.yaml)),
-        draft.link
-          ? h("a", { class: "lesson-draft-link", attrs: { href: draft.link, "data-testid": "lesson-draft-link" } }, "Draft link")
-          : null,
-      ),
-      draft.problem ? h("p", { class: "lesson-problem" }, draft.problem) : null,
-    );
-  };
-
-  const attemptView = (attempt: AttemptView) =>
+const draftView = (draft: NonNullable<PlayerState["draft"]>, actions: PlayerActions) => {
+  const text = h("textarea", {
+    class: "lesson-draft-yaml",
+    attrs: { readonly: "", rows: "10", spellcheck: "false", "aria-label": "Draft lesson (YAML)", "data-testid": "lesson-draft-yaml" },
+  });
+  text.value = draft.yaml;
+  return h(
+    "div",
+    { class: "lesson-draft" },
+    h(
+      "p",
+      {},
+      "A draft lesson: one step per command you ran, its expect filled from what the log recorded. Edit it, then check it with npx tab lesson check.",
+    ),
+    text,
     h(
       "div",
-      {
-        class: `lesson-attempt lesson-${attempt.result}`,
-        role: "status",
-        attrs: { "data-testid": "lesson-attempt", "data-result": attempt.result, "data-step": String(attempt.step + 1) },
-      },
-      h(
-        "p",
-        {},
-        h("strong", {}, attempt.result === "passed" ? `✓ Step ${attempt.step + 1} passed. ` : `✗ Step ${attempt.step + 1}: not yet. `),
-        attempt.explanation,
-      ),
-      attempt.verdict
-        ? h("p", { class: "lesson-verdict", attrs: { "data-testid": "lesson-verdict" } }, `Decided: ${attempt.verdict}`)
+      { class: "lesson-actions" },
+      button("Copy", "lesson-draft-copy", () => void navigator.clipboard?.writeText(draft.yaml).catch(() => undefined)),
+      button("Download lesson.yaml", "lesson-draft-download", () => actions.download(draft.yaml)),
+      draft.link
+        ? h("a", { class: "lesson-draft-link", attrs: { href: draft.link, "data-testid": "lesson-draft-link" } }, "Draft link")
         : null,
-      attempt.unmet.length > 0 ? h("ul", { class: "lesson-unmet" }, ...attempt.unmet.map((u) => h("li", {}, u))) : null,
-      attempt.note
-        ? h(
-            "div",
-            {
-              class: attempt.result === "passed" ? "lesson-explain" : "lesson-hint",
-              attrs: { "data-testid": `lesson-${attempt.result === "passed" ? "explain" : "hint"}` },
-            },
-            ...renderMarkdown(document, `${attempt.result === "passed" ? "" : "Hint: "}${attempt.note}`),
-          )
-        : null,
-    );
+    ),
+    draft.problem ? h("p", { class: "lesson-problem" }, draft.problem) : null,
+  );
+};
 
-  const lessonView = (state: PlayerState, lesson: NonNullable<PlayerState["lesson"]>) => {
-    const total = lesson.steps.length;
-    const done = state.step >= total;
-    const step = done ? null : lesson.steps[state.step]!;
-    return h(
+const attemptView = (attempt: AttemptView) =>
+  h(
+    "div",
+    {
+      class: `lesson-attempt lesson-${attempt.result}`,
+      role: "status",
+      attrs: { "data-testid": "lesson-attempt", "data-result": attempt.result, "data-step": String(attempt.step + 1) },
+    },
+    h(
+      "p",
+      {},
+      h("strong", {}, attempt.result === "passed" ? `✓ Step ${attempt.step + 1} passed. ` : `✗ Step ${attempt.step + 1}: not yet. `),
+      attempt.explanation,
+    ),
+    attempt.verdict ? h("p", { class: "lesson-verdict", attrs: { "data-testid": "lesson-verdict" } }, `Decided: ${attempt.verdict}`) : null,
+    attempt.unmet.length > 0 ? h("ul", { class: "lesson-unmet" }, ...attempt.unmet.map((u) => h("li", {}, u))) : null,
+    attempt.note
+      ? h(
+          "div",
+          {
+            class: attempt.result === "passed" ? "lesson-explain" : "lesson-hint",
+            attrs: { "data-testid": `lesson-${attempt.result === "passed" ? "explain" : "hint"}` },
+          },
+          ...renderMarkdown(document, `${attempt.result === "passed" ? "" : "Hint: "}${attempt.note}`),
+        )
+      : null,
+  );
+
+const stepView = (state: PlayerState, step: StepView, actions: PlayerActions) =>
+  h(
+    "div",
+    { class: "lesson-step", attrs: { "data-testid": "lesson-step" } },
+    h("h2", {}, `${state.step + 1}. ${step.title}`),
+    ...renderMarkdown(document, step.text),
+    step.type === "demo" && step.run ? h("pre", { class: "lesson-command" }, step.run) : null,
+    h(
       "div",
-      { class: "lesson-run", attrs: { "data-testid": "lesson-run", "data-step": String(state.step + 1), "data-done": String(done) } },
-      h(
-        "div",
-        { class: "lesson-head" },
-        h("strong", { class: "lesson-title" }, lesson.title),
-        h(
-          "span",
-          { class: "lesson-count", attrs: { "data-testid": "lesson-progress" } },
-          done ? `done: ${total} of ${total} steps` : `step ${state.step + 1} of ${total}`,
-        ),
-        button("Restart", "lesson-restart", actions.restart),
-        button("Close", "lesson-close", actions.close),
-      ),
-      h(
-        "ol",
-        { class: "lesson-steps" },
-        ...lesson.steps.map((s, i) =>
-          h(
-            "li",
-            { class: i < state.step ? "lesson-step-passed" : i === state.step ? "lesson-step-current" : "" },
-            `${i < state.step ? "✓ " : ""}${s.title}`,
-          ),
-        ),
-      ),
-      h("p", { class: "lesson-pin", title: lesson.pin }, `${lesson.source} · sha256 ${shortPin(lesson.pin)}`),
-      state.step === 0 && lesson.summary ? h("div", { class: "lesson-summary" }, ...renderMarkdown(document, lesson.summary)) : null,
-      step
-        ? h(
-            "div",
-            { class: "lesson-step", attrs: { "data-testid": "lesson-step" } },
-            h("h2", {}, `${state.step + 1}. ${step.title}`),
-            ...renderMarkdown(document, step.text),
-            step.type === "demo" && step.run ? h("pre", { class: "lesson-command" }, step.run) : null,
-            h(
-              "div",
-              { class: "lesson-actions" },
-              step.type === "demo" && step.run
-                ? button("Run", "lesson-run-demo", actions.runDemo, !state.guestReady || state.typing)
-                : null,
-              (step.solve ?? step.run)
-                ? titled(
-                    button("Show me", "lesson-show-me", actions.showMe, !state.guestReady || state.typing),
-                    // The button says exactly what it types (docs/decisions/0028): a lesson may come from a stranger.
-                    `Types into your guest: ${step.solve ?? step.run}`,
-                  )
-                : null,
-              state.guestReady ? null : h("span", { class: "lesson-wait" }, "the guest is starting…"),
-            ),
+      { class: "lesson-actions" },
+      step.type === "demo" && step.run ? button("Run", "lesson-run-demo", actions.runDemo, !state.guestReady || state.typing) : null,
+      step.command
+        ? titled(
+            button("Show me", "lesson-show-me", actions.showMe, !state.guestReady || state.typing),
+            // The button says exactly what it types (docs/decisions/0028): a lesson may come from a stranger.
+            `Types into your guest: ${step.command}`,
           )
-        : h("p", { class: "lesson-done", attrs: { "data-testid": "lesson-done" } }, "Lesson complete: every step passed."),
-      state.attempt ? attemptView(state.attempt) : null,
-    );
-  };
+        : null,
+      state.guestReady ? null : h("span", { class: "lesson-wait" }, "the guest is starting…"),
+    ),
+  );
 
+const lessonView = (state: PlayerState, lesson: NonNullable<PlayerState["lesson"]>, actions: PlayerActions) => {
+  const total = lesson.steps.length;
+  const done = state.step >= total;
+  const step = done ? null : lesson.steps[state.step]!;
+  return h(
+    "div",
+    { class: "lesson-run", attrs: { "data-testid": "lesson-run", "data-step": String(state.step + 1), "data-done": String(done) } },
+    h(
+      "div",
+      { class: "lesson-head" },
+      h("strong", { class: "lesson-title" }, lesson.title),
+      h(
+        "span",
+        { class: "lesson-count", attrs: { "data-testid": "lesson-progress" } },
+        done ? `done: ${total} of ${total} steps` : `step ${state.step + 1} of ${total}`,
+      ),
+      button("Restart", "lesson-restart", actions.restart),
+      button("Close", "lesson-close", actions.close),
+    ),
+    h(
+      "ol",
+      { class: "lesson-steps" },
+      ...lesson.steps.map((s, i) =>
+        h(
+          "li",
+          { class: i < state.step ? "lesson-step-passed" : i === state.step ? "lesson-step-current" : "" },
+          `${i < state.step ? "✓ " : ""}${s.title}`,
+        ),
+      ),
+    ),
+    h("p", { class: "lesson-pin", title: lesson.pin }, `${lesson.source} · sha256 ${shortPin(lesson.pin)}`),
+    state.step === 0 && lesson.summary ? h("div", { class: "lesson-summary" }, ...renderMarkdown(document, lesson.summary)) : null,
+    step
+      ? stepView(state, step, actions)
+      : h("p", { class: "lesson-done", attrs: { "data-testid": "lesson-done" } }, "Lesson complete: every step passed."),
+    state.attempt ? attemptView(state.attempt) : null,
+  );
+};
+
+/** The Lessons panel's card: the lesson and its current step, or the index of shipped lessons. */
+export function createPlayerView(actions: PlayerActions): { element: HTMLElement; render(state: PlayerState): void } {
+  const element = h("section", { class: "lesson-card", attrs: { "aria-label": "Lesson", "data-testid": "lesson-card" } });
   return {
     element,
     render(state) {
@@ -240,10 +241,10 @@ export function createPlayerView(actions: PlayerActions): { element: HTMLElement
               `“${state.pending.title}” (${state.pending.steps.length} steps) waits for your answer on the card above: nothing of it has run.`,
             )
           : state.lesson
-            ? lessonView(state, state.lesson)
-            : indexView(state),
+            ? lessonView(state, state.lesson, actions)
+            : indexView(state, actions),
         h("div", { class: "lesson-actions lesson-authoring" }, button("Save as lesson", "lesson-save", actions.saveAsLesson)),
-        state.draft ? draftView(state.draft) : null,
+        state.draft ? draftView(state.draft, actions) : null,
       );
     },
   };

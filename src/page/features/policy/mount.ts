@@ -1,5 +1,6 @@
 import { logJsonLines } from "../../../log";
 import { h } from "../../chrome/dom";
+import { downloadText } from "../../chrome/download";
 import type { PageContext } from "../context";
 import { createCheckView } from "./check-view";
 import { createDraftView } from "./draft-view";
@@ -21,12 +22,7 @@ export function mount(ctx: PageContext): void {
   });
   const download = h("button", { class: "small", attrs: { type: "button", "data-testid": "download-log" } }, "Download log");
   download.addEventListener("click", () => {
-    const url = URL.createObjectURL(new Blob([...logJsonLines(log)], { type: "application/x-ndjson" }));
-    const link = h("a", { attrs: { href: url, download: `tab-log-${new Date().toISOString().replace(/[:.]/g, "-")}.jsonl` } });
-    document.body.append(link);
-    link.click();
-    link.remove();
-    setTimeout(() => URL.revokeObjectURL(url), 60_000);
+    downloadText(`tab-log-${new Date().toISOString().replace(/[:.]/g, "-")}.jsonl`, [...logJsonLines(log)], "application/x-ndjson");
   });
   const tools = h(
     "div",

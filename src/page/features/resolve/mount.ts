@@ -1,5 +1,6 @@
 import type { Resolution } from "../../../resolver";
 import { h } from "../../chrome/dom";
+import { downloadText } from "../../chrome/download";
 import { SAMPLE } from "../../link";
 import type { ResolveMode } from "../../services/types";
 import type { FeatureContext } from "../context";
@@ -66,12 +67,7 @@ export function mount(ctx: FeatureContext): void {
       note.textContent = "resolve a harness successfully first: only a complete resolve can be locked";
       return;
     }
-    const url = URL.createObjectURL(new Blob([text], { type: "application/yaml" }));
-    const a = h("a", { attrs: { href: url, download: "lock.yaml" } });
-    document.body.appendChild(a);
-    a.click();
-    a.remove();
-    setTimeout(() => URL.revokeObjectURL(url), 10_000);
+    downloadText("lock.yaml", text, "application/yaml");
   }
 
   ctx.layout.harnessForm.addEventListener("submit", (event) => {

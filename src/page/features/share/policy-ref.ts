@@ -1,4 +1,5 @@
 import { h } from "../../chrome/dom";
+import { downloadText } from "../../chrome/download";
 import { policyReference } from "./link";
 
 /**
@@ -9,12 +10,7 @@ import { policyReference } from "./link";
 export function createPolicyRefForm(options: { policyText: string; packedLength: number; onReference(ref: string): void }): HTMLElement {
   const download = h("button", { class: "small", attrs: { type: "button" } }, "Download policy.json");
   download.addEventListener("click", () => {
-    const href = URL.createObjectURL(new Blob([options.policyText], { type: "application/json" }));
-    const a = h("a", { attrs: { href, download: "policy.json" } });
-    document.body.appendChild(a);
-    a.click();
-    a.remove();
-    setTimeout(() => URL.revokeObjectURL(href), 10_000);
+    downloadText("policy.json", options.policyText, "application/json");
   });
   const url = h("input", {
     attrs: {

@@ -95,12 +95,12 @@ describe("each event kind maps to its lane, verdict and panel", () => {
         reason: "SNI",
         by: "design",
       },
-      { lane: "design", allowed: false, code: "sni-mismatch", panel: "proxy", label: "evil.example" },
+      { lane: "design", allowed: false, code: "sni-mismatch", panel: "proxy", label: "TLS for evil.example" },
     ],
     [
       "a wire no-route is refused in the wire lane, on the Wire panel",
       { kind: "wire.verdict", target: "1.1.1.1:80", allowed: false, code: "no-route", reason: "only the proxy", by: "wire" },
-      { lane: "wire", allowed: false, code: "no-route", panel: "wire", label: "1.1.1.1:80" },
+      { lane: "wire", allowed: false, code: "no-route", panel: "wire", label: "a packet to 1.1.1.1:80" },
     ],
     [
       "a vault push refused is a kms mark on the Proxy panel",
@@ -114,7 +114,7 @@ describe("each event kind maps to its lane, verdict and panel", () => {
         reason: "read only",
         by: "kms",
       },
-      { lane: "kms", allowed: false, code: "vault-op-not-granted", panel: "proxy", label: "vault push demo-notes" },
+      { lane: "kms", allowed: false, code: "vault-op-not-granted", panel: "proxy", label: "vault push of demo-notes" },
     ],
     [
       "a skills step is a skills mark on the Skills panel",
@@ -128,22 +128,22 @@ describe("each event kind maps to its lane, verdict and panel", () => {
         reason: "..",
         by: "skills",
       },
-      { lane: "skills", allowed: false, code: "payload-path-refused", panel: "skills", label: "admit sk1" },
+      { lane: "skills", allowed: false, code: "payload-path-refused", panel: "skills", label: "skills admit of sk1" },
     ],
     [
       "a resolver step is a resolver mark on the Resolver panel",
       resolverStep("resolver", false, "hash-mismatch"),
-      { lane: "resolver", allowed: false, code: "hash-mismatch", panel: "resolver", label: "https://example.org/h.yaml" },
+      { lane: "resolver", allowed: false, code: "hash-mismatch", panel: "resolver", label: "harness https://example.org/h.yaml" },
     ],
     [
       "a cache refusal (by cas) is a cas mark on the Resolver panel",
       resolverStep("cas", false, "cache-corrupt"),
-      { lane: "cas", allowed: false, code: "cache-corrupt", panel: "resolver", label: "https://example.org/h.yaml" },
+      { lane: "cas", allowed: false, code: "cache-corrupt", panel: "resolver", label: "harness https://example.org/h.yaml" },
     ],
     [
       "the kernel's audit record of a refusal is landlock-denied, refused in the kernel lane, on the Kernel panel",
       kernelDecision,
-      { lane: "kernel", allowed: false, code: "landlock-denied", panel: "kernel", label: "net.connect_tcp 93.184.216.34:443" },
+      { lane: "kernel", allowed: false, code: "landlock-denied", panel: "kernel", label: "net.connect_tcp on 93.184.216.34:443" },
     ],
   ])("%s", (_name, event, expected) => {
     expect(timelineMark(stamp(event, 42))).toMatchObject({ ...expected, time: 42 });

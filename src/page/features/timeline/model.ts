@@ -1,4 +1,4 @@
-import { DECIDERS, type Decider, type LogEvent, verdictSequence } from "../../../log";
+import { DECIDERS, type Decider, decisionOf, type LogEvent, replayed } from "../../../log";
 
 /**
  * The request timeline's model: which log events become marks, and what is kept
@@ -25,19 +25,26 @@ export interface TimelineMark {
   wouldRefuse?: string;
 }
 
-const isDecider = (by: string): by is Decider => (DECIDERS as readonly string[]).includes(by);
-
 /**
- * The mark for one event, or null. Which events count, their code and their decider come
- * from `verdictSequence` (the selection share links compare), so the picture and a replay
- * never disagree about what a decision is; this adds only what the picture needs.
+ * The mark for one event, or null. Which events count, their code, decider, verdict and
+ * reason come from `decisionOf`, with the selection share links compare (`replayed`), so the
+ * picture and a replay never disagree about what a decision is; this adds only the panel.
  */
 export function timelineMark(event: LogEvent): TimelineMark | null {
-  const [step] = verdictSequence([event]);
-  if (!step || !isDecider(step.by)) return null;
-  const details = detailsOf(event);
-  if (!details) return null;
-  return { seq: event.seq, time: event.time, lane: step.by, code: step.code, ...details };
+  const d = decisionOf(event);
+  const panel = d ? PANELS[d.kind] : undefined;
+  if (!d || !panel || !replayed(d)) return null;
+  return {
+    seq: event.seq,
+    time: event.time,
+    lane: d.by,
+    allowed: d.allowed,
+    code: d.code,
+    label: d.subject,
+    reason: d.wouldRefuseReason ?? d.reason,
+    panel,
+    ...(d.wouldRefuse === undefined ? {} : { wouldRefuse: d.wouldRefuse }),
+  };
 }
 
 export function timelineMarks(events: readonly LogEvent[]): TimelineMark[] {
@@ -49,34 +56,16 @@ export function timelineMarks(events: readonly LogEvent[]): TimelineMark[] {
   return marks;
 }
 
-type Details = Pick<TimelineMark, "allowed" | "label" | "reason" | "panel" | "wouldRefuse">;
-
-function detailsOf(e: LogEvent): Details | null {
-  switch (e.kind) {
-    case "proxy.decision":
-      return {
-        allowed: e.allowed,
-        label: `${e.method} ${e.target}`,
-        reason: e.wouldRefuseReason ?? e.reason,
-        panel: "proxy",
-        ...(e.wouldRefuse === undefined ? {} : { wouldRefuse: e.wouldRefuse }),
-      };
-    case "tls.verdict":
-      return { allowed: e.allowed, label: e.target, reason: e.reason, panel: "proxy" };
-    case "kms.event":
-      return { allowed: e.allowed, label: `vault ${e.op} ${e.vaultId}`, reason: e.reason, panel: "proxy" };
-    case "wire.verdict":
-      return { allowed: e.allowed, label: e.target, reason: e.reason, panel: "wire" };
-    case "skills.step":
-      return { allowed: e.allowed, label: `${e.step} ${e.id}`, reason: e.reason, panel: "skills" };
-    case "resolver.step":
-      return { allowed: e.allowed, label: e.ref, reason: e.reason, panel: "resolver" };
-    case "kernel.decision":
-      return { allowed: false, label: `${e.access.join(",")} ${e.target}`, reason: e.reason, panel: "kernel" };
-    default:
-      return null;
-  }
-}
+/** The panel that lists each kind of deciding event. */
+const PANELS: Partial<Record<LogEvent["kind"], TimelinePanel>> = {
+  "proxy.decision": "proxy",
+  "tls.verdict": "proxy",
+  "kms.event": "proxy",
+  "wire.verdict": "wire",
+  "skills.step": "skills",
+  "resolver.step": "resolver",
+  "kernel.decision": "kernel",
+};
 
 export interface Tally {
   allowed: number;

