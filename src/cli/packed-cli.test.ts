@@ -68,7 +68,16 @@ describe("the CLI installed in another repository", () => {
     const tarball = join(work, info!.filename);
     writeFileSync(
       join(docs, "package.json"),
-      JSON.stringify({ name: "docs-site", private: true, dependencies: { "linux-in-a-tab": `file:${tarball}` } }),
+      JSON.stringify({
+        name: "docs-site",
+        private: true,
+        dependencies: { "linux-in-a-tab": `file:${tarball}` },
+        // This repository pins commander under wisp-js for Node 20 (its own `overrides`, which a
+        // dependency's package.json cannot carry); offline, the docs site takes the same pin so
+        // this repository's lockfile answers it. With a network a docs site may leave it out
+        // (npm then takes commander 15 and warns on Node 20).
+        overrides: (JSON.parse(readFileSync(join(repo, "package.json"), "utf8")) as { overrides?: unknown }).overrides,
+      }),
     );
     writeFileSync(join(docs, "package-lock.json"), JSON.stringify(docsLockfile(tarball)));
     await run("npm", ["ci", "--offline", "--no-audit", "--no-fund"], { cwd: docs });
