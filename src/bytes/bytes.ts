@@ -1,5 +1,10 @@
 /** One array holding all the parts, in order. */
 export function concatBytes(...parts: readonly Uint8Array[]): Uint8Array {
+  return joinBytes(parts);
+}
+
+/** One array holding a list of parts (a stream's chunks: as many as it gave, never spread as arguments). */
+export function joinBytes(parts: readonly Uint8Array[]): Uint8Array {
   let length = 0;
   for (const p of parts) length += p.length;
   const out = new Uint8Array(length);

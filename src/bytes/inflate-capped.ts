@@ -1,3 +1,4 @@
+import { joinBytes } from "./bytes";
 /** Inflated bytes, or why not: past the cap (stopped there), or not valid compressed data. */
 export type CappedInflate =
   | { ok: true; bytes: Uint8Array }
@@ -50,11 +51,5 @@ export async function inflateCapped(packed: Uint8Array, format: "deflate" | "def
     await writer.abort().catch(() => undefined);
     return { ok: false, problem: "corrupt", error };
   }
-  const bytes = new Uint8Array(total);
-  let offset = 0;
-  for (const part of parts) {
-    bytes.set(part, offset);
-    offset += part.byteLength;
-  }
-  return { ok: true, bytes };
+  return { ok: true, bytes: joinBytes(parts) };
 }

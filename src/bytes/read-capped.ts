@@ -1,3 +1,4 @@
+import { joinBytes } from "./bytes";
 /** A body read whole, or why not: more than the cap (the stream is cancelled), or the stream failed. */
 export type CappedRead =
   | { ok: true; bytes: Uint8Array }
@@ -33,11 +34,5 @@ export async function readCapped(
   } catch (error) {
     return { ok: false, problem: "failed", error };
   }
-  const bytes = new Uint8Array(total);
-  let offset = 0;
-  for (const part of parts) {
-    bytes.set(part, offset);
-    offset += part.byteLength;
-  }
-  return { ok: true, bytes };
+  return { ok: true, bytes: joinBytes(parts) };
 }
