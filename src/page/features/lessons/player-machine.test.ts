@@ -54,6 +54,15 @@ describe("the lesson player's state machine", () => {
     expect(kinds(t.effects)).toEqual(["log", "post lesson.step-passed", "persist", "post lesson.step-started"]);
   });
 
+  it("a link's step behind what this browser kept starts there and keeps the kept progress until this visit passes beyond it", () => {
+    let t = updatePlayer(closedPlayer, { kind: "open", lesson: lesson(), saved: { step: 1, passed: [1] }, startAt: 0 });
+    expect(currentStep(t.state)).toBe(0);
+    expect(kinds(t.effects)).not.toContain("persist");
+    t = updatePlayer(t.state, { kind: "command", window: pastebinRefused() });
+    expect(currentStep(t.state)).toBe(1);
+    expect(kinds(t.effects)).not.toContain("persist");
+  });
+
   it("a served step whose upstream fails does not pass; served, the lesson is done", () => {
     let t = updatePlayer(closedPlayer, { kind: "open", lesson: lesson(), saved: { step: 1, passed: [1] }, startAt: null });
     t = updatePlayer(t.state, { kind: "command", window: zenUnreadable() });

@@ -17,6 +17,12 @@ export interface PlayerModel {
   blocked: string | null;
   /** What the last judged command produced. */
   attempt: AttemptView | null;
+  /**
+   * The step this browser had kept when a link's `&step=` started the lesson behind it: the
+   * kept progress is not overwritten until this visit passes beyond it (a docs page embedding
+   * step 1 must not undo a reader's progress). 0 when nothing was kept ahead.
+   */
+  keptAhead?: number;
 }
 
 export const closedPlayer: PlayerModel = { lesson: null, progress: null, blocked: null, attempt: null };
@@ -81,15 +87,18 @@ function resume(lesson: LoadedLesson, step: number): PlayerEffect[] {
 function open(lesson: LoadedLesson, saved: unknown, startAt: number | null): Transition {
   const kept = LessonProgress.safeParse(saved);
   const run = createLessonRun(lesson.lesson, lesson.pin, kept.success ? kept.data : undefined);
-  // A link that names its step (an embedding docs page) starts there, whatever this browser kept.
+  const keptStep = run.step;
+  // A link that names its step (an embedding docs page) starts there, whatever this browser kept;
+  // what it kept stays kept until this visit passes beyond it.
   if (startAt !== null && startAt < lesson.steps.length) run.jumpTo(startAt);
+  const keptAhead = run.step < keptStep ? keptStep : 0;
   const done = run.step >= lesson.steps.length;
   return {
-    state: { lesson, progress: run.progress, blocked: null, attempt: null },
+    state: { lesson, progress: run.progress, blocked: null, attempt: null, keptAhead },
     effects: [
       { kind: "log", event: lesson.loadEvent },
       { kind: "post", message: { type: "lesson.loaded", pin: lesson.pin, title: lesson.title, steps: lesson.steps.length } },
-      { kind: "persist" },
+      ...(keptAhead > 0 ? [] : [{ kind: "persist" } as const]),
       ...started(lesson, run.step),
       ...(done ? setup(lesson) : resume(lesson, run.step)),
     ],
@@ -120,9 +129,10 @@ function command(state: PlayerModel, window: CommandWindow): Transition {
     : run.done
       ? [{ kind: "post", message: { type: "lesson.done", pin: lesson.pin, steps: lesson.steps.length } }]
       : started(lesson, run.step);
+  const keep = !state.keptAhead || run.step > state.keptAhead;
   return {
-    state: { ...state, progress: run.progress, attempt },
-    effects: [{ kind: "log", event: a.event }, { kind: "post", message: told }, { kind: "persist" }, ...next],
+    state: { ...state, progress: run.progress, attempt, keptAhead: keep ? 0 : state.keptAhead },
+    effects: [{ kind: "log", event: a.event }, { kind: "post", message: told }, ...(keep ? [{ kind: "persist" } as const] : []), ...next],
   };
 }
 
