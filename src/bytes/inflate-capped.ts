@@ -1,4 +1,4 @@
-import { joinBytes } from "./bytes";
+import { readCapped } from "./read-capped";
 /** Inflated bytes, or why not: past the cap (stopped there), or not valid compressed data. */
 export type CappedInflate =
   | { ok: true; bytes: Uint8Array }
@@ -17,7 +17,6 @@ const INPUT_STEP = 256;
 export async function inflateCapped(packed: Uint8Array, format: "deflate" | "deflate-raw" | "gzip", cap: number): Promise<CappedInflate> {
   const inflater = new DecompressionStream(format);
   const writer = inflater.writable.getWriter();
-  const reader = inflater.readable.getReader();
   let consumed = 0;
   let stopped = false;
   const feeding = (async () => {
@@ -30,26 +29,19 @@ export async function inflateCapped(packed: Uint8Array, format: "deflate" | "def
   })();
   // A rejection here is reported by the reader's side (the stream errors) or is the stop itself.
   feeding.catch(() => undefined);
-  const parts: Uint8Array[] = [];
-  let total = 0;
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      total += value.byteLength;
-      if (total > cap) {
-        stopped = true;
-        await reader.cancel().catch(() => undefined);
-        await writer.abort().catch(() => undefined);
-        return { ok: false, problem: "too-large", consumed };
-      }
-      parts.push(value);
+  // The output side is any capped read: past the cap it cancels the inflater's output.
+  const read = await readCapped(inflater.readable, cap);
+  if (read.ok) {
+    try {
+      await feeding;
+    } catch (error) {
+      return { ok: false, problem: "corrupt", error };
     }
-    await feeding;
-  } catch (error) {
-    stopped = true;
-    await writer.abort().catch(() => undefined);
-    return { ok: false, problem: "corrupt", error };
+    return read;
   }
-  return { ok: true, bytes: joinBytes(parts) };
+  stopped = true;
+  await writer.abort().catch(() => undefined);
+  return read.problem === "too-large"
+    ? { ok: false, problem: "too-large", consumed }
+    : { ok: false, problem: "corrupt", error: read.error };
 }
