@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createEventLog, type NewEvent } from "../log";
 import { connectionsClosed, connectionsOpenSince, lateReportArrived } from "./command-settle";
 
@@ -55,20 +55,36 @@ describe("a refused command's window and the kernel's late decision", () => {
     record: "",
   };
 
+  // Time is the fake timers' (src/platform's habit): the tests say what is waited for, not how long it takes.
+  beforeEach(() => {
+    vi.useFakeTimers();
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
   it("waits for the kernel's decision that the control line delivers after the end mark", async () => {
     const log = createEventLog();
     const from = log.nextSeq;
-    const arrived = lateReportArrived(log, from, { kinds: ["kernel.decision"], limitMs: 10_000 });
-    setTimeout(() => log.append(decision), 20);
-    await expect(arrived).resolves.toBe(true);
-    expect(log.events().some((e) => e.seq >= from && e.kind === "kernel.decision")).toBe(true);
+    let settled: boolean | null = null;
+    void lateReportArrived(log, from, { kinds: ["kernel.decision"], limitMs: 5_000 }).then((v) => (settled = v));
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(settled).toBeNull();
+    log.append(decision);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(settled).toBe(true);
   });
 
-  it("one already on the log needs no wait, and none gives up at the limit", async () => {
+  it("one already on the log needs no wait, and none is given up on at the limit", async () => {
     const log = createEventLog();
     const from = log.nextSeq;
     log.append(decision);
-    await expect(lateReportArrived(log, from, { kinds: ["kernel.decision"], limitMs: 10_000 })).resolves.toBe(true);
-    await expect(lateReportArrived(log, log.nextSeq, { kinds: ["kernel.decision"], limitMs: 10 })).resolves.toBe(false);
+    await expect(lateReportArrived(log, from, { kinds: ["kernel.decision"], limitMs: 5_000 })).resolves.toBe(true);
+    let settled: boolean | null = null;
+    void lateReportArrived(log, log.nextSeq, { kinds: ["kernel.decision"], limitMs: 5_000 }).then((v) => (settled = v));
+    await vi.advanceTimersByTimeAsync(4_999);
+    expect(settled).toBeNull();
+    await vi.advanceTimersByTimeAsync(1);
+    expect(settled).toBe(false);
   });
 });
