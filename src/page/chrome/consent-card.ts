@@ -70,6 +70,14 @@ function lessonView(part: LessonPart): HTMLElement {
           h("pre", { class: "consent-setup", attrs: { "data-testid": "consent-setup" } }, part.setup.join("\n")),
         )
       : h("div", {}, "It types no setup commands."),
+    part.checks && part.checks.length > 0
+      ? h(
+          "div",
+          {},
+          h("div", {}, "After your commands it types these to check what you left:"),
+          h("pre", { class: "consent-setup", attrs: { "data-testid": "consent-checks" } }, part.checks.join("\n")),
+        )
+      : null,
     policyView(part.policy, "its policy"),
   );
 }

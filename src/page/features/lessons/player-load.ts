@@ -73,7 +73,10 @@ async function consented(
 ): Promise<boolean> {
   const { ctx, state } = p;
   const policy = confined ? { changes: describePolicyChange(ctx.policy.current(), confined.policy), refused: confined.refused } : null;
-  const effects = lesson.setup.length > 0 || (policy !== null && (policy.changes.length > 0 || policy.refused.length > 0));
+  // `check:` items type commands too (after the reader's own): they are shown and asked for like the setup.
+  const checks = lesson.lesson.steps.flatMap((step) => stepChecks(step).map((c) => c.check));
+  const effects =
+    lesson.setup.length > 0 || checks.length > 0 || (policy !== null && (policy.changes.length > 0 || policy.refused.length > 0));
   if (!effects) {
     ctx.consent.withdraw("lesson");
     return true;
@@ -87,6 +90,7 @@ async function consented(
     from: source.source === "link" ? "a draft link" : hostOf(source.ref),
     steps: lesson.steps.map((s) => s.title),
     setup: [...lesson.setup],
+    checks,
     policy,
   });
   state.pending = null;
