@@ -1,4 +1,5 @@
 import { type BrowserContext, expect, type Page, test } from "@playwright/test";
+import { answerLinkCard } from "./support/consent";
 import { BOOT_TIMEOUT_MS, closePlayground, typeAndWait } from "./support/guest";
 import { LESSON_BASE, lessonEvents, lessonLink, openWithRoutes, serveLesson, sha256 } from "./support/lessons";
 
@@ -23,6 +24,9 @@ let page: Page;
 test.beforeAll(async ({ browser }) => {
   test.setTimeout(BOOT_TIMEOUT_MS + 60_000);
   ({ context, page } = await openWithRoutes(browser, lessonLink(URL_, sha256(LESSON)), (c) => serveLesson(c, URL_, LESSON)));
+  // Its check: types a command after the reader's own: a lesson from a URL asks first (decision 0028).
+  await expect(page.getByTestId("consent-card").getByTestId("consent-checks")).toContainText("test -s /tmp/e2e-note");
+  await answerLinkCard(page);
 });
 test.afterAll(async () => {
   await closePlayground(context ? { context, page } : undefined);
