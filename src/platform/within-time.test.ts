@@ -1,20 +1,19 @@
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
+import { fakeTimers } from "./testing/fake-timers";
 import { withinTime } from "./within-time";
 
 describe("withinTime", () => {
-  afterEach(() => vi.useRealTimers());
-
-  it("gives the promise's value when it settles in time", async () => {
-    vi.useFakeTimers();
-    await expect(withinTime(Promise.resolve(7), 1_000, "the answer")).resolves.toBe(7);
-    expect(vi.getTimerCount()).toBe(0);
+  it("gives the promise's value when it settles in time, and clears its timer", async () => {
+    const timers = fakeTimers();
+    await expect(withinTime(Promise.resolve(7), 1_000, "the answer", timers)).resolves.toBe(7);
+    expect(timers.armed()).toEqual([]);
   });
 
   it("rejects with a sentence naming what did not happen, once the time has passed", async () => {
-    vi.useFakeTimers();
-    const waiting = withinTime(new Promise<never>(() => undefined), 120_000, "the restore");
+    const timers = fakeTimers();
+    const waiting = withinTime(new Promise<never>(() => undefined), 120_000, "the restore", timers);
     const outcome = expect(waiting).rejects.toThrow("the restore did not happen within 120 s");
-    await vi.advanceTimersByTimeAsync(120_000);
+    await timers.advance(120_000);
     await outcome;
   });
 });
