@@ -25,6 +25,7 @@ import { nodeTimers } from "../node-timers";
 import { socketStream } from "../proxy-socket";
 import { createNodeUpstream } from "../proxy-upstream";
 import { parseResolveEntries } from "../relay/check";
+import { untilShutdownSignal } from "../shutdown-signal";
 
 /**
  * `npx tab proxy`: the page's proxy core on a real socket, so a verdict can be reproduced
@@ -209,16 +210,11 @@ export const command: Command = {
     process.stderr.write(`tab proxy: session CA sha256 ${ca.fingerprint}${values["ca-out"] ? ` written to ${values["ca-out"]}` : ""}\n`);
     process.stderr.write(`tab proxy listening on http://${shownHost}:${boundPort} (policy sha256 ${await policyHash(policy)})\n`);
 
+    await untilShutdownSignal();
     await new Promise<void>((resolve) => {
-      const stop = () => {
-        process.off("SIGINT", stop);
-        process.off("SIGTERM", stop);
-        server.close(() => resolve());
-        // Open keep-alive connections would hold close() forever; the process is ending.
-        setTimeout(resolve, 500).unref();
-      };
-      process.on("SIGINT", stop);
-      process.on("SIGTERM", stop);
+      server.close(() => resolve());
+      // Open keep-alive connections would hold close() forever; the process is ending.
+      setTimeout(resolve, 500).unref();
     });
     return 0;
   },

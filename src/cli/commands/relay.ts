@@ -6,6 +6,7 @@ import { DEFAULT_RELAY_LIMITS, descriptorLimit, fitToDescriptors, MAX_MESSAGE_BY
 import { DEFAULT_ALLOWED_ORIGINS, type OriginRule, parseOriginRule } from "../relay/origin";
 import { recordLine } from "../relay/record";
 import { type Relay, startRelay } from "../relay/server";
+import { untilShutdownSignal } from "../shutdown-signal";
 
 /**
  * `npx tab relay`: a Wisp relay (TCP over WebSocket) for the page, built on wisp-js's server.
@@ -162,15 +163,7 @@ export const command: Command = {
       `tab relay: origins allowed: ${[...DEFAULT_ALLOWED_ORIGINS, ...(values["allow-origin"] ?? [])].join(", ")}${token === null ? "" : "; token required"}; at most ${limits.streamsTotal} streams and ${limits.websocketsTotal} WebSockets\n`,
     );
 
-    await new Promise<void>((resolve) => {
-      const stop = () => {
-        process.off("SIGINT", stop);
-        process.off("SIGTERM", stop);
-        resolve();
-      };
-      process.on("SIGINT", stop);
-      process.on("SIGTERM", stop);
-    });
+    await untilShutdownSignal();
     process.stderr.write("tab relay: closing streams\n");
     await relay.close();
     return 0;
