@@ -1,5 +1,6 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createEventLog, type NewEvent } from "../log";
+import { fakeTimers } from "../platform/testing/fake-timers";
 import { connectionsClosed, connectionsOpenSince, lateReportArrived } from "./command-settle";
 
 const conn = (id: string, phase: "open" | "close" | "reset") =>
@@ -36,7 +37,13 @@ describe("a command's connections", () => {
     const log = createEventLog();
     const from = log.nextSeq;
     log.append(conn("kept", "open"));
-    expect(await connectionsClosed(log, from, 1)).toBe(false);
+    const timers = fakeTimers();
+    let settled: boolean | null = null;
+    void connectionsClosed(log, from, 60_000, timers).then((v) => (settled = v));
+    await timers.advance(59_999);
+    expect(settled).toBeNull();
+    await timers.advance(1);
+    expect(settled).toBe(false);
   });
 });
 
@@ -55,23 +62,17 @@ describe("a refused command's window and the kernel's late decision", () => {
     record: "",
   };
 
-  // Time is the fake timers' (src/platform's habit): the tests say what is waited for, not how long it takes.
-  beforeEach(() => {
-    vi.useFakeTimers();
-  });
-  afterEach(() => {
-    vi.useRealTimers();
-  });
-
+  // Time is the test's: the tests say what is waited for, not how long it takes.
   it("waits for the kernel's decision that the control line delivers after the end mark", async () => {
     const log = createEventLog();
     const from = log.nextSeq;
+    const timers = fakeTimers();
     let settled: boolean | null = null;
-    void lateReportArrived(log, from, { kinds: ["kernel.decision"], limitMs: 5_000 }).then((v) => (settled = v));
-    await vi.advanceTimersByTimeAsync(1_000);
+    void lateReportArrived(log, from, { kinds: ["kernel.decision"], limitMs: 5_000 }, timers).then((v) => (settled = v));
+    await timers.advance(1_000);
     expect(settled).toBeNull();
     log.append(decision);
-    await vi.advanceTimersByTimeAsync(0);
+    await timers.settle();
     expect(settled).toBe(true);
   });
 
@@ -80,11 +81,12 @@ describe("a refused command's window and the kernel's late decision", () => {
     const from = log.nextSeq;
     log.append(decision);
     await expect(lateReportArrived(log, from, { kinds: ["kernel.decision"], limitMs: 5_000 })).resolves.toBe(true);
+    const timers = fakeTimers();
     let settled: boolean | null = null;
-    void lateReportArrived(log, log.nextSeq, { kinds: ["kernel.decision"], limitMs: 5_000 }).then((v) => (settled = v));
-    await vi.advanceTimersByTimeAsync(4_999);
+    void lateReportArrived(log, log.nextSeq, { kinds: ["kernel.decision"], limitMs: 5_000 }, timers).then((v) => (settled = v));
+    await timers.advance(4_999);
     expect(settled).toBeNull();
-    await vi.advanceTimersByTimeAsync(1);
+    await timers.advance(1);
     expect(settled).toBe(false);
   });
 });

@@ -1,4 +1,5 @@
 import type { EventLog, LogEvent } from "../log";
+import { systemTimers, type Timers } from "../platform";
 
 /**
  * TCP connections to the page that opened at or after `fromSeq` and are not closed yet. A
@@ -20,16 +21,16 @@ export function connectionsOpenSince(events: readonly LogEvent[], fromSeq: numbe
  * `limitMs` passed first (a connection a background program keeps open must not hold a
  * scenario forever).
  */
-export function connectionsClosed(log: EventLog, fromSeq: number, limitMs: number): Promise<boolean> {
+export function connectionsClosed(log: EventLog, fromSeq: number, limitMs: number, timers: Timers = systemTimers): Promise<boolean> {
   const open = connectionsOpenSince(log.events(), fromSeq);
   if (open.size === 0) return Promise.resolve(true);
   return new Promise((resolve) => {
     const done = (closed: boolean) => {
-      clearTimeout(timer);
+      timers.clearTimeout(timer);
       stop();
       resolve(closed);
     };
-    const timer = setTimeout(() => done(false), limitMs);
+    const timer = timers.setTimeout(() => done(false), limitMs);
     const stop = log.subscribe((e) => {
       if (e.kind !== "wire.connection" || e.phase === "open") return;
       open.delete(e.id);
@@ -57,16 +58,16 @@ export const KERNEL_REPORT_LIMIT_MS = 5_000;
 export const KERNEL_REPORTS: LateReports = { kinds: ["kernel.decision"], limitMs: KERNEL_REPORT_LIMIT_MS };
 
 /** Resolves true once an event of one of `late.kinds` is on the log at or after `fromSeq`, false after `late.limitMs`. */
-export function lateReportArrived(log: EventLog, fromSeq: number, late: LateReports): Promise<boolean> {
+export function lateReportArrived(log: EventLog, fromSeq: number, late: LateReports, timers: Timers = systemTimers): Promise<boolean> {
   const wanted = (e: LogEvent) => e.seq >= fromSeq && late.kinds.includes(e.kind);
   if (log.events().some(wanted)) return Promise.resolve(true);
   return new Promise((resolve) => {
     const done = (arrived: boolean) => {
-      clearTimeout(timer);
+      timers.clearTimeout(timer);
       stop();
       resolve(arrived);
     };
-    const timer = setTimeout(() => done(false), late.limitMs);
+    const timer = timers.setTimeout(() => done(false), late.limitMs);
     const stop = log.subscribe((e) => {
       if (wanted(e)) done(true);
     });

@@ -1,4 +1,5 @@
 import type { EventLog, LogEvent } from "../log";
+import { createSerialQueue, type Timers } from "../platform";
 import { connectionsClosed, type LateReports, lateReportArrived } from "./command-settle";
 import { SIGINT_STATUS } from "./console-driver";
 import type { CommandRecord, ShellPhase } from "./shell-state";
@@ -43,6 +44,8 @@ export interface CommandWatchOptions {
   settleLimitMs?: number;
   /** Asked as each command ends: reports that may come after its end mark on another line, waited for when it did not exit 0. */
   lateReports?: () => LateReports | null;
+  /** The settle limits' timers (default: the host's). */
+  timers?: Timers;
 }
 
 export const DEFAULT_SETTLE_LIMIT_MS = 30_000;
@@ -65,7 +68,8 @@ export function watchCommands(
   // Where the current prompt's command line starts (just after its command-start mark).
   let lineStart = shell.textLength;
   const open = new Map<CommandRecord, { fromSeq: number; lineStart: number }>();
-  let delivery: Promise<void> = Promise.resolve();
+  // Windows are handed on in the order the commands ran, each once its own settle is done.
+  const delivery = createSerialQueue();
   let stopped = false;
 
   const check = () => {
@@ -85,26 +89,29 @@ export function watchCommands(
         record.outputStart === null ? "" : console.text.slice(Math.max(0, at.lineStart - base), Math.max(0, record.outputStart - base));
       const command = record.command ?? typedLine(echo);
       const output = console.output(record);
-      const settled = connectionsClosed(log, at.fromSeq, limit);
       const late = record.status !== 0 ? (options.lateReports?.() ?? null) : null;
-      const previous = delivery;
-      delivery = (async () => {
-        const closed = await settled;
-        if (late) await lateReportArrived(log, at.fromSeq, late);
-        await previous;
-        const toSeq = log.nextSeq;
-        const events = log.events().filter((e) => e.seq >= at.fromSeq && e.seq < toSeq);
-        listener({
-          command,
-          status: record.status,
-          interrupted: record.status === SIGINT_STATUS,
-          output,
-          events,
-          by: record.by,
-          index: record.index,
-          settled: closed,
-        });
-      })().catch(() => undefined);
+      const settled = (async () => {
+        const closed = await connectionsClosed(log, at.fromSeq, limit, options.timers);
+        if (late) await lateReportArrived(log, at.fromSeq, late, options.timers);
+        return closed;
+      })();
+      void delivery
+        .run(async () => {
+          const closed = await settled;
+          const toSeq = log.nextSeq;
+          const events = log.events().filter((e) => e.seq >= at.fromSeq && e.seq < toSeq);
+          listener({
+            command,
+            status: record.status,
+            interrupted: record.status === SIGINT_STATUS,
+            output,
+            events,
+            by: record.by,
+            index: record.index,
+            settled: closed,
+          });
+        })
+        .catch(() => undefined);
     }
     if (shell.phase === "prompt") lineStart = shell.textLength;
     lastPhase = shell.phase;

@@ -1,3 +1,4 @@
+import { createSerialQueue, deferred } from "../platform";
 import type { CommandRecord } from "./shell-state";
 
 /** What a command typed by the page gives back: its output, its exit status from the D mark. */
@@ -46,7 +47,7 @@ export interface ConsoleDriver {
 export const SIGINT_STATUS = 130;
 
 export function createConsoleDriver(console: DrivenConsole): ConsoleDriver {
-  let tail: Promise<void> = Promise.resolve();
+  const queue = createSerialQueue();
   let active = 0;
 
   const aborted = (signal?: AbortSignal) =>
@@ -59,11 +60,6 @@ export function createConsoleDriver(console: DrivenConsole): ConsoleDriver {
   return {
     async run(command, options = {}) {
       const { signal } = options;
-      const before = tail;
-      let release!: () => void;
-      tail = new Promise<void>((resolve) => {
-        release = resolve;
-      });
       active++;
       try {
         let waiting = false;
@@ -73,24 +69,32 @@ export function createConsoleDriver(console: DrivenConsole): ConsoleDriver {
           options.onWaiting?.(on);
         };
         if (active > 1 || !console.shell.idle) wait(true);
-        await Promise.race([before, aborted(signal)]);
-        // Several waiters may wake at the same prompt: check again right before typing.
-        while (!console.shell.idle) {
+        // One command at a time, in order; one given up while it waited still keeps its place,
+        // and gives it up at once when its turn comes.
+        const turnCame = deferred();
+        const turn = queue.run(async (): Promise<CommandResult> => {
+          turnCame.resolve();
           signal?.throwIfAborted();
-          wait(true);
-          await console.whenIdle(signal);
-        }
-        signal?.throwIfAborted();
-        wait(false);
-        const record = console.submit(command);
-        options.onStarted?.(record);
-        await console.finished(record);
-        const status = record.status;
-        return { command, output: console.output(record), status, interrupted: status === SIGINT_STATUS };
+          // Several waiters may wake at the same prompt: check again right before typing.
+          while (!console.shell.idle) {
+            signal?.throwIfAborted();
+            wait(true);
+            await console.whenIdle(signal);
+          }
+          signal?.throwIfAborted();
+          wait(false);
+          const record = console.submit(command);
+          options.onStarted?.(record);
+          await console.finished(record);
+          const status = record.status;
+          return { command, output: console.output(record), status, interrupted: status === SIGINT_STATUS };
+        });
+        turn.catch(() => undefined); // given up while waiting: its caller heard of it already
+        // The signal cancels only the wait; once typed, only Ctrl+C stops a command.
+        await Promise.race([turnCame.promise, aborted(signal)]);
+        return await turn;
       } finally {
         active--;
-        // Keep the order even when this one gave up early: the next goes after the one before.
-        void before.then(release);
       }
     },
     get busy() {

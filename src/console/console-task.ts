@@ -1,4 +1,5 @@
 import type { EventLog, ScenarioAct } from "../log";
+import { systemTimers, type Timers } from "../platform";
 import { connectionsClosed, type LateReports, lateReportArrived } from "./command-settle";
 import type { CommandResult } from "./console-driver";
 import type { ConsoleTurns } from "./console-turns";
@@ -75,15 +76,16 @@ export interface ConsoleTaskDeps {
   /** The one queue of conversations with the console. */
   turns: ConsoleTurns;
   guest: GuestPort | Promise<GuestPort>;
+  /** The time limits' timers (default: the host's; the Node host passes unref'd ones). */
+  timers?: Timers;
 }
 
 const SETTLE_LIMIT_MS = 30_000;
 
-/** Resolves undefined after `ms`, without holding a Node process open. */
-const delay = (ms: number) =>
+/** Resolves undefined after `ms`. */
+const delay = (timers: Timers, ms: number) =>
   new Promise<undefined>((resolve) => {
-    const timer = setTimeout(() => resolve(undefined), ms);
-    (timer as { unref?: () => void }).unref?.();
+    timers.setTimeout(() => resolve(undefined), ms);
   });
 
 function defaultMessage(end: ConsoleTaskEnd): string {
@@ -116,6 +118,7 @@ function outcomeOf(end: ConsoleTaskEnd, failed: boolean | undefined): ConsoleTas
  */
 export async function runConsoleTask(deps: ConsoleTaskDeps, task: ConsoleTask): Promise<ConsoleTaskResult> {
   const { log, turns } = deps;
+  const timers = deps.timers ?? systemTimers;
   let waiting = false;
   const wait = (on: boolean) => {
     if (on === waiting) return;
@@ -150,12 +153,12 @@ export async function runConsoleTask(deps: ConsoleTaskDeps, task: ConsoleTask): 
       let cleanup: (() => void) | undefined;
       const results: CommandResult[] = [];
       let typed = false;
-      let timer: ReturnType<typeof setTimeout> | undefined;
+      let timer: unknown;
       try {
         const guest = await deps.guest;
         cleanup = (await task.prepare?.()) ?? undefined;
         const timedOut = new Promise<"timed-out">((resolve) => {
-          if (task.timeoutMs !== undefined) timer = setTimeout(() => resolve("timed-out"), task.timeoutMs);
+          if (task.timeoutMs !== undefined) timer = timers.setTimeout(() => resolve("timed-out"), task.timeoutMs);
         });
         for (const command of task.commands) {
           const running = guest.driver.run(command, {
@@ -178,25 +181,26 @@ export async function runConsoleTask(deps: ConsoleTaskDeps, task: ConsoleTask): 
             else controller.abort(new Error("timed out"));
             const timeoutMs = task.timeoutMs ?? 0;
             if (!typed || task.interruptGraceMs === undefined) return end({ how: "timed-out", results, typed, timeoutMs });
-            const back = await Promise.race([running, delay(task.interruptGraceMs)]);
+            const back = await Promise.race([running, delay(timers, task.interruptGraceMs)]);
             if (back === undefined)
               return end({ how: "failed", error: new Error(`"${command}" did not end within ${timeoutMs} ms, nor after Ctrl+C`) });
             results.push(back);
-            await connectionsClosed(log, fromSeq ?? log.nextSeq, task.settleMs ?? SETTLE_LIMIT_MS);
+            await connectionsClosed(log, fromSeq ?? log.nextSeq, task.settleMs ?? SETTLE_LIMIT_MS, timers);
             return end({ how: "timed-out", results, typed, timeoutMs });
           }
           results.push(result);
           if (result.interrupted) return end({ how: "interrupted", results, command, status: result.status });
         }
         // Its decisions are on the log once the connections its requests opened are closed.
-        const settled = await connectionsClosed(log, fromSeq ?? log.nextSeq, task.settleMs ?? SETTLE_LIMIT_MS);
-        if (task.lateReports && results.at(-1)?.status !== 0) await lateReportArrived(log, fromSeq ?? log.nextSeq, task.lateReports);
+        const settled = await connectionsClosed(log, fromSeq ?? log.nextSeq, task.settleMs ?? SETTLE_LIMIT_MS, timers);
+        if (task.lateReports && results.at(-1)?.status !== 0)
+          await lateReportArrived(log, fromSeq ?? log.nextSeq, task.lateReports, timers);
         return end({ how: "ran", results, settled });
       } catch (error) {
         if (task.signal?.aborted && !typed) return cancelled();
         return end({ how: "failed", error: error instanceof Error ? error : new Error(String(error)) });
       } finally {
-        clearTimeout(timer);
+        timers.clearTimeout(timer);
         task.signal?.removeEventListener("abort", onAbort);
         wait(false);
         cleanup?.();

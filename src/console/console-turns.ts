@@ -1,3 +1,5 @@
+import { createSerialQueue } from "../platform";
+
 /**
  * The guest has one serial console. A scenario, an agent run, a share-link replay and the
  * tour's "type it for me" each type one or more commands through the console driver
@@ -11,19 +13,11 @@ export interface ConsoleTurns {
 }
 
 export function createConsoleTurns(): ConsoleTurns {
-  let tail: Promise<unknown> = Promise.resolve();
-  let pending = 0;
+  const queue = createSerialQueue();
   return {
-    take<T>(task: () => Promise<T>): Promise<T> {
-      pending++;
-      const run = tail.then(task).finally(() => {
-        pending--;
-      });
-      tail = run.catch(() => undefined);
-      return run;
-    },
+    take: (task) => queue.run(task),
     get busy() {
-      return pending > 0;
+      return queue.pending > 0;
     },
   };
 }

@@ -1,39 +1,12 @@
 import { describe, expect, it } from "vitest";
+import { fakeTimers } from "../platform/testing/fake-timers";
 import { attachGuestControl, type ControlPorts, createGuestControl, GuestControlError, winsizeRequest } from "./guest-control";
-
-/** Timers the test fires by hand: `elapse()` runs what is due. */
-function manualTimers() {
-  let now = 0;
-  const due = new Map<number, { at: number; callback: () => void }>();
-  let next = 0;
-  return {
-    setTimeout(callback: () => void, ms: number) {
-      next++;
-      due.set(next, { at: now + ms, callback });
-      return next;
-    },
-    clearTimeout(handle: unknown) {
-      due.delete(handle as number);
-    },
-    elapse(ms: number) {
-      now += ms;
-      for (const [handle, timer] of [...due]) {
-        if (timer.at > now) continue;
-        due.delete(handle);
-        timer.callback();
-      }
-    },
-    get pending() {
-      return due.size;
-    },
-  };
-}
 
 const ANSWER_WITHIN_MS = 15_000;
 
 function wired() {
   const sent: string[] = [];
-  const timers = manualTimers();
+  const timers = fakeTimers();
   const control = createGuestControl((bytes) => sent.push(new TextDecoder().decode(bytes)), { timers, answerWithinMs: ANSWER_WITHIN_MS });
   const answer = (text: string) => {
     for (const byte of new TextEncoder().encode(text)) control.receive(byte);
@@ -86,13 +59,14 @@ describe("the guest's control line", () => {
   it("fails a request the guest does not answer in time, and ignores its answer if it comes later", async () => {
     const { control, answer, timers } = wired();
     const asked = control.request("fresh 1 2 00");
-    timers.elapse(ANSWER_WITHIN_MS - 1);
+    const failed = expect(asked).rejects.toThrow("the guest did not answer fresh within 15 s");
+    await timers.advance(ANSWER_WITHIN_MS - 1);
     const next = control.request("winsize 24 80");
-    timers.elapse(1);
-    await expect(asked).rejects.toThrow("the guest did not answer fresh within 15 s");
+    await timers.advance(1);
+    await failed;
     answer("1 ok\n2 ok\n");
     await expect(next).resolves.toBe("");
-    expect(timers.pending).toBe(0);
+    expect(timers.armed()).toEqual([]);
   });
 
   it("ignores a line that answers nothing it asked (no ID, an unknown ID, a line without one)", async () => {
@@ -178,7 +152,7 @@ describe("the control line on an emulator", () => {
       serial_send_bytes: (port: number, bytes: Uint8Array) => out.push({ port, text: new TextDecoder().decode(bytes) }),
       add_listener: (event: string, listener: (byte: number) => void) => listeners.set(event, listener),
     };
-    const control = attachGuestControl(emulator as unknown as ControlPorts, { timers: manualTimers(), answerWithinMs: ANSWER_WITHIN_MS });
+    const control = attachGuestControl(emulator as unknown as ControlPorts, { timers: fakeTimers(), answerWithinMs: ANSWER_WITHIN_MS });
     const answered = control.request("winsize 24 80");
     expect(out).toEqual([{ port: 1, text: "1 winsize 24 80\n" }]);
     for (const byte of new TextEncoder().encode("1 ok\n")) listeners.get("serial1-output-byte")?.(byte);

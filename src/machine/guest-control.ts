@@ -1,4 +1,5 @@
 import type { V86 } from "v86";
+import type { Timers } from "../platform";
 
 /**
  * The guest's control line: its second serial port (ttyS1), where guest/src/tab-control.c
@@ -17,14 +18,9 @@ import type { V86 } from "v86";
  * records (guest/src/tab-audit.c, docs/decisions/0029), handed to `onAuditRecord` listeners.
  */
 
-/** The timers the line's time limit runs on (src/platform's Timers, which hosts pass in). */
-export interface ControlTimers {
-  setTimeout(callback: () => void, ms: number): unknown;
-  clearTimeout(handle: unknown): void;
-}
-
 export interface GuestControlOptions {
-  timers: ControlTimers;
+  /** The timers the line's time limit runs on, which hosts pass in. */
+  timers: Timers;
   /**
    * How long a request waits for its answer before it fails: a guest without tab-control, or a
    * request whose bytes were lost, never answers.

@@ -9,6 +9,7 @@ import {
 } from "../../console";
 import { type CommandWindow, LESSON_SETTLE_MS } from "../../lessons";
 import type { EventLog } from "../../log";
+import { nodeTimers } from "../node-timers";
 
 /** A command's window (src/lessons: what the judge reads), and whether it ran out of time. */
 export interface CommandRun extends CommandWindow {
@@ -58,7 +59,7 @@ export function createCommandRunner(deps: CommandRunnerDeps): CommandRunner {
         take(window);
       } else watched.set(window.index, window);
     },
-    { settleLimitMs: LESSON_SETTLE_MS, lateReports: () => late },
+    { settleLimitMs: LESSON_SETTLE_MS, lateReports: () => late, timers: nodeTimers },
   );
   const windowOf = (index: number) =>
     new Promise<WatchedCommand>((resolve) => {
@@ -74,7 +75,7 @@ export function createCommandRunner(deps: CommandRunnerDeps): CommandRunner {
       let timedOut = false;
       let started: Promise<WatchedCommand> | null = null;
       const task = await runConsoleTask(
-        { log, turns, guest },
+        { log, turns, guest, timers: nodeTimers },
         {
           id: `lesson-step-${++count}`,
           act: "lesson-step",
