@@ -1,4 +1,4 @@
-import { type Clock, systemClock } from "../platform";
+import { type Clock, createEmitter, systemClock } from "../platform";
 import { boundEvent, DEFAULT_LOG_LIMITS, type LogLimits } from "./bound";
 import type { EventKind, EventOf, LogEvent, NewEvent } from "./event";
 
@@ -53,7 +53,8 @@ export function createEventLog(options: EventLogOptions = {}): EventLog {
   const clock = options.clock ?? systemClock;
   const ring: (LogEvent | undefined)[] = [];
   const sizes: number[] = [];
-  const listeners = new Set<Listener>();
+  // A broken view must not break the log: the emitter reports its error where a developer will see it.
+  const listeners = createEmitter<LogEvent>();
   let start = 0; // index of the oldest held event
   let size = 0;
   let bytes = 0;
@@ -78,22 +79,10 @@ export function createEventLog(options: EventLogOptions = {}): EventLog {
       sizes[at] = bounded.size;
       bytes += bounded.size;
       size++;
-      for (const listener of listeners) {
-        try {
-          listener(stamped);
-        } catch (error) {
-          // A broken view must not break the log; report it where a developer will see it.
-          queueMicrotask(() => {
-            throw error;
-          });
-        }
-      }
+      listeners.emit(stamped);
       return stamped;
     },
-    subscribe(listener) {
-      listeners.add(listener);
-      return () => listeners.delete(listener);
-    },
+    subscribe: (listener) => listeners.subscribe(listener),
     events() {
       const out: LogEvent[] = [];
       for (let i = 0; i < size; i++) out.push(ring[(start + i) % capacity] as LogEvent);
