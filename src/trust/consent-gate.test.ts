@@ -57,8 +57,9 @@ describe("the consent gate", () => {
     expect(gate.state().parts).toEqual([]);
   });
 
-  it("a listener that throws does not keep the others from hearing the change", () => {
-    const gate = createConsentGate(["relay"]);
+  it("a listener that throws does not keep the others from hearing the change; its error is reported", () => {
+    const errors: unknown[] = [];
+    const gate = createConsentGate(["relay"], { onListenerError: (e) => errors.push(e) });
     const heard: string[] = [];
     gate.subscribe(() => {
       throw new Error("broken view");
@@ -67,5 +68,6 @@ describe("the consent gate", () => {
     void gate.offer(relay);
     gate.reject();
     expect(heard).toEqual(["asking", "rejected"]);
+    expect(errors).toHaveLength(2);
   });
 });

@@ -1,3 +1,4 @@
+import { createEmitter, type EmitterOptions } from "../platform";
 import type { PartKind, ProposalPart } from "./proposal";
 
 /**
@@ -40,10 +41,11 @@ export interface ConsentGate {
   subscribe(listener: (state: ConsentState) => void): () => void;
 }
 
-export function createConsentGate(expected: readonly PartKind[]): ConsentGate {
+/** A view that throws never keeps the others (or the gate) from hearing a change; its error goes to `onListenerError`. */
+export function createConsentGate(expected: readonly PartKind[], options: EmitterOptions = {}): ConsentGate {
   const waiting = new Set<PartKind>(expected);
   const parts = new Map<PartKind, ProposalPart>();
-  const listeners = new Set<(state: ConsentState) => void>();
+  const listeners = createEmitter<ConsentState>(options);
   let answer: boolean | null = null;
   let settle: (accepted: boolean) => void = () => undefined;
   const decided = new Promise<boolean>((resolve) => {
@@ -59,13 +61,7 @@ export function createConsentGate(expected: readonly PartKind[]): ConsentGate {
   const changed = () => {
     const now = state();
     if (now.phase === "none") settle(false);
-    for (const listener of [...listeners]) {
-      try {
-        listener(now);
-      } catch {
-        // A view that throws must not keep the others (or the gate) from hearing the change.
-      }
-    }
+    listeners.emit(now);
   };
   const answerWith = (accepted: boolean) => {
     if (answer !== null || phase() !== "asking") return;
@@ -91,9 +87,6 @@ export function createConsentGate(expected: readonly PartKind[]): ConsentGate {
     accept: () => answerWith(true),
     reject: () => answerWith(false),
     state,
-    subscribe(listener) {
-      listeners.add(listener);
-      return () => listeners.delete(listener);
-    },
+    subscribe: (listener) => listeners.subscribe(listener),
   };
 }
