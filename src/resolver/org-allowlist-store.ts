@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { EventLog } from "../log";
+import { createEmitter, createSerialQueue } from "../platform";
 import { covers, parseAllowlistEntry } from "./allowlist";
 import { checkOrgAllowlist, OrgAllowlistEntries, OrgAllowlistEntry, orgAllowlistHash, parseOrgAllowlistText } from "./org-allowlist";
 
@@ -73,24 +74,17 @@ export interface OrgAllowlistOptions {
 export function createOrgAllowlist(options: OrgAllowlistOptions): OrgAllowlist {
   const { log, storage } = options;
   const key = options.key ?? ORG_ALLOWLIST_KEY;
-  const listeners = new Set<() => void>();
+  // A view's failure never stops the others.
+  const listeners = createEmitter();
   let defaults: string[] = [];
   let entries: string[] = [];
   let hash = "";
   let notice: string | null = null;
   let pending: { proposal: AllowlistProposal; decide(decision: ProposalDecision): void } | null = null;
-  let queue: Promise<unknown> = Promise.resolve();
+  const queue = createSerialQueue();
   let settledWaiters: (() => void)[] = [];
 
-  const changed = () => {
-    for (const listener of listeners) {
-      try {
-        listener();
-      } catch {
-        // A view's failure never stops the others.
-      }
-    }
-  };
+  const changed = () => listeners.emit();
 
   const ready = (async () => {
     try {
@@ -139,7 +133,7 @@ export function createOrgAllowlist(options: OrgAllowlistOptions): OrgAllowlist {
 
   /** Applies a checked list; serialized so each event's old hash is the previous event's new one. */
   const apply = (next: string[], source: string, save: string[] | null): Promise<AllowlistUpdate> => {
-    const run = queue.then(async (): Promise<AllowlistUpdate> => {
+    return queue.run(async (): Promise<AllowlistUpdate> => {
       await ready;
       const newHash = await orgAllowlistHash(next);
       persist(save);
@@ -159,8 +153,6 @@ export function createOrgAllowlist(options: OrgAllowlistOptions): OrgAllowlist {
       changed();
       return { ok: true, hash: newHash, changed: newHash !== oldHash };
     });
-    queue = run.catch(() => undefined);
-    return run;
   };
 
   const isAllowed = (entry: string) => {
@@ -274,8 +266,7 @@ export function createOrgAllowlist(options: OrgAllowlistOptions): OrgAllowlist {
       );
     },
     subscribe(listener) {
-      listeners.add(listener);
-      return () => listeners.delete(listener);
+      return listeners.subscribe(listener);
     },
   };
   return allowlist;
