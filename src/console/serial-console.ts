@@ -1,3 +1,4 @@
+import { createEmitter } from "../platform";
 import { createShellMarkSplitter } from "./shell-marks";
 import { type CommandRecord, ShellTracker } from "./shell-state";
 
@@ -15,8 +16,8 @@ export class GuestConsole {
   /** Offset of `buffer[0]` in the session's output text (the tracker's offsets). */
   private base = 0;
   private waiters: { pattern: RegExp; from: number; resolve: (m: RegExpExecArray) => void }[] = [];
-  private lineListeners = new Set<(line: string) => void>();
-  private outputListeners = new Set<(text: string) => void>();
+  private readonly lineListeners = createEmitter<string>();
+  private readonly outputListeners = createEmitter<string>();
   private partialLine = "";
   private decoder = new TextDecoder();
   private splitter = createShellMarkSplitter();
@@ -59,7 +60,7 @@ export class GuestConsole {
         this.shell.cursorQuery();
       }
     }
-    if (forward !== "") for (const l of this.outputListeners) l(forward);
+    if (forward !== "") this.outputListeners.emit(forward);
     this.checkWaiters();
   }
 
@@ -68,7 +69,7 @@ export class GuestConsole {
     this.partialLine += text;
     const lines = this.partialLine.split(/\r?\n/);
     this.partialLine = lines.pop() ?? "";
-    for (const line of lines) for (const l of this.lineListeners) l(line);
+    for (const line of lines) this.lineListeners.emit(line);
     this.buffer += text;
     this.shell.text(text);
     if (this.buffer.length > 2 * KEEP) {
@@ -81,8 +82,7 @@ export class GuestConsole {
 
   /** Output for the terminal: the guest's text with its marks, from now on. */
   onOutput(listener: (text: string) => void): () => void {
-    this.outputListeners.add(listener);
-    return () => this.outputListeners.delete(listener);
+    return this.outputListeners.subscribe(listener);
   }
 
   /** Output stops reaching the terminal until the next prompt starts (a restored state's fresh prompt). */
@@ -108,8 +108,7 @@ export class GuestConsole {
 
   /** Calls `listener` with each complete output line (without the line ending). */
   onLine(listener: (line: string) => void): () => void {
-    this.lineListeners.add(listener);
-    return () => this.lineListeners.delete(listener);
+    return this.lineListeners.subscribe(listener);
   }
 
   /** What a person types at the terminal (and the terminal's answers), passed on as is. */

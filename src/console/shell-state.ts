@@ -1,3 +1,4 @@
+import { createEmitter } from "../platform";
 import type { ShellMark } from "./shell-marks";
 
 /**
@@ -51,7 +52,7 @@ export class ShellTracker {
   private readonly ahead = new TypedAhead();
   /** A partial line was typed ahead: once the typed-ahead lines ran, the prompt is being edited. */
   private partialAfterLines = false;
-  private readonly listeners = new Set<() => void>();
+  private readonly listeners = createEmitter();
   /** The number of the last prompt drawn (its D mark's `prompt=`), to tell a redraw from a new prompt. */
   private lastPrompt: number | null = null;
   /** Between a redrawn prompt's D and B marks: the line editor reprints the prompt, then the line. */
@@ -76,12 +77,11 @@ export class ShellTracker {
   }
 
   subscribe(listener: () => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return this.listeners.subscribe(listener);
   }
 
   private changed(): void {
-    for (const l of this.listeners) l();
+    this.listeners.emit();
   }
 
   /** Output text (marks and cursor queries already taken out). */
