@@ -2,6 +2,7 @@ import { FitAddon } from "@xterm/addon-fit";
 import { Terminal } from "@xterm/xterm";
 import "@xterm/xterm/css/xterm.css";
 import { parseOsc133 } from "../../console";
+import { createEmitter } from "../../platform";
 
 export interface GuestTerminal {
   terminal: Terminal;
@@ -40,7 +41,7 @@ export function createTerminal(container: HTMLElement): GuestTerminal {
   // parses asynchronously, so its handler only keeps them off the screen.)
   terminal.parser.registerOscHandler(133, (data) => parseOsc133(data) !== null);
 
-  const inputListeners: ((text: string) => void)[] = [];
+  const inputListeners = createEmitter<string>();
   terminal.attachCustomKeyEventHandler((e) => {
     if (e.type !== "keydown" || !e.ctrlKey || !e.shiftKey) return true;
     if (e.code === "KeyC") {
@@ -57,7 +58,7 @@ export function createTerminal(container: HTMLElement): GuestTerminal {
   const active = keepBlinkingWhileActive(terminal);
   terminal.onData((text) => {
     active();
-    for (const l of inputListeners) l(text);
+    inputListeners.emit(text);
   });
 
   return {
@@ -66,7 +67,9 @@ export function createTerminal(container: HTMLElement): GuestTerminal {
       active();
       terminal.write(text);
     },
-    onInput: (listener) => inputListeners.push(listener),
+    onInput: (listener) => {
+      inputListeners.subscribe(listener);
+    },
     onResize: (listener) => terminal.onResize(({ cols, rows }) => listener(cols, rows)),
     focus: () => terminal.focus(),
   };

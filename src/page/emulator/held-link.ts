@@ -1,4 +1,5 @@
 import type { FrameLink } from "../../net";
+import { createEmitter } from "../../platform";
 
 /**
  * The guest's NIC as the page sees it before its network listens. The network connects once its
@@ -16,24 +17,29 @@ export interface HeldLink {
 }
 
 export function createHeldLink(send: (frame: Uint8Array) => void): HeldLink {
-  const listeners = new Set<(frame: Uint8Array) => void>();
+  const listeners = createEmitter<Uint8Array>();
   let held: Uint8Array[] | null = [];
   return {
     receive(frame) {
       if (held) held.push(frame);
-      else for (const listener of listeners) listener(frame);
+      else listeners.emit(frame);
     },
     link: {
       onFrame(receive) {
-        if (held === null) listeners.add(receive);
+        let stopped = false;
+        let stop = () => {
+          stopped = true;
+        };
+        if (held === null) stop = listeners.subscribe(receive);
         else
           setTimeout(() => {
             const waiting = held ?? [];
             held = null;
-            listeners.add(receive);
+            if (stopped) return;
+            stop = listeners.subscribe(receive);
             for (const frame of waiting) receive(frame);
           }, 0);
-        return () => listeners.delete(receive);
+        return () => stop();
       },
       send,
     },

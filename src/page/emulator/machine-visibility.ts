@@ -1,4 +1,5 @@
 import type { EventLog } from "../../log";
+import { createSerialQueue, messageOf } from "../../platform";
 import type { Guest } from "./boot";
 
 /**
@@ -33,20 +34,20 @@ export interface MachineSightOptions {
 export function pauseWhileUnseen({ guest, log, view }: MachineSightOptions): MachineSight {
   let inView = true;
   let paused = false;
-  let chain: Promise<void> = Promise.resolve();
+  const turns = createSerialQueue();
   const unseen = () => document.visibilityState === "hidden" || !inView;
   const update = () => {
     const want = unseen();
     if (want === paused) return;
     paused = want;
-    chain = chain
-      .then(() => (want ? pause() : resume()))
+    void turns
+      .run(() => (want ? pause() : resume()))
       .catch((error: unknown) => {
         log.append({
           kind: "note",
           level: "warning",
           source: "page",
-          message: `the guest did not ${want ? "pause" : "resume"}: ${(error as Error).message}`,
+          message: `the guest did not ${want ? "pause" : "resume"}: ${messageOf(error)}`,
         });
       });
   };
@@ -84,7 +85,7 @@ export function pauseWhileUnseen({ guest, log, view }: MachineSightOptions): Mac
     get paused() {
       return paused;
     },
-    settled: () => chain,
+    settled: () => turns.settled(),
     stop() {
       document.removeEventListener("visibilitychange", update);
       observer?.disconnect();

@@ -1,3 +1,4 @@
+import { createEmitter } from "../../platform";
 import type { UpstreamFetch } from "../../proxy";
 import { initialRelaySetting, parseRelayUrl, RELAY_STORAGE_KEY, type RelaySetting } from "./settings";
 import { testTrustAnchors } from "./test-trust";
@@ -43,7 +44,7 @@ export interface PageRelayOptions {
 export function createPageRelay(options: PageRelayOptions): PageRelay {
   const trust = testTrustAnchors(options.scope);
   const open = options.open ?? epoxyEngine;
-  const listeners = new Set<(setting: RelaySetting) => void>();
+  const listeners = createEmitter<RelaySetting>();
   // A link's relay is only proposed: the stored one (or none) stays until the reader accepts.
   const linked = options.linked === null ? null : initialRelaySetting(options.linked, null);
   let proposed = linked?.ok ? linked.url : null;
@@ -56,7 +57,7 @@ export function createPageRelay(options: PageRelayOptions): PageRelay {
   };
   activate();
   const changed = () => {
-    for (const listener of listeners) listener(setting);
+    listeners.emit(setting);
   };
   return {
     current: () => active,
@@ -90,10 +91,7 @@ export function createPageRelay(options: PageRelayOptions): PageRelay {
       changed();
       return setting;
     },
-    onChange(listener) {
-      listeners.add(listener);
-      return () => listeners.delete(listener);
-    },
+    onChange: (listener) => listeners.subscribe(listener),
     testAnchors: trust.anchors.length,
     testAnchorsError: trust.error,
   };

@@ -1,5 +1,6 @@
 import type { Cas } from "../../cas";
 import type { EventLog } from "../../log";
+import { createSerialQueue } from "../../platform";
 import {
   buildLockFile,
   createFixtureFetch,
@@ -73,7 +74,7 @@ export function createPageResolver(options: PageResolverOptions): PageResolver {
   const bundle = createHttpLocalFiles({ root: options.bundleRoot, fetch: (url, init) => fetch(url, init) });
   const recorded = createFixtureFetch(bundle, FIXTURES_ROOT);
   let orgConfig: Promise<OrgConfig | null> | null = null;
-  let queue: Promise<unknown> = Promise.resolve();
+  const queue = createSerialQueue();
   let last: ResolveRecord | null = null;
   let lastLockable: ResolveRecord | null = null;
 
@@ -107,11 +108,7 @@ export function createPageResolver(options: PageResolverOptions): PageResolver {
     if (mode === "resolve" && resolution.ok) lastLockable = last;
     return { resolution, session };
   }
-  const queued = <T>(work: () => Promise<T>): Promise<T> => {
-    const next = queue.then(work);
-    queue = next.catch(() => undefined);
-    return next;
-  };
+  const queued = <T>(work: () => Promise<T>): Promise<T> => queue.run(work);
 
   return {
     cas,
@@ -122,11 +119,10 @@ export function createPageResolver(options: PageResolverOptions): PageResolver {
     lastLockable: () => lastLockable,
     async whenIdle() {
       for (;;) {
-        const current = queue;
-        await current;
+        await queue.settled();
         // A task later: what a settled promise's other callbacks queue counts too.
         await new Promise((done) => setTimeout(done, 0));
-        if (queue === current) return;
+        if (queue.pending === 0) return;
       }
     },
     lockFileText(now = Date.now()) {

@@ -1,4 +1,5 @@
 import type { WriteApprovalRequest, WriteApprover } from "../../kms";
+import { createEmitter } from "../../platform";
 
 /**
  * The page's side of "write grants need the operator": the KMS's approver puts each question
@@ -29,10 +30,10 @@ export interface ApprovalQueue {
 
 export function createApprovalQueue(): ApprovalQueue {
   const waiting = new Map<number, { approval: PendingApproval; answer: (approved: boolean) => void }>();
-  const listeners = new Set<() => void>();
+  const listeners = createEmitter();
   let next = 1;
   const changed = () => {
-    for (const listener of listeners) listener();
+    listeners.emit();
   };
   const settle = (id: number, approved: boolean): boolean => {
     const entry = waiting.get(id);
@@ -62,9 +63,6 @@ export function createApprovalQueue(): ApprovalQueue {
     },
     pending: () => [...waiting.values()].map((entry) => entry.approval),
     decide: settle,
-    subscribe(listener) {
-      listeners.add(listener);
-      return () => listeners.delete(listener);
-    },
+    subscribe: (listener) => listeners.subscribe(listener),
   };
 }

@@ -1,4 +1,5 @@
 import type { EventLog } from "../../../log";
+import { createEmitter } from "../../../platform";
 import { type RunnerDeps, type RunOptions, type RunResult, runAgent } from "../../../runner";
 import { RUNNER_SCRIPTS } from "./scripts";
 
@@ -31,9 +32,9 @@ export interface PageRunnerDeps extends Omit<RunnerDeps, "scripts"> {
 }
 
 export function createPageRunner(deps: PageRunnerDeps): PageRunner {
-  const listeners = new Set<(state: RunnerState) => void>();
+  const listeners = createEmitter<RunnerState>();
   const tell = (state: RunnerState) => {
-    for (const listener of listeners) listener(state);
+    listeners.emit(state);
   };
   let busy: Promise<RunResult> | null = null;
   let controller: AbortController | null = null;
@@ -77,9 +78,6 @@ export function createPageRunner(deps: PageRunnerDeps): PageRunner {
     cancel() {
       controller?.abort(new Error("cancelled"));
     },
-    subscribe(listener) {
-      listeners.add(listener);
-      return () => listeners.delete(listener);
-    },
+    subscribe: (listener) => listeners.subscribe(listener),
   };
 }
