@@ -2,16 +2,16 @@ import { createHash, randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { concatBytes } from "../bytes";
 import { createEventLog } from "../log";
+import { fakeTimers } from "../platform/testing/fake-timers";
 import { createNetworkPeer, type TcpStream } from "./index";
 import { createFakeWire, type FakeWireOptions } from "./testing/fake-wire";
-import { ManualTimers } from "./testing/manual-timers";
 import { TestGuest } from "./testing/tcp-client";
 
 const sha256 = (bytes: Uint8Array): string => createHash("sha256").update(bytes).digest("hex");
 const MB = 1024 * 1024;
 
 function setup(wire: FakeWireOptions = {}) {
-  const timers = new ManualTimers();
+  const timers = fakeTimers();
   const log = createEventLog({ clock: () => timers.now() });
   const { peerLink, guest: end, stats } = createFakeWire(timers, wire);
   let isn = 7;

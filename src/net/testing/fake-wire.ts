@@ -1,5 +1,5 @@
+import type { FakeTimers } from "../../platform/testing/fake-timers";
 import type { FrameLink } from "../link";
-import type { ManualTimers } from "./manual-timers";
 
 /** A small seeded PRNG (mulberry32), so "random" loss and reordering repeat exactly. */
 export function seededRandom(seed: number): () => number {
@@ -31,7 +31,7 @@ export interface GuestEnd {
  * A wire between the peer (a FrameLink) and a test guest, delivering frames on virtual time
  * with optional seeded loss and reordering. Every delivered frame is a fresh copy, as v86's are.
  */
-export function createFakeWire(timers: ManualTimers, options: FakeWireOptions = {}) {
+export function createFakeWire(timers: FakeTimers, options: FakeWireOptions = {}) {
   const latency = options.latencyMs ?? 1;
   const random = seededRandom(options.seed ?? 1);
   const stats = { toPeer: 0, toGuest: 0, lost: 0, reordered: 0 };

@@ -1,4 +1,5 @@
 import { createEventLog, type EventLog } from "../../log";
+import { fakeTimers } from "../../platform/testing/fake-timers";
 import { parseIpv4Address, parseMacAddress } from "../address";
 import { type ArpPacket, parseArpPacket } from "../arp";
 import { ETHERTYPE_ARP, ETHERTYPE_IPV4, type EthernetFrame, parseEthernetFrame, serializeEthernetFrame } from "../ethernet";
@@ -8,7 +9,6 @@ import type { FrameLink } from "../link";
 import { createNetworkPeer, type NetworkPeer, type NetworkPeerOptions } from "../peer";
 import { parseTcpSegment, serializeTcpSegment, type TcpHeaderFields, type TcpSegment } from "../tcp-segment";
 import { parseUdpDatagram, serializeUdpDatagram, type UdpDatagram } from "../udp";
-import { ManualTimers } from "./manual-timers";
 
 export const GUEST_MAC = parseMacAddress("02:00:00:00:00:15");
 export const PEER_MAC = parseMacAddress("52:54:00:00:02:02");
@@ -60,7 +60,7 @@ export function decodeFrame(frame: Uint8Array): DecodedFrame {
  * returns (and forgets) what it sent since, decoded.
  */
 export function createScriptedPeer(options: Partial<NetworkPeerOptions> = {}) {
-  const timers = new ManualTimers();
+  const timers = fakeTimers();
   const log: EventLog = createEventLog({ clock: () => timers.now() });
   let receive: ((frame: Uint8Array) => void) | null = null;
   let sent: Uint8Array[] = [];

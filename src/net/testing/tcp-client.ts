@@ -1,16 +1,16 @@
 import { concatBytes } from "../../bytes";
+import type { FakeTimers } from "../../platform/testing/fake-timers";
 import { parseIpv4Address, parseMacAddress } from "../address";
 import { ETHERTYPE_IPV4, parseEthernetFrame, serializeEthernetFrame } from "../ethernet";
 import { PROTOCOL_TCP, parseIpv4Packet, serializeIpv4Packet } from "../ipv4";
 import { parseTcpSegment, serializeTcpSegment, TCP_ACK, TCP_FIN, TCP_RST, TCP_SYN, type TcpSegment } from "../tcp-segment";
 import type { GuestEnd } from "./fake-wire";
-import type { ManualTimers } from "./manual-timers";
 
 const diff = (a: number, b: number): number => (a - b) | 0;
 const add = (a: number, n: number): number => (a + n) >>> 0;
 
 export interface TestGuestOptions {
-  timers: ManualTimers;
+  timers: FakeTimers;
   guestIp?: string;
   guestMac?: string;
   peerIp?: string;
