@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { utf8 } from "../bytes";
 import { createEventLog } from "../log";
+import { fakeTimers } from "../platform/testing/fake-timers";
 import { type Policy, Policy as PolicySchema } from "../policy";
 import { readBody } from "./body";
 import { createProxy, HEAD_LIMIT, type ProxyOptions, parseRequestHead } from "./index";
 import { BudgetLease, ByteBudget, type GrowthStats } from "./limits";
 import { memoryConnection, parseResponse, recordedFetch, sourceOf } from "./testing/memory";
-import { fakeTimers } from "./testing/timers";
 
 // Hardening: no client can crash, stall or bloat the proxy: each case an outside
 // review used against `npx tab proxy`, and its siblings. Sizes and counts are asserted, never

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { utf8 } from "../bytes";
 import { createEventLog } from "../log";
+import { fakeTimers } from "../platform/testing/fake-timers";
 import { DEFAULT_POLICY } from "../policy";
 import { createProxy, DEFAULT_HEAD_TIMEOUT_MS, DEFAULT_IDLE_TIMEOUT_MS, type ProxyOptions, type TunnelHook } from "./index";
 import { memoryConnection, parseResponse, recordedFetch } from "./testing/memory";
-import { fakeTimers } from "./testing/timers";
 
 // The proxy is the only network client, and docs/architecture.md's
 // known debt "Proxy idle timeout": a guest connection that sends half a request head, or
