@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { createEventLog } from "../log";
+import { fakeTimers } from "../platform/testing/fake-timers";
 import { createKms, createMemoryKeyStore, type WriteApprovalRequest, type WriteApprover } from "./index";
-import { manualTimers, policyWith, vaultFixture } from "./testing/fixtures";
+import { policyWith, vaultFixture } from "./testing/fixtures";
 import { proxiedVault } from "./testing/proxy";
 
 // The KMS gives keys for one command only (docs/decisions/0006-vault-keys-stay-with-the-kms.md). The vault's known debt:
@@ -54,13 +55,13 @@ describe("a write grant for the guest waits for the operator", () => {
 
   it("refuses when the operator does not answer in time, and withdraws the question", async () => {
     const op = operator();
-    const clock = manualTimers();
-    const f = vaultFixture({ approveWrite: op.approver, timers: clock.timers, approvalTimeoutMs: 60_000 });
+    const clock = fakeTimers();
+    const f = vaultFixture({ approveWrite: op.approver, timers: clock, approvalTimeoutMs: 60_000 });
     const pending = f.kms.grant({ vaultId: "notes", op: "write", command: "sgit push notes" }, policy);
     const request = await op.asked;
-    expect(clock.armed()).toBe(1);
+    expect(clock.armed()).toHaveLength(1);
     expect(request.signal.aborted).toBe(false);
-    clock.fireAll();
+    clock.fireArmed();
     const { verdict, grant } = await pending;
     expect(grant).toBeUndefined();
     expect(verdict).toMatchObject({ allowed: false, code: "vault-op-not-granted", by: "kms" });
@@ -74,13 +75,13 @@ describe("a write grant for the guest waits for the operator", () => {
 
   it("stops the timer once the operator has answered", async () => {
     const op = operator();
-    const clock = manualTimers();
-    const f = vaultFixture({ approveWrite: op.approver, timers: clock.timers });
+    const clock = fakeTimers();
+    const f = vaultFixture({ approveWrite: op.approver, timers: clock });
     const pending = f.kms.grant({ vaultId: "notes", op: "write", command: "x" }, policy);
     await op.asked;
     op.answer(true);
     expect((await pending).grant).toBeDefined();
-    expect(clock.armed()).toBe(0);
+    expect(clock.armed()).toEqual([]);
   });
 
   it.each<[string, WriteApprover, string]>([
@@ -109,13 +110,13 @@ describe("a write grant for the guest waits for the operator", () => {
 
   it("refuses at once while too many write grants already wait (the guest cannot flood the operator)", async () => {
     const approver: WriteApprover = () => new Promise<boolean>(() => undefined);
-    const clock = manualTimers();
-    const f = vaultFixture({ approveWrite: approver, timers: clock.timers });
+    const clock = fakeTimers();
+    const f = vaultFixture({ approveWrite: approver, timers: clock });
     const waiting = [1, 2, 3, 4].map((n) => f.kms.grant({ vaultId: "notes", op: "write", command: `w${n}` }, policy));
     const { verdict } = await f.kms.grant({ vaultId: "notes", op: "write", command: "w5" }, policy);
     expect(verdict).toMatchObject({ allowed: false, code: "vault-op-not-granted" });
     expect(verdict.reason).toContain("already waiting for the operator");
-    clock.fireAll();
+    clock.fireArmed();
     expect((await Promise.all(waiting)).every((o) => o.grant === undefined)).toBe(true);
   });
 

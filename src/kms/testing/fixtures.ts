@@ -54,33 +54,5 @@ export function vaultFixture(options: FixtureOptions = {}) {
   };
 }
 
-/** Timers that fire only when the test says so (no real waiting). */
-export function manualTimers() {
-  const pending = new Map<number, { callback: () => void; ms: number }>();
-  let next = 1;
-  const timers: Timers = {
-    now: () => 0,
-    setTimeout(callback, ms) {
-      const id = next++;
-      pending.set(id, { callback, ms });
-      return id;
-    },
-    clearTimeout(handle) {
-      pending.delete(handle as number);
-    },
-  };
-  return {
-    timers,
-    /** How many timers are armed. */
-    armed: () => pending.size,
-    /** Fires every armed timer (as if its time had come). */
-    fireAll() {
-      const due = [...pending.values()];
-      pending.clear();
-      for (const t of due) t.callback();
-    },
-  };
-}
-
 export const text = (s: string) => new TextEncoder().encode(s);
 export const str = (b: Uint8Array) => new TextDecoder().decode(b);
