@@ -14,7 +14,6 @@ export { normalizeHost } from "./host";
 export {
   type ConnectTarget,
   createTlsTerminator,
-  type Timers,
   type TlsTerminator,
   type TlsTerminatorOptions,
   type TunnelOpenTarget,

@@ -1,8 +1,9 @@
 import { constants } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createEventLog, type EventLog } from "../log";
+import { fakeTimers } from "../platform/testing/fake-timers";
 import { createSessionCa, createTlsTerminator, type TlsTerminator } from "./index";
-import { CONNECT, manualTimers } from "./testing/harness";
+import { CONNECT } from "./testing/harness";
 import { memoryPipe } from "./testing/memory-pipe";
 import { nodeClient } from "./testing/node-client";
 import { echo, startTlsTestServer, type TestTlsServer } from "./testing/tls-server";
@@ -22,7 +23,7 @@ function terminatorOf(resumeWithoutKeyExchange: boolean, now?: () => number): { 
   const terminator = createTlsTerminator({
     ca,
     log,
-    timers: manualTimers(),
+    timers: fakeTimers(),
     resumeWithoutKeyExchange,
     ...(now ? { tickets: { now } } : {}),
   });

@@ -1,10 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { concatBytes, fromHex, toHex, utf8 } from "../bytes";
 import { createEventLog, type EventOf } from "../log";
-import { createSessionCa, createTlsTerminator, type Timers, tlsTunnelHook } from "./index";
+import type { Timers } from "../platform";
+import { fakeTimers } from "../platform/testing/fake-timers";
+import { createSessionCa, createTlsTerminator, tlsTunnelHook } from "./index";
 import { serializeRecord } from "./record";
 import { buildClientHello, type ClientHelloSpec, clientHelloRecord } from "./testing/client-hello-builder";
-import { CONNECT, manualTimers, clientSends as sendAsClient } from "./testing/harness";
+import { CONNECT, clientSends as sendAsClient } from "./testing/harness";
 import { drain, memoryPipe } from "./testing/memory-pipe";
 
 const ca = await createSessionCa();
@@ -144,9 +146,9 @@ describe("a ClientHello the server refuses gets an alert and a coded verdict (ve
   });
 
   it("a client that goes silent is refused when the handshake timer fires, with user_canceled", async () => {
-    const timers = manualTimers();
+    const timers = fakeTimers();
     const { result, output, log } = await clientSends([clientHelloRecord().subarray(0, 20)], { timers, endStream: false });
-    timers.fire();
+    timers.fireArmed();
     expect(await result).toBeNull();
     expect(verdictsOf(log)[0]).toMatchObject({
       code: "tls-error",
@@ -160,7 +162,7 @@ describe("a ClientHello the server refuses gets an alert and a coded verdict (ve
 describe("the proxy's tunnel hook", () => {
   it("serves the plaintext only after a handshake: a refused tunnel never reaches serveTunnel", async () => {
     const log = createEventLog();
-    const hook = tlsTunnelHook(createTlsTerminator({ ca, log, timers: manualTimers() }));
+    const hook = tlsTunnelHook(createTlsTerminator({ ca, log, timers: fakeTimers() }));
     const pipe = memoryPipe();
     const served: string[] = [];
     const output = drain(pipe.client.readable);

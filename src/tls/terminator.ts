@@ -1,6 +1,6 @@
 import type { ByteStream } from "../bytes";
 import type { EventLog, EventOf } from "../log";
-import { type Timers as PlatformTimers, systemTimers } from "../platform";
+import { systemTimers, type Timers } from "../platform";
 import type { SessionCa } from "./ca";
 import { AlertDescription, alertLabel } from "./constants";
 import { asFailure, TlsFailure } from "./failure";
@@ -8,9 +8,6 @@ import { CIPHER_NAME, type Established, type HandshakeProgress, serverHandshake 
 import { RecordLayer } from "./record-layer";
 import { TicketStore, type TicketStoreOptions } from "./ticket-store";
 import { type KeyUpdateLimit, openTunnel } from "./tunnel";
-
-/** The shared timers, of which the handshake timeout only schedules: a test's fake needs no clock. */
-export type Timers = Pick<PlatformTimers, "setTimeout" | "clearTimeout">;
 
 /** The CONNECT that opened the tunnel: the allowed host, its port, and the request id. */
 export interface ConnectTarget {

@@ -1,25 +1,15 @@
 import { createEventLog, type EventLog } from "../../log";
+import type { Timers } from "../../platform";
+import { fakeTimers } from "../../platform/testing/fake-timers";
 import { ContentType } from "../constants";
 import type { TlsFailure } from "../failure";
 import { serializeKeyUpdate } from "../handshake-messages";
-import { createTlsTerminator, type SessionCa, type Timers } from "../index";
+import { createTlsTerminator, type SessionCa } from "../index";
 import { deriveTrafficKeys, nextTrafficSecret } from "../key-schedule";
 import { parseRecord, RecordCipher, serializeRecord } from "../record";
 import { RecordLayer } from "../record-layer";
 import { type KeyUpdateLimit, openTunnel } from "../tunnel";
 import { drain, memoryPipe } from "./memory-pipe";
-
-/** Timers that never fire unless the test fires them: no test waits on a real clock. */
-export function manualTimers(): Timers & { fire(): void } {
-  const pending: (() => void)[] = [];
-  return {
-    setTimeout: (callback) => pending.push(callback),
-    clearTimeout: () => undefined,
-    fire: () => {
-      for (const callback of pending.splice(0)) callback();
-    },
-  };
-}
 
 export const CONNECT = { host: "example.com", port: 443, id: "c1" };
 
@@ -30,7 +20,7 @@ export async function clientSends(
   options: { endStream?: boolean; log?: EventLog; timers?: Timers } = {},
 ) {
   const log = options.log ?? createEventLog();
-  const terminator = createTlsTerminator({ ca, log, timers: options.timers ?? manualTimers() });
+  const terminator = createTlsTerminator({ ca, log, timers: options.timers ?? fakeTimers() });
   const pipe = memoryPipe();
   const result = terminator.terminate(pipe.server, CONNECT);
   const output = drain(pipe.client.readable);
