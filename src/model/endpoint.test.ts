@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { fakeTimers } from "../platform/testing/fake-timers";
 import { ModelSettings } from "./settings";
 import { anthropicText, guestSide, json, openAiText, policyAllowing } from "./testing/guest";
 
@@ -136,20 +137,12 @@ describe("an answer that is not one valid step stops the loop with a clear reaso
   });
 
   it("gives up on a model API that does not answer within the per-call timeout (upstream-error)", async () => {
-    let fire: (() => void) | null = null;
-    const timers = {
-      now: () => 0,
-      setTimeout: (callback: () => void) => {
-        fire = callback;
-        return 1;
-      },
-      clearTimeout: () => undefined,
-    };
+    const timers = fakeTimers();
     const side = guestSide({ policy: allowed, timers, answer: () => new Promise<Response>(() => undefined) });
     side.endpoint.arm({ settings: ANTHROPIC });
     const pending = side.post(TRANSCRIPT);
-    while (fire === null) await new Promise((resolve) => setTimeout(resolve, 0));
-    (fire as () => void)();
+    await timers.runUntil(() => timers.armed().length > 0, 1_000);
+    timers.fireArmed();
     const response = await pending;
     expect(response.status).toBe(502);
     expect(JSON.parse(response.body)).toMatchObject({ code: "upstream-error", reason: "the model API did not answer within 60 s" });
