@@ -1,9 +1,10 @@
 import { describe, expect, it } from "vitest";
+import { fakeTimers } from "../platform/testing/fake-timers";
 import { freshen, freshRequest } from "./fresh-guest";
 import { createGuestControl } from "./guest-control";
 
 /** The line's time limit never fires here. */
-const NO_TIME_LIMIT = { timers: { now: () => 0, setTimeout: () => 0, clearTimeout: () => undefined }, answerWithinMs: 1 };
+const NO_TIME_LIMIT = { timers: fakeTimers(), answerWithinMs: 1 };
 
 describe("the fresh-machine request a restored guest takes", () => {
   it("carries the host's clock as seconds and nanoseconds, then the seed in hex", () => {
