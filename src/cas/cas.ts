@@ -1,6 +1,6 @@
 import { type Sha256, sha256Hex, webSha256 } from "../bytes";
 import { type EventLog, refuse, type Verdict } from "../log";
-import { type Clock, systemClock } from "../platform";
+import { type Clock, messageOf, systemClock } from "../platform";
 import { CasQuotaError, type CasStore, EntryRecord, isQuotaError, SHA256_HEX, UrlRecord } from "./store";
 
 /** What a read found. Corrupt bytes are never returned: only the refusal that says so. */
@@ -63,7 +63,7 @@ export function createCas(options: CasOptions): Cas {
       return await write();
     } catch (error) {
       if (!isQuotaError(error)) throw error;
-      const message = `${what} did not fit in ${store.label}: ${(error as Error).message ?? String(error)}`;
+      const message = `${what} did not fit in ${store.label}: ${messageOf(error)}`;
       emit("quota", sha256, size, { message });
       throw new CasQuotaError(message);
     }
