@@ -1,4 +1,4 @@
-import type { Timers } from "../platform";
+import { messageOf, type Timers } from "../platform";
 
 /**
  * Write grants need the operator. A write grant unlocks the vault's signing key, so a guest
@@ -55,7 +55,7 @@ export function askOperator(
     }
     asked.then(
       (approved) => settle(approved === true ? { kind: "approved" } : { kind: "denied" }),
-      (error: unknown) => settle({ kind: "failed", message: error instanceof Error ? error.message : String(error) }),
+      (error: unknown) => settle({ kind: "failed", message: messageOf(error) }),
     );
   });
 }

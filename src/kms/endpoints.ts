@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import { decodeUtf8Strict, fromBase64, sha256Hex, toBase64 } from "../bytes";
 import { allow, type EventLog, refuse, type Verdict } from "../log";
+import { messageOf } from "../platform";
 import { headerValue, type OwnEndpointSpec, type OwnRequest, type OwnResponse } from "../proxy";
 import { type Grant, grantLabel, type Kms } from "./kms";
 import { GrantRequest, PullRequest, PushRequest } from "./schema";
@@ -125,7 +126,7 @@ export function createVaultHandlers(options: VaultEndpointOptions): VaultHandler
     try {
       objects = wanted.objects.map((o) => ({ path: o.path, bytes: fromBase64(o.content_base64) }));
     } catch (error) {
-      return refused("push", vaultId, refuse("bad-request", `content_base64: ${(error as Error).message}`, "kms"), access.grant);
+      return refused("push", vaultId, refuse("bad-request", `content_base64: ${messageOf(error)}`, "kms"), access.grant);
     }
     const written = await storage.write(vaultId, objects, access.keys, { base, known: await kms.knownHead(vaultId) });
     if (!written.ok) return refused("push", vaultId, written.verdict, access.grant);
