@@ -1,4 +1,5 @@
 import { RE2JS } from "re2js";
+import { messageOf } from "../platform";
 
 /**
  * A lesson's `output:` pattern comes from whoever wrote the lesson (a link, a file someone
@@ -130,7 +131,7 @@ function compileUncached(source: string): OutputPatternCompile {
     // translateRegExp reads JavaScript spellings RE2 writes otherwise (\u0041, (?<name>…), \/).
     compiled = RE2JS.compile(RE2JS.translateRegExp(source));
   } catch (error) {
-    const message = (error as Error).message.replace(/^error parsing regexp: /, "");
+    const message = messageOf(error).replace(/^error parsing regexp: /, "");
     const tooLarge = /repeat count|too large|size/i.test(message);
     return {
       ok: false,

@@ -1,5 +1,6 @@
 import { isAlias, isMap, isScalar, isSeq, LineCounter, type Node, parseDocument, visit } from "yaml";
 import type { z } from "zod";
+import { messageOf } from "../platform";
 import { estimatedInstructions } from "./output-pattern";
 import { Lesson } from "./schema";
 
@@ -178,7 +179,7 @@ export function parseLesson(text: string): LessonParse {
       at.col,
       bomb
         ? `lesson-alias-bomb: its aliases (*name) expand past ${LESSON_MAX_ALIAS_EXPANSION} nodes: refused, not expanded`
-        : `YAML: cannot be read: ${(error as Error).message}`,
+        : `YAML: cannot be read: ${messageOf(error)}`,
     );
   }
   const parsed = Lesson.safeParse(value);
