@@ -1,3 +1,4 @@
+import { messageOf } from "../platform";
 import { escapeJsonText } from "./display";
 import { LogEvent } from "./event";
 import type { EventLog } from "./log";
@@ -94,7 +95,7 @@ export function parseJsonLines(text: string): ParsedJsonLines {
     try {
       value = JSON.parse(line);
     } catch (error) {
-      errors.push({ line: index + 1, message: `not JSON: ${(error as Error).message}` });
+      errors.push({ line: index + 1, message: `not JSON: ${messageOf(error)}` });
       return;
     }
     const parsed = LogEvent.safeParse(value);

@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import { messageOf } from "../platform";
 import { type EventKind, type LogEvent, NewEvent } from "./event";
 import { Stamp } from "./events/common";
 
@@ -133,7 +134,7 @@ export function createLogReader(options: LogReadOptions): LogReader {
       try {
         value = JSON.parse(text);
       } catch (error) {
-        return notAnEvent(line, text, `not JSON (${(error as Error).message})`);
+        return notAnEvent(line, text, `not JSON (${messageOf(error)})`);
       }
       const translated = hasKind(value) ? null : (options.translate?.(value, line) ?? null);
       if (translated && "refuse" in translated) return refuse(line, translated.refuse);
