@@ -1,4 +1,5 @@
 import type { ByteStream } from "../bytes";
+import { messageOf } from "../platform";
 
 /** One accepted TCP connection as the page's code sees it (the proxy reads and writes this). */
 export interface TcpStream extends ByteStream {
@@ -70,7 +71,7 @@ export function createStreamEnds(
       },
       write: (chunk) => side.write(chunk),
       close: () => side.closeWrite(),
-      abort: (reason) => side.abort(reason instanceof Error ? reason.message : String(reason ?? "aborted")),
+      abort: (reason) => side.abort(messageOf(reason ?? "aborted")),
     },
     { highWaterMark: 1 },
   );

@@ -1,5 +1,5 @@
 import { type EventLog, refuse } from "../log";
-import type { Timers } from "../platform";
+import { messageOf, type Timers } from "../platform";
 import { formatIpv4Address, type Ipv4Address } from "./address";
 import type { NetCounters } from "./counters";
 import { allocateIpv4Frame, type Ipv4Route, TRANSPORT_OFFSET } from "./frame";
@@ -93,7 +93,7 @@ export function createTcpLayer(options: TcpLayerOptions): TcpLayer {
       try {
         onAccept(stream);
       } catch (error) {
-        conn.abort(`the accept handler threw: ${error instanceof Error ? error.message : String(error)}`);
+        conn.abort(`the accept handler threw: ${messageOf(error)}`);
       }
     },
     closed(conn, how, reason) {
