@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { decodeUtf8Strict, fromBase64, toBase64, utf8 } from "../bytes";
 import { refuse, type Verdict } from "../log";
+import { messageOf } from "../platform";
 import { evaluate, type Policy } from "../policy";
 import { BUDGET_SPENT } from "./body";
 import { unforwardableMethod } from "./head";
@@ -196,7 +197,7 @@ async function readAll(response: Response, deps: UpstreamDeps, lease: BudgetLeas
     try {
       next = await within(clock, reader.read());
     } catch (error) {
-      const why = error instanceof Error ? error.message : String(error);
+      const why = messageOf(error);
       return fail(refuse("upstream-error", `the upstream body failed after ${buffer.size} bytes: ${why}`, "proxy"), 502);
     }
     if (next.kind === "timeout")

@@ -1,5 +1,6 @@
 import { utf8 } from "../bytes";
 import { logJsonLinesStream, refuse, type Verdict } from "../log";
+import { messageOf } from "../platform";
 import { policyHash } from "../policy";
 import type { Connection, DecisionMode } from "./connection";
 import { fetchByValue, serveFetchEndpoint } from "./fetch-endpoint";
@@ -159,7 +160,7 @@ function handlerEndpoint(route: string, declared: OwnHandler | OwnEndpointSpec, 
         }
         answer = outcome.value;
       } catch (error) {
-        const why = error instanceof Error ? error.message : String(error);
+        const why = messageOf(error);
         return { verdict: refuse("upstream-error", `the ${route} handler failed: ${why}`, "proxy"), mode, target: path };
       }
       const described = answer.decision ?? {};

@@ -1,3 +1,4 @@
+import { messageOf } from "../platform";
 import type { Connection } from "./connection";
 import { forwardResponseHeaders, headerEntries } from "./headers";
 import { chunk, LAST_CHUNK, type ResponseHeaders, responseHead } from "./respond";
@@ -45,7 +46,7 @@ export async function streamReply(
     return await stream(conn, response, reader, method, clientVersion, keepAlive, clock);
   } catch (error) {
     void cancel(); // the upstream's body is not wanted any more: free its connection
-    const why = error instanceof Error ? error.message : String(error);
+    const why = messageOf(error);
     if (error instanceof GuestGone) return { bytes: error.bytes, close: true, error: `the guest's connection failed: ${why}` };
     return { bytes: 0, close: true, error: `relaying failed: ${why}` };
   }
@@ -64,7 +65,7 @@ async function stream(
     try {
       await conn.write(...parts);
     } catch (error) {
-      throw new GuestGone(error instanceof Error ? error.message : String(error));
+      throw new GuestGone(messageOf(error));
     }
   };
   const status = response.status;
@@ -105,7 +106,7 @@ async function stream(
           bytes,
           close: true,
           cut: true,
-          error: `the upstream body failed: ${error instanceof Error ? error.message : String(error)}`,
+          error: `the upstream body failed: ${messageOf(error)}`,
         };
       }
       if (next.kind === "timeout") {

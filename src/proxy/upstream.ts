@@ -1,4 +1,5 @@
 import { allow, guardRefusal, refuse, type Verdict } from "../log";
+import { messageOf } from "../platform";
 import { hostKey, type Target } from "../policy";
 import { unforwardableMethod } from "./head";
 import { upstreamClock, upstreamTimeoutReason, within } from "./timeouts";
@@ -175,5 +176,5 @@ export async function discard(response: Response): Promise<void> {
 }
 
 function message(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  return messageOf(error);
 }
