@@ -1,5 +1,6 @@
 import { parse as parseYaml } from "yaml";
 import { decodeUtf8Strict } from "../bytes";
+import { messageOf } from "../platform";
 
 /** What a field's bytes must parse as ("gate on the parse, not the status"). */
 export type ContentKind = "yaml-mapping" | "json" | "markdown" | "bytes";
@@ -18,7 +19,7 @@ export function parseYamlMapping(text: string): ContentCheck {
     const value: unknown = parseYaml(text, YAML_OPTIONS);
     return isMapping(value) ? { ok: true, value } : { ok: false, reason: "YAML is not a mapping" };
   } catch (error) {
-    return { ok: false, reason: `not YAML: ${(error as Error).message.split("\n")[0]}` };
+    return { ok: false, reason: `not YAML: ${messageOf(error).split("\n")[0]}` };
   }
 }
 
@@ -49,7 +50,7 @@ export function checkContent(bytes: Uint8Array, kind: ContentKind): ContentCheck
     try {
       return { ok: true, value: JSON.parse(text) as unknown };
     } catch (error) {
-      return { ok: false, reason: `not JSON: ${(error as Error).message}` };
+      return { ok: false, reason: `not JSON: ${messageOf(error)}` };
     }
   }
   const fm = parseFrontmatter(text);

@@ -1,4 +1,5 @@
 import { parse as parseYaml, stringify } from "yaml";
+import { messageOf } from "../platform";
 import { basename } from "./paths";
 import { type LockDependency, LockFile, type Resolution, type ResolvedResource } from "./types";
 
@@ -18,7 +19,7 @@ export function parseLockFile(text: string): LockParse {
   try {
     value = parseYaml(text, { maxAliasCount: 100 });
   } catch (error) {
-    return { ok: false, reason: `lock.yaml is not YAML: ${(error as Error).message.split("\n")[0]}` };
+    return { ok: false, reason: `lock.yaml is not YAML: ${messageOf(error).split("\n")[0]}` };
   }
   const parsed = LockFile.safeParse(value);
   if (parsed.success) return { ok: true, lock: parsed.data };

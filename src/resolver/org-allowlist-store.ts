@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { EventLog } from "../log";
-import { createEmitter, createSerialQueue } from "../platform";
+import { createEmitter, createSerialQueue, messageOf } from "../platform";
 import { covers, parseAllowlistEntry } from "./allowlist";
 import { checkOrgAllowlist, OrgAllowlistEntries, OrgAllowlistEntry, orgAllowlistHash, parseOrgAllowlistText } from "./org-allowlist";
 
@@ -92,14 +92,14 @@ export function createOrgAllowlist(options: OrgAllowlistOptions): OrgAllowlist {
       if (loaded.ok) defaults = loaded.entries;
       else notice = `the default org allowlist is not valid (${loaded.errors.join("; ")}); it starts empty`;
     } catch (error) {
-      notice = `the default org allowlist could not be read (${(error as Error).message}); it starts empty`;
+      notice = `the default org allowlist could not be read (${messageOf(error)}); it starts empty`;
     }
     entries = [...defaults];
     let saved: string | null = null;
     try {
       saved = storage?.getItem(key) ?? null;
     } catch (error) {
-      notice = `the saved org allowlist could not be read (${(error as Error).message}); the default is used`;
+      notice = `the saved org allowlist could not be read (${messageOf(error)}); the default is used`;
     }
     if (saved !== null) {
       let json: unknown = null;
@@ -127,7 +127,7 @@ export function createOrgAllowlist(options: OrgAllowlistOptions): OrgAllowlist {
       else storage?.setItem(key, JSON.stringify({ version: 1, entries: next }));
       notice = null;
     } catch (error) {
-      notice = `the org allowlist applies to this page only: it could not be saved (${(error as Error).message})`;
+      notice = `the org allowlist applies to this page only: it could not be saved (${messageOf(error)})`;
     }
   };
 

@@ -1,5 +1,6 @@
 import { decodeUtf8Strict } from "../bytes";
 import { refuse, type Verdict } from "../log";
+import { messageOf } from "../platform";
 import type { OwnHandlers, OwnRequest, OwnResponse } from "../proxy";
 import type { RuntimeFetch, RuntimeFetchAnswer, RuntimeFetchFile } from "./runtime-fetch";
 
@@ -90,7 +91,7 @@ export function createRuntimeFetchEndpoint(): RuntimeFetchEndpoint {
         files: answer.files ?? [],
       }));
     } catch (error) {
-      const why = error instanceof Error ? error.message : String(error);
+      const why = messageOf(error);
       return refused(
         refuse("fetch-failed", `resolved, but the page could not write it into the run's tree: ${why}`, "resolver"),
         500,
