@@ -1,5 +1,6 @@
 import { readCapped } from "../bytes";
 import { guardRefusal, refuse, type Verdict } from "../log";
+import { messageOf } from "../platform";
 
 /**
  * The egress skills use, injected (the page passes the browser's fetch, the CLI its guarded
@@ -58,7 +59,7 @@ function tooLarge(url: string, cap: number): Verdict {
 }
 
 export function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  return messageOf(error);
 }
 
 /** JSON from bytes, or undefined: the caller turns "did not parse" into its own refusal. */
