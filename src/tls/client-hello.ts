@@ -1,4 +1,5 @@
 import { ByteReader, TruncatedError } from "../bytes";
+import { messageOf } from "../platform";
 import { ExtensionType } from "./constants";
 import { protocolError, TlsFailure } from "./failure";
 
@@ -212,6 +213,6 @@ export function parseClientHello(body: Uint8Array): ClientHello {
   } catch (error) {
     if (error instanceof TlsFailure) throw error;
     if (error instanceof TruncatedError) throw protocolError("decode_error", `ClientHello ${error.message}`);
-    throw protocolError("decode_error", `ClientHello unparsable: ${(error as Error).message}`);
+    throw protocolError("decode_error", `ClientHello unparsable: ${messageOf(error)}`);
   }
 }

@@ -1,4 +1,5 @@
 import type { Decider, VerdictCode } from "../log";
+import { messageOf } from "../platform";
 import type { AlertName } from "./constants";
 
 /**
@@ -24,6 +25,6 @@ export const protocolError = (alert: AlertName, reason: string): TlsFailure => n
 /** Any error as a failure: a TlsFailure as is, anything else an internal error (a bug or an I/O fault). */
 export function asFailure(error: unknown): TlsFailure {
   if (error instanceof TlsFailure) return error;
-  const message = error instanceof Error ? error.message : String(error);
+  const message = messageOf(error);
   return new TlsFailure("internal_error", "tls-error", `internal error: ${message}`);
 }

@@ -1,4 +1,5 @@
 import { concatBytes, constantTimeEqual } from "../bytes";
+import { messageOf } from "../platform";
 import type { LeafCertificate } from "./ca";
 import { type ClientHello, parseClientHello } from "./client-hello";
 import { alertLabel, ContentType, HandshakeType, PskKeyExchangeMode, type PskMode, TLS_AES_128_GCM_SHA256, TLS13 } from "./constants";
@@ -285,7 +286,7 @@ export async function serverHandshake(params: HandshakeParams): Promise<Establis
   progress.pskMode = resumption?.mode ?? null;
 
   const leaf = await leafPromise?.catch((error: unknown) => {
-    throw new TlsFailure("internal_error", "tls-error", `no certificate for ${connectHost}: ${(error as Error).message}`);
+    throw new TlsFailure("internal_error", "tls-error", `no certificate for ${connectHost}: ${messageOf(error)}`);
   });
   const certFingerprint = resumption ? resumption.entry.certFingerprint : leaf!.fingerprint;
   progress.certFingerprint = certFingerprint;
