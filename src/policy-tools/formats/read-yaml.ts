@@ -1,5 +1,6 @@
 import { parseDocument } from "yaml";
 import type { z } from "zod";
+import { messageOf } from "../../platform";
 
 /**
  * Another proxy's YAML file, read the one careful way every importer needs: duplicate keys and
@@ -13,7 +14,7 @@ export function readYamlAs<T>(text: string, schema: z.ZodType<T>, what: string):
   try {
     value = doc.toJS({ maxAliasCount: 100 });
   } catch (error) {
-    return { ok: false, errors: [(error as Error).message] };
+    return { ok: false, errors: [messageOf(error)] };
   }
   const parsed = schema.safeParse(value);
   if (!parsed.success) return { ok: false, errors: parsed.error.issues.map((i) => `${i.path.join(".") || `(${what})`}: ${i.message}`) };

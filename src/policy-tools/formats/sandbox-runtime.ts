@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { messageOf } from "../../platform";
 import { HostPattern, Policy, type PolicyInput } from "../../policy";
 import { privateHostReason, type Translated } from "./smokescreen";
 
@@ -54,7 +55,7 @@ export function importSandboxRuntimeSettings(text: string): SandboxRuntimeImport
   try {
     json = JSON.parse(text);
   } catch (error) {
-    return { ok: false, errors: [`not JSON: ${(error as Error).message}`] };
+    return { ok: false, errors: [`not JSON: ${messageOf(error)}`] };
   }
   const parsed = Settings.safeParse(json);
   if (!parsed.success) return { ok: false, errors: parsed.error.issues.map((i) => `${i.path.join(".") || "(settings)"}: ${i.message}`) };
