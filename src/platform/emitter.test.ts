@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createEmitter } from "./emitter";
+import { messageOf } from "./message-of";
 
 describe("an emitter", () => {
   it("tells every subscribed listener, in the order they subscribed, until each unsubscribes", () => {
@@ -24,7 +25,7 @@ describe("an emitter", () => {
     emitter.subscribe((v) => heard.push(v));
     expect(() => emitter.emit("x")).not.toThrow();
     expect(heard).toEqual(["x"]);
-    expect(errors.map((e) => (e as Error).message)).toEqual(["a broken view"]);
+    expect(errors.map((e) => messageOf(e))).toEqual(["a broken view"]);
   });
 
   it("reports a listener's error on a later microtask by default, never to the emitter's caller", async () => {
@@ -48,7 +49,7 @@ describe("an emitter", () => {
     } finally {
       globalThis.queueMicrotask = original;
     }
-    expect(seen.map((e) => (e as Error).message)).toEqual(["reported later"]);
+    expect(seen.map((e) => messageOf(e))).toEqual(["reported later"]);
   });
 
   it("tells this emit's listeners only: one subscribed while told hears the next emit", () => {
