@@ -1,6 +1,6 @@
 import { createConsoleTurns } from "../console";
 import { createEventLog, type EventLog } from "../log";
-import { deferred } from "../platform";
+import { deferred, messageOf } from "../platform";
 import { createPolicyHolder, DEFAULT_POLICY, type PolicyHolder } from "../policy";
 import { type ConsentGate, createConsentGate, withoutToken } from "../trust";
 import { offerFreshBoot, showBootProgress } from "./chrome/boot-status";
@@ -261,7 +261,7 @@ export async function startPlayground(container: HTMLElement): Promise<Playgroun
   featuresMayLoad(guestReady, coldBoot.promise)
     .then(() => mountFeatures(page, services.load))
     .catch((error: unknown) => {
-      log.append({ kind: "note", level: "error", source: "page", message: `a page feature did not load: ${(error as Error).message}` });
+      log.append({ kind: "note", level: "error", source: "page", message: `a page feature did not load: ${messageOf(error)}` });
     })
     .finally(() => featuresMounted.resolve());
   return handle;

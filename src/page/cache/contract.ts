@@ -1,4 +1,5 @@
 import { casContractChecks, createIdbStore } from "../../cas";
+import { messageOf } from "../../platform";
 
 export interface ContractResult {
   name: string;
@@ -28,7 +29,7 @@ export async function runCasContractInBrowser(): Promise<ContractResult[]> {
       await check.run();
       results.push({ name: check.name, ok: true });
     } catch (error) {
-      results.push({ name: check.name, ok: false, error: error instanceof Error ? error.message : String(error) });
+      results.push({ name: check.name, ok: false, error: messageOf(error) });
     }
   }
   await store.clear();

@@ -1,6 +1,7 @@
 import { readCapped, sha256Hex } from "../../bytes";
 import type { EventLog } from "../../log";
 import { BOOT_FILE_NAMES, type BootFiles, createDownloadMeter, describeDownload, parseSha256Sums } from "../../machine";
+import { messageOf } from "../../platform";
 import { takeEarlyDownload } from "./early-downloads";
 
 /** The guest files a cold boot needs, verified, with the sha256 of each (for snapshot keys). */
@@ -25,7 +26,7 @@ async function fetchWithProgress(
     if (early) signal.addEventListener("abort", () => early.abort(), { once: true });
     response = await (early?.response.catch(() => fetch(url, { signal })) ?? fetch(url, { signal }));
   } catch (error) {
-    throw new GuestImageError(`could not fetch ${url}: ${(error as Error).message}`);
+    throw new GuestImageError(`could not fetch ${url}: ${messageOf(error)}`);
   }
   if (!response.ok) throw new GuestImageError(`${url} is missing (HTTP ${response.status}); is vendor/guest complete?`);
   const total = Number(response.headers.get("Content-Length") ?? 0);

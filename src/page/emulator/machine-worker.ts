@@ -13,7 +13,7 @@ import {
   writeIntoShare,
 } from "../../machine";
 import { connectV86Link, type V86Bus } from "../../net";
-import { systemTimers } from "../../platform";
+import { messageOf, systemTimers } from "../../platform";
 import { createJitGovernor, JIT_WINDOW_MS, type JitGovernor, type JitState } from "./jit-governor";
 import { type EmulatorWasmMessage, MACHINE_EXPECTS, MACHINE_WASM, type MachinePhase, type MachineTimes } from "./machine-phases";
 import { batchPerTask, type MachineMessage } from "./machine-port";
@@ -275,7 +275,7 @@ export const machineApi = {
     watchJit(machine);
     return freshen(controlLine()).then(
       () => null,
-      (error: unknown) => (error as Error).message,
+      (error: unknown) => messageOf(error),
     );
   },
 
@@ -315,7 +315,7 @@ async function freshPrompt(size: TerminalSize): Promise<string | null> {
   line.request(winsizeRequest(size.rows, size.cols)).catch(() => undefined);
   const notFresh = await freshen(line).then(
     () => null,
-    (error: unknown) => (error as Error).message,
+    (error: unknown) => messageOf(error),
   );
   running().serial0_send("\r");
   reached("fresh-prompt-asked");

@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import type { EventLog } from "../../log";
 import { SHIPPED_STATE_FILE, SHIPPED_STATE_RECORD, StateRecord, shippedStateMismatch } from "../../machine";
+import { messageOf } from "../../platform";
 import { downloadVerified, GuestImageError } from "./images";
 
 /**
@@ -33,7 +34,7 @@ export async function loadShippedState(base: string, sums: Map<string, string>, 
   try {
     record = StateRecord.parse(JSON.parse(new TextDecoder().decode(recordBytes)));
   } catch (error) {
-    throw new GuestImageError(`${RECORD} is not a shipped-state record: ${(error as Error).message}`);
+    throw new GuestImageError(`${RECORD} is not a shipped-state record: ${messageOf(error)}`);
   }
   const mismatch = shippedStateMismatch(record, sums);
   if (mismatch) {

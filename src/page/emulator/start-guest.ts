@@ -1,7 +1,7 @@
 import { utf8 } from "../../bytes";
 import type { EventLog } from "../../log";
 import { SHIPPED_STATE_FILE } from "../../machine";
-import { deferred } from "../../platform";
+import { deferred, messageOf } from "../../platform";
 import type { PolicyHolder } from "../../policy";
 import type { OwnHandlers } from "../../proxy";
 import type { SessionCa } from "../../tls";
@@ -211,7 +211,7 @@ async function chooseStart(o: { sums: Map<string, string>; key: string; log: Eve
 export function bootErrorMessage(error: unknown): string {
   return error instanceof GuestImageError || error instanceof UnsupportedBrowserError
     ? error.message
-    : `the guest did not start: ${(error as Error).message}`;
+    : `the guest did not start: ${messageOf(error)}`;
 }
 
 /**
@@ -244,7 +244,7 @@ async function saveBootedState(guest: Guest, key: string, log: EventLog): Promis
   const saved = await guest.saveState();
   const stored = await saveSnapshot(key, saved).catch((error: unknown) => {
     // A browser that keeps nothing here (storage-probe.ts said so at start): the guest runs on.
-    log.append({ kind: "boot.progress", phase: "snapshot-save", message: `the booted state was not saved: ${(error as Error).message}` });
+    log.append({ kind: "boot.progress", phase: "snapshot-save", message: `the booted state was not saved: ${messageOf(error)}` });
     return null;
   });
   if (stored === null) return;

@@ -1,4 +1,5 @@
 import { refuse, type Verdict } from "../../log";
+import { messageOf } from "../../platform";
 import type { UpstreamFetch, UpstreamInit } from "../../proxy";
 import { withoutToken } from "../../trust";
 
@@ -250,5 +251,5 @@ function hostOf(url: string): string {
 }
 
 function message(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  return messageOf(error);
 }

@@ -14,6 +14,7 @@ import {
   stepType,
 } from "../../../lessons";
 import type { NewEvent } from "../../../log";
+import { messageOf } from "../../../platform";
 import type { Policy } from "../../../policy";
 import type { LessonSource } from "./source";
 import type { StepView } from "./view";
@@ -71,7 +72,7 @@ export function draftFromWindows(
   try {
     return { ok: true, yaml: serializeLesson(draftLesson(windows, options)) };
   } catch (error) {
-    return { ok: false, reason: (error as Error).message };
+    return { ok: false, reason: messageOf(error) };
   }
 }
 
@@ -81,7 +82,7 @@ export async function encodeDraft(yaml: string): Promise<{ ok: true; fragment: s
   } catch (error) {
     return {
       ok: false,
-      reason: `the draft is too large for a link (${(error as Error).message}): download it and publish it pinned instead`,
+      reason: `the draft is too large for a link (${messageOf(error)}): download it and publish it pinned instead`,
     };
   }
 }

@@ -2,6 +2,7 @@ import "./lessons.css";
 import type { WatchedCommand, WatchedGuest } from "../../../console";
 import { KERNEL_REPORTS, watchCommands } from "../../../console";
 import { judgedOnKernelDecision, LESSON_SETTLE_MS } from "../../../lessons";
+import { messageOf } from "../../../platform";
 import { downloadText } from "../../chrome/download";
 import { localTextStore } from "../../local-text-store";
 import type { FeatureContext } from "../context";
@@ -151,7 +152,7 @@ export function mount(ctx: FeatureContext): void {
   const opened = request.kind === "none" ? Promise.resolve() : openLesson(host, request, link.step, fromLink);
   opened.catch((error: unknown) => {
     if (fromLink) ctx.consent.withdraw("lesson");
-    refuseLesson(host, "lesson-invalid", (error as Error).message, "url");
+    refuseLesson(host, "lesson-invalid", messageOf(error), "url");
   });
 
   ctx.expose("lessons", {

@@ -1,5 +1,6 @@
 import type { WatchedCommand } from "../../../console";
 import { type CheckRun, setupFailure, stepChecks } from "../../../lessons";
+import { messageOf } from "../../../platform";
 import { confineLinkPolicy, type Policy } from "../../../policy";
 import { describePolicyChange } from "../../../trust";
 import type { FeatureContext } from "../context";
@@ -120,7 +121,7 @@ export async function runSetup(p: PlayerHost, commands: readonly string[], repla
   for (const [i, command] of [...commands, ...replay].entries()) {
     const replayed = i >= commands.length;
     const done = await runOnConsole(p.ctx, g, command, "lesson-setup", (record) => p.setupRecords.add(record.index)).catch(
-      (error: unknown) => ({ outcome: "failed" as const, results: [], message: (error as Error).message }),
+      (error: unknown) => ({ outcome: "failed" as const, results: [], message: messageOf(error) }),
     );
     const result = done.results[0];
     const failed = setupFailure(i, command, {
@@ -150,7 +151,7 @@ export async function runChecks(p: PlayerHost): Promise<CheckRun[]> {
   const runs: CheckRun[] = [];
   for (const { check, timeoutMs } of stepChecks(step)) {
     const done = await runOnConsole(p.ctx, g, check, "lesson-check", (record) => p.setupRecords.add(record.index), timeoutMs).catch(
-      (error: unknown) => ({ outcome: "failed" as const, results: [], message: (error as Error).message }),
+      (error: unknown) => ({ outcome: "failed" as const, results: [], message: messageOf(error) }),
     );
     const result = done.results[0];
     runs.push({

@@ -7,6 +7,7 @@ import {
   modelUrl,
   type PageStep,
 } from "../../../model";
+import { messageOf } from "../../../platform";
 import { createModelSkillTools } from "../../../skills";
 import { h, replaceChildren } from "../../chrome/dom";
 import type { ActiveRun, RunOptions, RunResult } from "../../services/types";
@@ -171,7 +172,7 @@ export function mount(ctx: FeatureContext): void {
       replaceChildren(status, `${result.id}: ${result.outcome} (${result.stage})`);
       return result;
     } catch (error) {
-      return fail(`failed: ${error instanceof Error ? error.message : String(error)}`);
+      return fail(`failed: ${messageOf(error)}`);
     } finally {
       runButton.disabled = false;
     }

@@ -1,3 +1,4 @@
+import { messageOf } from "../../../platform";
 import type { PolicyHolder } from "../../../policy";
 import {
   type DecisionRead,
@@ -88,7 +89,7 @@ export function createLogReplayView(policy: PolicyHolder): HTMLElement {
       show(await readLogLineChunks(textChunks(chosen.stream().pipeThrough(new TextDecoderStream()))), chosen.name);
     } catch (error) {
       summary.className = "log-replay-summary invalid";
-      summary.textContent = `not replayed: ${chosen.name} cannot be read (${(error as Error).message})`;
+      summary.textContent = `not replayed: ${chosen.name} cannot be read (${messageOf(error)})`;
     }
   };
   run.addEventListener("click", replay);

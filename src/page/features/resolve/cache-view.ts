@@ -1,5 +1,6 @@
 import type { CacheEntry, Cas } from "../../../cas";
 import { displayText, type EventLog } from "../../../log";
+import { messageOf } from "../../../platform";
 import { formatBytes, formatTime, h, replaceChildren } from "../../chrome/dom";
 
 /**
@@ -57,7 +58,7 @@ export function createCacheView(cas: Cas, log: EventLog): HTMLElement {
         status.textContent = `${entries.length} entries · ${formatBytes(total)} · ${cas.store.label}`;
       } while (again);
     } catch (error) {
-      status.textContent = `the cache could not be listed: ${(error as Error).message}`;
+      status.textContent = `the cache could not be listed: ${messageOf(error)}`;
     } finally {
       running = false;
     }
@@ -68,7 +69,7 @@ export function createCacheView(cas: Cas, log: EventLog): HTMLElement {
     try {
       note.textContent = await work();
     } catch (error) {
-      note.textContent = `${button.textContent} failed: ${(error as Error).message}`;
+      note.textContent = `${button.textContent} failed: ${messageOf(error)}`;
     } finally {
       button.disabled = false;
     }

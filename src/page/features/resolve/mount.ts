@@ -1,3 +1,4 @@
+import { messageOf } from "../../../platform";
 import type { Resolution } from "../../../resolver";
 import { h } from "../../chrome/dom";
 import { downloadText } from "../../chrome/download";
@@ -56,7 +57,7 @@ export function mount(ctx: FeatureContext): void {
       download.disabled = session.lastLockable() === null;
       return resolution;
     } catch (error) {
-      note.textContent = `the resolve did not run: ${(error as Error).message}`;
+      note.textContent = `the resolve did not run: ${messageOf(error)}`;
       return null;
     }
   }

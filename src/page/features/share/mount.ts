@@ -8,6 +8,7 @@ import {
   type SequenceStep,
   verdictSequence,
 } from "../../../log";
+import { messageOf } from "../../../platform";
 import { canonicalJson, confineLinkPolicy, DEFAULT_POLICY, type PolicyLoad, parsePolicy } from "../../../policy";
 import { describePolicyChange, withoutToken } from "../../../trust";
 import { h, replaceChildren } from "../../chrome/dom";
@@ -222,7 +223,7 @@ export function mount(ctx: FeatureContext): void {
     );
   };
   const done = replay().catch((error: unknown) =>
-    log.append({ kind: "note", level: "error", source: "share link", message: (error as Error).message }),
+    log.append({ kind: "note", level: "error", source: "share link", message: messageOf(error) }),
   );
   ctx.expose("share", { replayed: done, sequence: sequenceOfRuns });
 }

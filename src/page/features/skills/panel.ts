@@ -1,4 +1,5 @@
 import type { EventLog } from "../../../log";
+import { messageOf } from "../../../platform";
 import {
   type AcquireDeps,
   acquireSkill,
@@ -150,7 +151,7 @@ export function createSkillsView(deps: SkillsViewDeps): HTMLElement {
       );
       if (result.ok) await refreshHandles();
     } catch (error) {
-      progress.appendChild(h("li", {}, `acquisition failed: ${(error as Error).message}`));
+      progress.appendChild(h("li", {}, `acquisition failed: ${messageOf(error)}`));
     } finally {
       unsubscribe();
     }

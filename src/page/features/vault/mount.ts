@@ -1,5 +1,6 @@
 import sgitScript from "../../../../guest/sgit?raw";
 import { utf8 } from "../../../bytes";
+import { messageOf } from "../../../platform";
 import type { FeatureContext } from "../context";
 import { createApprovalCard } from "./card";
 import { DEMO_VAULT_ID, ensureDemoVault } from "./demo";
@@ -22,7 +23,7 @@ export function mount(ctx: FeatureContext): void {
       kind: "note",
       level: "warning",
       source: "vault",
-      message: `could not put sgit into the share: ${(error as Error).message}`,
+      message: `could not put sgit into the share: ${messageOf(error)}`,
     });
   });
   const createDemoVault = () => ensureDemoVault(service, ctx.policy);

@@ -1,5 +1,5 @@
 import type { EventLog } from "../../../log";
-import { createEmitter } from "../../../platform";
+import { createEmitter, messageOf } from "../../../platform";
 import { type RunnerDeps, type RunOptions, type RunResult, runAgent } from "../../../runner";
 import { RUNNER_SCRIPTS } from "./scripts";
 
@@ -56,7 +56,7 @@ export function createPageRunner(deps: PageRunnerDeps): PageRunner {
           return result;
         })
         .catch((error: unknown) => {
-          const message = error instanceof Error ? error.message : String(error);
+          const message = messageOf(error);
           deps.log.append({
             kind: "runner.step",
             run: "",
