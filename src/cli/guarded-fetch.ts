@@ -5,6 +5,7 @@ import { isIP, type LookupFunction } from "node:net";
 import { Readable } from "node:stream";
 import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
 import { allow, refuse, type Verdict } from "../log";
+import { messageOf } from "../platform";
 import { classifyAddress, hostKey, readHost, refuseHost } from "../policy";
 import type { HostResolution } from "../proxy";
 
@@ -169,7 +170,7 @@ export function createGuardedFetch(options: GuardOptions = {}): GuardedFetch {
     const secure = url.protocol === "https:";
     const family: 4 | 6 = address.includes(":") ? 6 : 4;
     return new Promise<Response>((resolve, reject) => {
-      const fail = (error: unknown) => reject(new UpstreamFailure(error instanceof Error ? error.message : String(error)));
+      const fail = (error: unknown) => reject(new UpstreamFailure(messageOf(error)));
       if (init.signal?.aborted) return fail(init.signal.reason);
       try {
         const outgoing = (secure ? httpsRequest : httpRequest)(

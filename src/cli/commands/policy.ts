@@ -1,6 +1,7 @@
 import { createReadStream } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
+import { messageOf } from "../../platform";
 import { type Policy, parsePolicy } from "../../policy";
 import {
   checkRequest,
@@ -71,7 +72,7 @@ async function readText(path: string): Promise<string> {
     }
     return await readFile(path, "utf8");
   } catch (error) {
-    throw new BadInput(`${path}: cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+    throw new BadInput(`${path}: cannot be read (${(error as NodeJS.ErrnoException).code ?? messageOf(error)})`);
   }
 }
 
@@ -110,7 +111,7 @@ async function readLog(path: string, purpose: "a replay" | "a draft"): Promise<{
   try {
     read = await readLogLineChunks(source as AsyncIterable<string>);
   } catch (error) {
-    throw new BadInput(`${path}: cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+    throw new BadInput(`${path}: cannot be read (${(error as NodeJS.ErrnoException).code ?? messageOf(error)})`);
   }
   if (!read.ok) throw new BadInput(describeLineErrors(read.errors, path));
   return { lines: read.lines, skipped: [describeSkipped(read.skipped, purpose)].filter((s) => s !== "") };
@@ -216,7 +217,7 @@ export const command: Command = {
       const argsError =
         typeof (error as { code?: unknown }).code === "string" && (error as { code: string }).code.startsWith("ERR_PARSE_ARGS");
       if (!(error instanceof BadInput) && !argsError) throw error;
-      process.stderr.write(`tab policy: ${(error as Error).message}\nusage: ${USAGE}\n`);
+      process.stderr.write(`tab policy: ${messageOf(error)}\nusage: ${USAGE}\n`);
       return 64;
     }
   },

@@ -3,7 +3,7 @@ import { readFile, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import { parseArgs } from "node:util";
 import { createEventLog, toJsonLine } from "../../log";
-import { systemClock } from "../../platform";
+import { messageOf, systemClock } from "../../platform";
 import { DEFAULT_POLICY, loadPolicy, type Policy, policyHash } from "../../policy";
 import {
   createProxy,
@@ -86,7 +86,7 @@ export const command: Command = {
     try {
       values = parse(args);
     } catch (error) {
-      process.stderr.write(`tab proxy: ${(error as Error).message}\n\nusage: ${USAGE}\n`);
+      process.stderr.write(`tab proxy: ${messageOf(error)}\n\nusage: ${USAGE}\n`);
       return 64;
     }
     const port = Number(values.port ?? "3128");
@@ -130,7 +130,7 @@ export const command: Command = {
     try {
       policy = values.policy ? loadPolicy(await readFile(values.policy, "utf8"), values.policy) : DEFAULT_POLICY;
     } catch (error) {
-      process.stderr.write(`tab proxy: ${(error as Error).message}\n`);
+      process.stderr.write(`tab proxy: ${messageOf(error)}\n`);
       return 1;
     }
     const allowPrivate = new Set(
@@ -156,7 +156,7 @@ export const command: Command = {
       ca.prepare(policy.hosts.map((rule) => rule.host)); // the first CONNECT to each does not wait for its leaf
       if (values["ca-out"]) await writeFile(values["ca-out"], caPem(ca), { mode: 0o644 });
     } catch (error) {
-      process.stderr.write(`tab proxy: cannot create or write the session CA: ${(error as Error).message}\n`);
+      process.stderr.write(`tab proxy: cannot create or write the session CA: ${messageOf(error)}\n`);
       return 1;
     }
 
@@ -185,7 +185,7 @@ export const command: Command = {
         server.listen(port, host, () => resolve());
       });
     } catch (error) {
-      process.stderr.write(`tab proxy: cannot listen on ${host}:${port}: ${(error as Error).message}\n`);
+      process.stderr.write(`tab proxy: cannot listen on ${host}:${port}: ${messageOf(error)}\n`);
       return 1;
     }
     const address = server.address();

@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
+import { messageOf } from "../../platform";
 import type { Command } from "../command";
 import { createStreamCheck, DEFAULT_PORTS, parsePorts, parseResolveEntries } from "../relay/check";
 import { DEFAULT_RELAY_LIMITS, descriptorLimit, fitToDescriptors, MAX_MESSAGE_BYTES, type RelayLimits } from "../relay/limits";
@@ -91,7 +92,7 @@ export const command: Command = {
     try {
       values = parse(args);
     } catch (error) {
-      return fail((error as Error).message);
+      return fail(messageOf(error));
     }
     const port = Number(values.port ?? DEFAULT_PORT);
     if (!/^\d{1,5}$/.test(values.port ?? String(DEFAULT_PORT)) || port > 65535) return fail(`--port ${values.port} is not a port`);
@@ -122,7 +123,7 @@ export const command: Command = {
       try {
         token = readFileSync(values["token-file"], "utf8").split(/\r?\n/)[0]?.trim() ?? "";
       } catch (error) {
-        return fail(`--token-file ${values["token-file"]}: ${(error as Error).message}`, 1);
+        return fail(`--token-file ${values["token-file"]}: ${messageOf(error)}`, 1);
       }
       if (!/^[A-Za-z0-9._~-]{16,256}$/.test(token))
         return fail(

@@ -5,6 +5,7 @@ import { parseArgs } from "node:util";
 import { createCas } from "../../cas";
 import { createDirStore, defaultCacheDir } from "../../cas/dir-store.node.js";
 import { createEventLog } from "../../log";
+import { messageOf } from "../../platform";
 import {
   baseOfHarnessPath,
   buildLockFile,
@@ -98,7 +99,7 @@ exit status: 0 when nothing was refused (lint errors alone do not fail), 1 when 
     try {
       parsed = parse(args);
     } catch (error) {
-      process.stderr.write(`tab resolve: ${(error as Error).message}\nusage: ${USAGE}\n`);
+      process.stderr.write(`tab resolve: ${messageOf(error)}\nusage: ${USAGE}\n`);
       return 64;
     }
     const { values, positionals } = parsed;

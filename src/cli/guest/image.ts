@@ -11,6 +11,7 @@ import {
   StateRecord,
   shippedStateMismatch,
 } from "../../machine";
+import { messageOf } from "../../platform";
 
 /** The guest image the page ships (vendor/guest), read from this checkout. */
 export const GUEST_IMAGE_DIR = fileURLToPath(new URL("../../../vendor/guest/", import.meta.url));
@@ -51,7 +52,7 @@ export function readGuestStart(options: { dir?: string; cold?: boolean } = {}): 
         record = StateRecord.parse(JSON.parse(new TextDecoder().decode(verified(dir, sums, SHIPPED_STATE_RECORD))));
       } catch (error) {
         if (error instanceof GuestImageError) throw error;
-        throw new GuestImageError(`${SHIPPED_STATE_RECORD} is not a shipped-state record: ${(error as Error).message}`);
+        throw new GuestImageError(`${SHIPPED_STATE_RECORD} is not a shipped-state record: ${messageOf(error)}`);
       }
       const mismatch = shippedStateMismatch(record, sums);
       if (!mismatch) return { kind: "state", state: verified(dir, sums, SHIPPED_STATE_FILE), note: "the shipped state" };

@@ -11,7 +11,7 @@ import {
 import { connectGuestNetwork, type GuestNetwork } from "../../guest-network";
 import type { EventLog } from "../../log";
 import { freshen, type GuestControl, winsizeRequest } from "../../machine";
-import { withinTime } from "../../platform";
+import { messageOf, withinTime } from "../../platform";
 import type { PolicyHolder } from "../../policy";
 import { createSessionCa } from "../../tls";
 import { nodeTimers } from "../node-timers";
@@ -113,7 +113,7 @@ export async function startNodeGuest(options: NodeGuestOptions): Promise<NodeGue
       // restored shell's first prompt, so before any command runs.
       const fresh = await freshen(machine.control).then(
         () => null,
-        (error: unknown) => (error as Error).message,
+        (error: unknown) => messageOf(error),
       );
       log.append({
         kind: "boot.progress",

@@ -1,4 +1,5 @@
 import { checkLessonPin, formatLessonIssues, parseLesson, splitLessonRef } from "../../lessons";
+import { messageOf } from "../../platform";
 import { readLessonBytes } from "./read";
 
 export const LESSON_CHECK_USAGE = `npx tab lesson check FILE[#sha256=HEX]... [--pin HEX]
@@ -85,7 +86,7 @@ export async function runLessonCheck(
     try {
       fileOk = await checkOne(target, out);
     } catch (error) {
-      out(`${target.path}:1:1 : lesson-invalid: cannot be read: ${(error as Error).message}`);
+      out(`${target.path}:1:1 : lesson-invalid: cannot be read: ${messageOf(error)}`);
       fileOk = false;
     }
     if (!fileOk) ok = false;

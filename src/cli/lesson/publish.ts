@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { messageOf } from "../../platform";
 import { checkPublishBase, type PublishedLesson, publishLesson } from "./publish-plan";
 import { serveLessonFolder } from "./serve";
 
@@ -89,7 +90,7 @@ export async function runLessonPublish(args: readonly string[]): Promise<number>
       .filter((f) => /\.ya?ml$/.test(f))
       .sort();
   } catch (error) {
-    process.stderr.write(`tab lesson publish: ${dir}: ${(error as Error).message}\n`);
+    process.stderr.write(`tab lesson publish: ${dir}: ${messageOf(error)}\n`);
     return 64;
   }
   const published: PublishedLesson[] = [];

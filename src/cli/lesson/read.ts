@@ -1,5 +1,6 @@
 import { constants } from "node:fs";
 import { open } from "node:fs/promises";
+import { messageOf } from "../../platform";
 
 /**
  * The most bytes `lesson check` and `lesson test` read of a lesson file: the page's own cap
@@ -20,7 +21,7 @@ export async function readLessonBytes(path: string): Promise<LessonBytes> {
     // Non-blocking, so opening a FIFO returns at once (and is then refused as not a file).
     handle = await open(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
   } catch (error) {
-    return { ok: false, reason: `cannot read the file (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})` };
+    return { ok: false, reason: `cannot read the file (${(error as NodeJS.ErrnoException).code ?? messageOf(error)})` };
   }
   try {
     const stats = await handle.stat();
@@ -38,7 +39,7 @@ export async function readLessonBytes(path: string): Promise<LessonBytes> {
     }
     return { ok: true, bytes: buffer.subarray(0, length) };
   } catch (error) {
-    return { ok: false, reason: `cannot read the file (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})` };
+    return { ok: false, reason: `cannot read the file (${(error as NodeJS.ErrnoException).code ?? messageOf(error)})` };
   } finally {
     await handle.close();
   }

@@ -23,6 +23,7 @@ import {
   stepCommand,
 } from "../../lessons";
 import { createEventLog } from "../../log";
+import { messageOf } from "../../platform";
 import { confineLinkPolicy, createPolicyHolder, DEFAULT_POLICY } from "../../policy";
 import { createGuestUpstream, startNodeGuest, type UpstreamChoice } from "../guest";
 import { symlinksUnder } from "../recordings";
@@ -95,7 +96,7 @@ async function readLessonFile(arg: string): Promise<LessonFile> {
     bytes = read.bytes;
   } catch (error) {
     if (error instanceof BadInput) throw error;
-    throw new BadInput(`${path}: cannot read: ${(error as Error).message}`);
+    throw new BadInput(`${path}: cannot read: ${messageOf(error)}`);
   }
   const pinned = ref.pin === null ? { ok: true as const, pin: await lessonPin(bytes) } : await checkLessonPin(bytes, ref.pin);
   if (!pinned.ok) throw new BadInput(`${path}: ${pinned.code}: ${pinned.reason}`);
@@ -266,7 +267,7 @@ export async function runLessonTest(args: string[], out: (line: string) => void 
   try {
     parsed = parse(args);
   } catch (error) {
-    return fail(`${(error as Error).message}\n\nusage: ${LESSON_TEST_USAGE}`);
+    return fail(`${messageOf(error)}\n\nusage: ${LESSON_TEST_USAGE}`);
   }
   const { values, positionals } = parsed;
   if (positionals.length === 0) return fail(`name at least one lesson file\n\nusage: ${LESSON_TEST_USAGE}`);
@@ -321,7 +322,7 @@ export async function runLessonTest(args: string[], out: (line: string) => void 
       const failure = await runLesson(file, options);
       if (failure) failed.push(`${file.path} (${failure})`);
     } catch (error) {
-      out(`  FAIL ${file.path}: the guest did not run it: ${(error as Error).message}`);
+      out(`  FAIL ${file.path}: the guest did not run it: ${messageOf(error)}`);
       failed.push(`${file.path} (the guest did not run it)`);
     }
   }
