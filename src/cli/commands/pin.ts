@@ -1,6 +1,7 @@
 import { resolve as resolvePath } from "node:path";
 import { DEFAULT_LIMITS, pinOfLocal } from "../../resolver";
 import { createFsLocalFiles } from "../../resolver/fs-local-files.node.js";
+import { parseCommandLine, UsageError } from "../args";
 import type { Command } from "../command";
 
 export const command: Command = {
@@ -11,11 +12,17 @@ export const command: Command = {
   directory the tree hash (sha256 of the sorted "relative/path:<sha256>" lines, each ending in \\n).
   Symlinks and special files are refused.`,
   async run(args) {
-    if (args.length !== 1 || args[0]!.startsWith("-")) {
-      process.stderr.write("usage: npx tab pin PATH\n");
+    let path: string;
+    try {
+      const { positionals } = parseCommandLine({ args, options: {}, allowPositionals: true });
+      if (positionals.length !== 1) throw new UsageError(`expected one PATH, got ${positionals.length}`);
+      path = positionals[0]!;
+    } catch (error) {
+      if (!(error instanceof UsageError)) throw error;
+      process.stderr.write(`tab pin: ${error.message}\nusage: npx tab pin PATH\n`);
       return 64;
     }
-    const result = await pinOfLocal(createFsLocalFiles(), resolvePath(args[0]!), DEFAULT_LIMITS);
+    const result = await pinOfLocal(createFsLocalFiles(), resolvePath(path), DEFAULT_LIMITS);
     if (!result.ok) {
       process.stderr.write(`tab pin: ${result.verdict.code}: ${result.verdict.reason}\n`);
       return 1;

@@ -1,6 +1,5 @@
 import { createReadStream } from "node:fs";
 import { readFile } from "node:fs/promises";
-import { parseArgs } from "node:util";
 import { messageOf } from "../../platform";
 import { type Policy, parsePolicy } from "../../policy";
 import {
@@ -22,6 +21,7 @@ import {
   readLogLineChunks,
   replayLog,
 } from "../../policy-tools";
+import { parseCommandLine, UsageError } from "../args";
 import type { Command } from "../command";
 
 /** `npx tab policy check|learn|replay`: the page's policy-authoring tools on the command line (one engine: src/policy-tools). */
@@ -198,7 +198,7 @@ export const command: Command = {
   async run(args) {
     const [sub, ...rest] = args;
     try {
-      const { values, positionals } = parseArgs({
+      const { values, positionals } = parseCommandLine({
         args: rest,
         allowPositionals: true,
         options: { base: { type: "string" }, depth: { type: "string" }, format: { type: "string" }, role: { type: "string" } },
@@ -214,9 +214,7 @@ export const command: Command = {
       if (sub === "export") return await exportPolicy(positionals, values);
       throw new BadInput(sub === undefined ? "expected check, learn, replay, import or export" : `unknown subcommand "${sub}"`);
     } catch (error) {
-      const argsError =
-        typeof (error as { code?: unknown }).code === "string" && (error as { code: string }).code.startsWith("ERR_PARSE_ARGS");
-      if (!(error instanceof BadInput) && !argsError) throw error;
+      if (!(error instanceof BadInput) && !(error instanceof UsageError)) throw error;
       process.stderr.write(`tab policy: ${messageOf(error)}\nusage: ${USAGE}\n`);
       return 64;
     }

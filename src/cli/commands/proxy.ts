@@ -1,7 +1,6 @@
 import { lookup as dnsLookup } from "node:dns/promises";
 import { readFile, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
-import { parseArgs } from "node:util";
 import { createEventLog, toJsonLine } from "../../log";
 import { messageOf, systemClock } from "../../platform";
 import { DEFAULT_POLICY, loadPolicy, type Policy, policyHash } from "../../policy";
@@ -19,6 +18,7 @@ import {
   type ProxyOptions,
 } from "../../proxy";
 import { caPem, createSessionCa, createTlsTerminator, type SessionCa, tlsTunnelHook } from "../../tls";
+import { parseCommandLine } from "../args";
 import type { Command } from "../command";
 import { lookupWithTable } from "../guarded-fetch";
 import { nodeTimers } from "../node-timers";
@@ -221,7 +221,7 @@ export const command: Command = {
 };
 
 function parse(args: string[]) {
-  return parseArgs({
+  return parseCommandLine({
     args,
     options: {
       policy: { type: "string" },

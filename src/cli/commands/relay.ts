@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
-import { parseArgs } from "node:util";
 import { messageOf } from "../../platform";
+import { parseCommandLine } from "../args";
 import type { Command } from "../command";
 import { createStreamCheck, DEFAULT_PORTS, parsePorts, parseResolveEntries } from "../relay/check";
 import { DEFAULT_RELAY_LIMITS, descriptorLimit, fitToDescriptors, MAX_MESSAGE_BYTES, type RelayLimits } from "../relay/limits";
@@ -172,7 +172,7 @@ export const command: Command = {
 };
 
 function parse(args: string[]) {
-  return parseArgs({
+  return parseCommandLine({
     args,
     options: {
       port: { type: "string" },

@@ -1,7 +1,6 @@
 import { existsSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import { relative, resolve as resolvePath } from "node:path";
-import { parseArgs } from "node:util";
 import { createCas } from "../../cas";
 import { createDirStore, defaultCacheDir } from "../../cas/dir-store.node.js";
 import { createEventLog } from "../../log";
@@ -25,6 +24,7 @@ import {
   resolveHarness,
 } from "../../resolver";
 import { createFsLocalFiles } from "../../resolver/fs-local-files.node.js";
+import { parseCommandLine } from "../args";
 import type { Command } from "../command";
 import { createGuardedFetch, portsListedIn } from "../guarded-fetch";
 
@@ -81,7 +81,7 @@ exit status: 0 when nothing was refused (lint errors alone do not fail), 1 when 
   async run(args) {
     let parsed: ReturnType<typeof parse>;
     const parse = (a: string[]) =>
-      parseArgs({
+      parseCommandLine({
         args: a,
         allowPositionals: true,
         options: {

@@ -3,6 +3,7 @@ import { acquireSkill, DEFAULT_REGISTRY, DEFAULT_SEARCH_LIMIT, type SkillsFetch,
 // ".js" because tsx reads a bare "x.node" as a file with the extension ".node"; it maps .js to .ts.
 import { createDirStores, DEFAULT_SKILLS_CACHE } from "../../skills/dir-store.node.js";
 import { createFixtureFetch } from "../../skills/testing/fixture-fetch.node.js";
+import { parseCommandLine, UsageError } from "../args";
 import type { Command } from "../command";
 import { createGuardedFetch } from "../guarded-fetch";
 
@@ -23,34 +24,17 @@ const USAGE = [
   "  --fixtures  answer every request from recorded files (DIR/HOST/PATH) instead of the network",
 ].join("\n");
 
+const OPTIONS = {
+  registry: { type: "string" },
+  limit: { type: "string" },
+  cache: { type: "string" },
+  fixtures: { type: "string" },
+  log: { type: "boolean" },
+} as const;
+
 interface Options {
   positional: string[];
-  flags: Map<string, string>;
-  switches: Set<string>;
-}
-
-const VALUED = new Set(["--registry", "--limit", "--cache", "--fixtures"]);
-const SWITCHES = new Set(["--log"]);
-
-function parseArgs(args: string[]): Options | string {
-  const options: Options = { positional: [], flags: new Map(), switches: new Set() };
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i] as string;
-    const eq = arg.indexOf("=");
-    const name = arg.startsWith("--") && eq > 0 ? arg.slice(0, eq) : arg;
-    if (VALUED.has(name)) {
-      const value = eq > 0 && name !== arg ? arg.slice(eq + 1) : args[++i];
-      if (value === undefined) return `${name} needs a value`;
-      options.flags.set(name, value);
-    } else if (SWITCHES.has(arg)) {
-      options.switches.add(arg);
-    } else if (arg.startsWith("--")) {
-      return `unknown option ${arg}`;
-    } else {
-      options.positional.push(arg);
-    }
-  }
-  return options;
+  values: { registry?: string; limit?: string; cache?: string; fixtures?: string; log?: boolean };
 }
 
 function line(value: unknown): void {
@@ -69,12 +53,12 @@ function usage(message: string): number {
 
 function makeLog(options: Options): EventLog {
   const log = createEventLog();
-  if (options.switches.has("--log")) log.subscribe((event) => process.stderr.write(toJsonLine(event)));
+  if (options.values.log) log.subscribe((event) => process.stderr.write(toJsonLine(event)));
   return log;
 }
 
 function makeFetch(options: Options): SkillsFetch {
-  const fixtures = options.flags.get("--fixtures");
+  const fixtures = options.values.fixtures;
   // The one guarded fetch: names only, public addresses only, port 443, no redirects followed.
   return fixtures ? createFixtureFetch(fixtures) : createGuardedFetch().fetch;
 }
@@ -82,9 +66,9 @@ function makeFetch(options: Options): SkillsFetch {
 async function search(options: Options): Promise<number> {
   const [query, ...extra] = options.positional;
   if (query === undefined || extra.length > 0) return usage("search takes one QUERY (quote it if it has spaces)");
-  const limitFlag = options.flags.get("--limit");
+  const limitFlag = options.values.limit;
   const limit = limitFlag === undefined ? undefined : /^\d+$/.test(limitFlag) ? Number(limitFlag) : Number.NaN;
-  const registry = options.flags.get("--registry");
+  const registry = options.values.registry;
   const outcome = await searchSkills(
     { query, ...(limit === undefined ? {} : { limit }), ...(registry === undefined ? {} : { registry }) },
     { fetch: makeFetch(options), log: makeLog(options) },
@@ -98,7 +82,7 @@ async function search(options: Options): Promise<number> {
 async function acquire(options: Options): Promise<number> {
   const [id, ...extra] = options.positional;
   if (id === undefined || extra.length > 0) return usage("acquire takes one ID");
-  const { store, handles } = createDirStores(options.flags.get("--cache") ?? DEFAULT_SKILLS_CACHE);
+  const { store, handles } = createDirStores(options.values.cache ?? DEFAULT_SKILLS_CACHE);
   const outcome = await acquireSkill(id, { fetch: makeFetch(options), log: makeLog(options), store, handles });
   if (!outcome.ok) return refusal(outcome.verdict);
   line({ type: "handle", ...outcome.record });
@@ -110,8 +94,14 @@ export const command: Command = {
   usage: USAGE,
   async run(args) {
     const [sub, ...rest] = args;
-    const options = parseArgs(rest);
-    if (typeof options === "string") return usage(options);
+    let options: Options;
+    try {
+      const { values, positionals } = parseCommandLine({ args: rest, options: OPTIONS, allowPositionals: true });
+      options = { positional: positionals, values };
+    } catch (error) {
+      if (error instanceof UsageError) return usage(error.message);
+      throw error;
+    }
     if (sub === "search") return search(options);
     if (sub === "acquire") return acquire(options);
     return usage(sub === undefined ? "which subcommand?" : `unknown subcommand ${JSON.stringify(sub)}`);
