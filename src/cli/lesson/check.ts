@@ -1,5 +1,6 @@
 import { checkLessonPin, formatLessonIssues, parseLesson, splitLessonRef } from "../../lessons";
 import { messageOf } from "../../platform";
+import { parseCommandLine, UsageError } from "../args";
 import { readLessonBytes } from "./read";
 
 export const LESSON_CHECK_USAGE = `npx tab lesson check FILE[#sha256=HEX]... [--pin HEX]
@@ -16,18 +17,24 @@ interface CheckTarget {
   pin: string | null;
 }
 
+const readCommandLine = (args: readonly string[]) =>
+  parseCommandLine({ args: [...args], options: { pin: { type: "string" } }, allowPositionals: true });
+
 function readArgs(args: readonly string[]): { ok: true; targets: CheckTarget[] } | { ok: false; reason: string } {
   const targets: CheckTarget[] = [];
+  let read: ReturnType<typeof readCommandLine>;
+  try {
+    read = readCommandLine(args);
+  } catch (error) {
+    if (error instanceof UsageError) return { ok: false, reason: error.message };
+    throw error;
+  }
   let pin: string | null = null;
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i]!;
-    if (arg === "--pin") {
-      const value = args[++i];
-      if (value === undefined || !/^[0-9a-fA-F]{64}$/.test(value)) return { ok: false, reason: "--pin takes 64 hex digits (a sha256)" };
-      pin = value.toLowerCase();
-      continue;
-    }
-    if (arg.startsWith("-")) return { ok: false, reason: `unknown option ${arg}` };
+  if (read.values.pin !== undefined) {
+    if (!/^[0-9a-fA-F]{64}$/.test(read.values.pin)) return { ok: false, reason: "--pin takes 64 hex digits (a sha256)" };
+    pin = read.values.pin.toLowerCase();
+  }
+  for (const arg of read.positionals) {
     const ref = splitLessonRef(arg);
     if (!ref.ok) return { ok: false, reason: `${arg}: ${ref.reason}` };
     targets.push({ path: ref.ref, pin: ref.pin });

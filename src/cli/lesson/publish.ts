@@ -1,6 +1,8 @@
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { messageOf } from "../../platform";
+import { parseCommandLine, UsageError } from "../args";
+import { untilShutdownSignal } from "../shutdown-signal";
 import { checkPublishBase, type PublishedLesson, publishLesson } from "./publish-plan";
 import { serveLessonFolder } from "./serve";
 
@@ -25,19 +27,30 @@ interface PublishArgs {
   serve: { port: number; cert: string | null; key: string | null } | null;
 }
 
+const readCommandLine = (args: readonly string[]) =>
+  parseCommandLine({
+    args: [...args],
+    options: {
+      base: { type: "string" },
+      playground: { type: "string" },
+      embedder: { type: "string" },
+      serve: { type: "string" },
+      cert: { type: "string" },
+      key: { type: "string" },
+    },
+    allowPositionals: true,
+  });
+
 function readArgs(args: readonly string[]): { ok: true; value: PublishArgs } | { ok: false; reason: string } {
-  const named = new Map<string, string>();
-  const positional: string[] = [];
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i]!;
-    if (arg.startsWith("--")) {
-      const value = args[++i];
-      if (value === undefined) return { ok: false, reason: `${arg} takes a value` };
-      if (!["--base", "--playground", "--embedder", "--serve", "--cert", "--key"].includes(arg))
-        return { ok: false, reason: `unknown option ${arg}` };
-      named.set(arg, value);
-    } else positional.push(arg);
+  let read: ReturnType<typeof readCommandLine>;
+  try {
+    read = readCommandLine(args);
+  } catch (error) {
+    if (error instanceof UsageError) return { ok: false, reason: error.message };
+    throw error;
   }
+  const positional = read.positionals;
+  const named = new Map(Object.entries(read.values).map(([name, value]) => [`--${name}`, value]));
   if (positional.length !== 1) return { ok: false, reason: "name one lesson folder" };
   const base = named.get("--base");
   if (base === undefined) return { ok: false, reason: "--base https://HOST/PATH/ is required (where DIR will be served)" };
@@ -120,7 +133,7 @@ export async function runLessonPublish(args: readonly string[]): Promise<number>
       : undefined;
   const server = await serveLessonFolder({ dir, port: serve.port, ...(tls ? { tls } : {}) });
   process.stdout.write(`serving ${dir} with CORS at ${tls ? "https" : "http"}://127.0.0.1:${server.port}/ (Ctrl-C stops)\n`);
-  await new Promise<void>((done) => process.once("SIGINT", () => done()));
+  await untilShutdownSignal();
   await server.close();
   return failed ? 1 : 0;
 }

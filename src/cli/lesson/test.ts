@@ -1,7 +1,6 @@
 import { existsSync, realpathSync } from "node:fs";
 import { lstat, writeFile } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
-import { parseArgs } from "node:util";
 import { KERNEL_REPORTS, type LateReports } from "../../console";
 import {
   type CheckRun,
@@ -25,6 +24,7 @@ import {
 import { createEventLog } from "../../log";
 import { messageOf } from "../../platform";
 import { confineLinkPolicy, createPolicyHolder, DEFAULT_POLICY } from "../../policy";
+import { parseCommandLine } from "../args";
 import { createGuestUpstream, startNodeGuest, type UpstreamChoice } from "../guest";
 import { symlinksUnder } from "../recordings";
 import { readLessonBytes } from "./read";
@@ -243,7 +243,7 @@ export async function runLessonSteps(
 }
 
 function parse(args: string[]) {
-  return parseArgs({
+  return parseCommandLine({
     args,
     options: {
       recordings: { type: "string", multiple: true },
