@@ -112,50 +112,73 @@ test("in an 800×500 lesson embed, Run and Show me are on screen without scrolli
 });
 
 /**
- * How many pixels of the terminal cell at (`row`, `column`) differ from the terminal's
- * background, read from a screenshot of that cell at the page's device pixel ratio.
+ * For each of the first `count` cells of a terminal row, how many of its pixels are ink (far
+ * from the terminal's #0b0e14 background), read from one screenshot of the row at the page's
+ * device pixel ratio.
  */
-async function inkInCell(row: Locator, column: number, cols: number): Promise<number> {
+async function inkPerCell(row: Locator, count: number, cols: number): Promise<number[]> {
   const screen = await page.locator("#terminal .xterm-screen").boundingBox();
   const box = await row.boundingBox();
   if (!screen || !box) throw new Error("no terminal row");
   const cellWidth = screen.width / cols;
-  const png = await page.screenshot({ clip: { x: screen.x + cellWidth * column, y: box.y, width: cellWidth, height: box.height } });
-  return page.evaluate(async (base64) => {
-    const bytes = Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
-    const bitmap = await createImageBitmap(new Blob([bytes], { type: "image/png" }));
-    const canvas = new OffscreenCanvas(bitmap.width, bitmap.height);
-    const g = canvas.getContext("2d");
-    if (!g) throw new Error("no 2d context");
-    g.drawImage(bitmap, 0, 0);
-    const data = g.getImageData(0, 0, bitmap.width, bitmap.height).data;
-    // The terminal's background is #0b0e14; its text is light.
-    let ink = 0;
-    for (let i = 0; i < data.length; i += 4) if ((data[i] ?? 0) + (data[i + 1] ?? 0) + (data[i + 2] ?? 0) > 3 * 80) ink++;
-    return ink;
-  }, png.toString("base64"));
+  const png = await page.screenshot({ clip: { x: screen.x, y: box.y, width: cellWidth * count, height: box.height } });
+  return page.evaluate(
+    async ({ base64, count }) => {
+      const bytes = Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
+      const bitmap = await createImageBitmap(new Blob([bytes], { type: "image/png" }));
+      const canvas = new OffscreenCanvas(bitmap.width, bitmap.height);
+      const g = canvas.getContext("2d");
+      if (!g) throw new Error("no 2d context");
+      g.drawImage(bitmap, 0, 0);
+      const data = g.getImageData(0, 0, bitmap.width, bitmap.height).data;
+      const ink = new Array<number>(count).fill(0);
+      for (let y = 0; y < bitmap.height; y++)
+        for (let x = 0; x < bitmap.width; x++) {
+          const i = (y * bitmap.width + x) * 4;
+          const cell = Math.min(count - 1, Math.floor((x * count) / bitmap.width));
+          if ((data[i] ?? 0) + (data[i + 1] ?? 0) + (data[i + 2] ?? 0) > 3 * 80) ink[cell] = (ink[cell] ?? 0) + 1;
+        }
+      return ink;
+    },
+    { base64: png.toString("base64"), count },
+  );
 }
 
-test("the terminal draws the underscore of a_b at 1× and at 2×", async () => {
+/** Printable ASCII but the space, in two lines that fit 80 columns. */
+const GLYPHS = Array.from({ length: 94 }, (_, i) => String.fromCharCode(33 + i)).join("");
+const GLYPH_LINES = [GLYPHS.slice(0, 47), GLYPHS.slice(47)];
+/** A printf format that prints `text` exactly: every character as an octal escape. */
+const octal = (text: string) => [...text].map((c) => `\\${c.charCodeAt(0).toString(8).padStart(3, "0")}`).join("");
+
+test("the terminal draws a_b's underscore, and every ASCII glyph, at 1× and at 2×", async () => {
   test.setTimeout(BOOT_TIMEOUT_MS);
   await page.goto("./?embed=1&scenario=4");
   await waitForGuest(page);
-  const ran = await runInGuest(page, "clear; echo a_b");
+  const ran = await runInGuest(page, `clear; echo a_b; printf '${GLYPH_LINES.map(octal).join("\\n")}\\n'`);
   expect(ran.output).toContain("a_b");
-  const row = page.locator("#terminal .xterm-rows > div").filter({ hasText: /^a_b\s*$/ });
-  await expect(row).toHaveCount(1);
+  const rowOf = (text: string) =>
+    page.locator("#terminal .xterm-rows > div").filter({ hasText: new RegExp(`^${text.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}\\s*$`) });
+  const ab = rowOf("a_b");
+  await expect(ab).toHaveCount(1);
+  for (const line of GLYPH_LINES) await expect(rowOf(line)).toHaveCount(1);
   const cols = (await page.evaluate(() => window.__tab?.terminalSize().cols)) ?? 0;
-  expect(cols).toBeGreaterThan(0);
+  expect(cols).toBeGreaterThanOrEqual(GLYPH_LINES[0]!.length);
   const cdp = await context.newCDPSession(page);
   try {
     for (const scale of [1, 2]) {
       await cdp.send("Emulation.setDeviceMetricsOverride", { ...VIEWPORT, deviceScaleFactor: scale, mobile: false });
       await expect.poll(() => page.evaluate(() => window.devicePixelRatio)).toBe(scale);
       await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
-      // The cells beside it prove the reading: "a" and "b" have ink, and so does "_" between them.
-      expect(await inkInCell(row, 0, cols), `a at ${scale}×`).toBeGreaterThan(0);
-      expect(await inkInCell(row, 1, cols), `_ at ${scale}×`).toBeGreaterThanOrEqual(3 * scale);
-      expect(await inkInCell(row, 2, cols), `b at ${scale}×`).toBeGreaterThan(0);
+      // "a" and "b" beside it prove the reading; the underscore is a line of at least 3 pixels a row.
+      const [a, underscore, b] = await inkPerCell(ab, 3, cols);
+      expect(a, `a at ${scale}×`).toBeGreaterThan(0);
+      expect(underscore, `_ at ${scale}×`).toBeGreaterThanOrEqual(3 * scale);
+      expect(b, `b at ${scale}×`).toBeGreaterThan(0);
+      for (const line of GLYPH_LINES) {
+        const ink = await inkPerCell(rowOf(line), line.length, cols);
+        const blank = [...line].filter((_, i) => (ink[i] ?? 0) === 0);
+        expect(blank, `glyphs with no ink at ${scale}×`).toEqual([]);
+      }
     }
   } finally {
     await cdp.send("Emulation.clearDeviceMetricsOverride");
