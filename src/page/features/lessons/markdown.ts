@@ -131,7 +131,24 @@ function tableNode(doc: Document, b: Extract<MarkdownBlock, { kind: "table" }>):
   return box;
 }
 
+/**
+ * The player redraws its card on every state change (each command, each attempt), so each text
+ * is read once and its tree kept: a hostile text costs its worst case once, not per redraw.
+ */
+const READ_KEPT = 64;
+const read = new Map<string, readonly MarkdownBlock[]>();
+
+function blocksOf(text: string): readonly MarkdownBlock[] {
+  let blocks = read.get(text);
+  if (!blocks) {
+    blocks = parseLessonMarkdown(text).blocks;
+    if (read.size >= READ_KEPT) read.clear();
+    read.set(text, blocks);
+  }
+  return blocks;
+}
+
 /** DOM nodes for a lesson text. */
 export function renderMarkdown(doc: Document, text: string): Node[] {
-  return parseLessonMarkdown(text).blocks.flatMap((b) => blockNode(doc, b));
+  return blocksOf(text).flatMap((b) => blockNode(doc, b));
 }
