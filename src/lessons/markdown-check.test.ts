@@ -39,6 +39,13 @@ describe("a lesson's Markdown as lesson check reads it", () => {
     expect(issues[0]?.message).toContain('"javascript:alert(1)" is not an https: URL');
   });
 
+  it("tables past the cell budget are reported", () => {
+    const wide = `${"|a".repeat(200)}|\n${"|-".repeat(200)}|\n${"|\n".repeat(60)}`;
+    const [issue] = issuesOf(lesson(`    text: ${JSON.stringify(wide)}\n`));
+    expect(issue?.field).toBe("steps[0].text");
+    expect(issue?.message).toMatch(/^markdown-table-too-large: its tables ask for more than 10000 cells/);
+  });
+
   it("a text too long to be read as Markdown is reported with its length", () => {
     const long = "a".repeat(MARKDOWN_MAX_CHARS + 1);
     const [issue] = issuesOf(lesson(`    text: ${long}\n`));

@@ -1,5 +1,5 @@
 import { isNode, LineCounter, parseDocument } from "yaml";
-import { MARKDOWN_MAX_CHARS, parseLessonMarkdown } from "./markdown";
+import { MARKDOWN_MAX_CHARS, MARKDOWN_MAX_TABLE_CELLS, parseLessonMarkdown } from "./markdown";
 import type { LessonIssue } from "./parse";
 import { type Lesson, stepHints } from "./schema";
 
@@ -22,8 +22,8 @@ const fieldName = (path: readonly (string | number)[]) =>
 /**
  * What a reader would not see as the author meant it, in a lesson that is otherwise valid
  * (`npx tab lesson check` reports these): a text too long to be read as Markdown (the page
- * shows its start as plain text), and a link or image whose target is not `https:` (the page
- * shows it as literal text). `source` is the lesson file's text, for the lines.
+ * shows its start as plain text), a link or image whose target is not `https:` (the page
+ * shows it as literal text), and tables past the cell budget (their last rows show as text). `source` is the lesson file's text, for the lines.
  */
 export function lessonMarkdownIssues(source: string, lesson: Lesson): LessonIssue[] {
   const lines = new LineCounter();
@@ -39,8 +39,13 @@ export function lessonMarkdownIssues(source: string, lesson: Lesson): LessonIssu
       );
       continue;
     }
-    for (const target of parseLessonMarkdown(field.text).refusedLinks)
+    const read = parseLessonMarkdown(field.text);
+    for (const target of read.refusedLinks)
       issue(`markdown-link-refused: ${JSON.stringify(target)} is not an https: URL, so the page shows this link as plain text`);
+    if (read.tablesCut)
+      issue(
+        `markdown-table-too-large: its tables ask for more than ${MARKDOWN_MAX_TABLE_CELLS} cells (rows × header columns); the rows past that are shown as text`,
+      );
   }
   return issues;
 }

@@ -1,6 +1,6 @@
 import createMarkdownIt from "markdown-it";
 import { describe, expect, it } from "vitest";
-import { MARKDOWN_MAX_CHARS, type MarkdownBlock, type MarkdownInline, parseLessonMarkdown } from "./markdown";
+import { MARKDOWN_MAX_CHARS, MARKDOWN_MAX_TABLE_CELLS, type MarkdownBlock, type MarkdownInline, parseLessonMarkdown } from "./markdown";
 import { HOSTILE_MARKDOWN } from "./testing/hostile-markdown";
 
 const blocks = (text: string) => parseLessonMarkdown(text).blocks;
@@ -211,5 +211,39 @@ describe("reading a lesson's Markdown is linear in its length and capped", () =>
   it.each(Object.keys(HOSTILE_MARKDOWN))("%s: the tree has no more nodes than the text has characters", (name) => {
     const text = HOSTILE_MARKDOWN[name]!(MARKDOWN_MAX_CHARS);
     expect(nodeCount(blocks(text))).toBeLessThanOrEqual(text.length);
+  });
+});
+
+describe("a lesson's tables are read up to MARKDOWN_MAX_TABLE_CELLS cells", () => {
+  it("a table within the budget is read whole, and nothing is cut", () => {
+    const rows = "| a | b |\n".repeat(MARKDOWN_MAX_TABLE_CELLS / 2 - 1);
+    const read = parseLessonMarkdown(`| h | i |\n|---|---|\n${rows}`);
+    expect(read.tablesCut).toBe(false);
+    expect(read.blocks).toHaveLength(1);
+    expect(read.blocks[0]).toMatchObject({ kind: "table", head: [[t("h")], [t("i")]] });
+    expect(read.blocks[0]?.kind === "table" && read.blocks[0].rows).toHaveLength(MARKDOWN_MAX_TABLE_CELLS / 2 - 1);
+  });
+
+  it("rows past the budget are not a table: they stay text, and the cut is reported", () => {
+    const columns = 100;
+    const text = `${"|a".repeat(columns)}|\n${"|-".repeat(columns)}|\n${"|\n".repeat(1000)}`;
+    const read = parseLessonMarkdown(text);
+    expect(read.tablesCut).toBe(true);
+    const [table, rest] = read.blocks;
+    expect(table?.kind === "table" && table.rows.length).toBe(MARKDOWN_MAX_TABLE_CELLS / columns - 1);
+    expect(rest).toMatchObject({ kind: "paragraph" });
+  });
+
+  it("a second table past the budget is not read as one, and the cut is reported", () => {
+    const big = `| a | b |\n|---|---|\n${"| 1 | 2 |\n".repeat(MARKDOWN_MAX_TABLE_CELLS / 2 - 1)}`;
+    const read = parseLessonMarkdown(`${big}\nthen\n\n| x | y |\n|---|---|\n| 3 | 4 |\n`);
+    expect(read.tablesCut).toBe(true);
+    expect(read.blocks.map((b) => b.kind)).toEqual(["table", "paragraph", "paragraph"]);
+  });
+
+  it("paragraphs after a table that used the whole budget are not reported as cut", () => {
+    const big = `| a | b |\n|---|---|\n${"| 1 | 2 |\n".repeat(MARKDOWN_MAX_TABLE_CELLS / 2 - 1)}`;
+    const read = parseLessonMarkdown(`${big}\none\ntwo\n\nthree\nfour\n`);
+    expect(read.tablesCut).toBe(false);
   });
 });

@@ -1,4 +1,4 @@
-import createMarkdownIt, { type MarkdownIt, type Token } from "markdown-it";
+import createMarkdownIt, { type MarkdownIt, type StateBlock, type Token } from "markdown-it";
 
 /**
  * A lesson's Markdown (step text, summary, hints, explanations) read as CommonMark with GFM
@@ -39,10 +39,20 @@ export interface LessonMarkdown {
   blocks: MarkdownBlock[];
   /** Link and image targets that were not `https:` URLs, in the order met: each stayed literal text. */
   refusedLinks: string[];
+  /** Table rows past MARKDOWN_MAX_TABLE_CELLS were not read as a table (they show as text). */
+  tablesCut: boolean;
 }
 
 /** Each lesson text is read as Markdown up to this many characters; bench/markdown.ts measures the worst case at this size. */
 export const MARKDOWN_MAX_CHARS = 64 * 1024;
+
+/**
+ * The most table cells one text is read as (all its tables, each row counted as wide as its
+ * header). GFM pads a short row to the header's width, so a wide header over many `|` lines
+ * asks for far more cells than the text has characters; markdown-it stops at 65,536 padded
+ * cells, which was ten times the cost of any other hostile text. Rows past this stay text.
+ */
+export const MARKDOWN_MAX_TABLE_CELLS = 10_000;
 
 /** The one URL scheme a lesson may link to. */
 export function isLessonLinkTarget(url: string): boolean {
@@ -55,16 +65,56 @@ export function isLessonLinkTarget(url: string): boolean {
   }
 }
 
-function createReader(): { md: MarkdownIt; refused: Set<string> } {
+/** How many columns a delimiter row (`|:--|--:|`) gives its table: its pipes, less an outer one at each end, plus one. */
+function delimiterColumns(state: StateBlock, line: number): number {
+  const text = state.src.slice((state.bMarks[line] ?? 0) + (state.tShift[line] ?? 0), state.eMarks[line] ?? 0).trim();
+  let pipes = 0;
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) === 0x7c) pipes++;
+  if (text.startsWith("|")) pipes--;
+  if (text.length > 1 && text.endsWith("|")) pipes--;
+  return Math.max(1, pipes + 1);
+}
+
+interface Reader {
+  md: MarkdownIt;
+  /** What the text being read asked for; reset before each text. */
+  refused: Set<string>;
+  tableCells: { left: number; cut: boolean };
+}
+
+function createReader(): Reader {
   // The commonmark preset (no linkify, no typographer, nesting capped at 20) plus GFM tables.
   const md = createMarkdownIt("commonmark", { html: false }).enable("table");
-  const refused = new Set<string>();
+  const reader: Reader = { md, refused: new Set(), tableCells: { left: MARKDOWN_MAX_TABLE_CELLS, cut: false } };
   md.validateLink = (url: string) => {
     if (isLessonLinkTarget(url)) return true;
-    refused.add(url);
+    reader.refused.add(url);
     return false;
   };
-  return { md, refused };
+  // markdown-it's table rule, read only as far as the text's cell budget goes: it stops at the
+  // line it is given as the end, and the rows after it are read as whatever else they are.
+  const rules = md.block.ruler.__rules__;
+  const table = rules[md.block.ruler.__find__("table")]?.fn;
+  if (!table) throw new Error("markdown-it has no table rule");
+  md.block.ruler.at("table", (state, startLine, endLine, silent) => {
+    if (startLine + 1 >= endLine) return table(state, startLine, endLine, silent);
+    const columns = delimiterColumns(state, startLine + 1);
+    const budget = reader.tableCells;
+    const rows = Math.floor(budget.left / columns) - 1; // the header is a row too
+    if (rows < 0) {
+      // Out of cells: a table here (its header and delimiter read, silently) is what was cut.
+      if (table(state, startLine, startLine + 2, true)) budget.cut = true;
+      return false;
+    }
+    const end = Math.min(endLine, startLine + 2 + rows);
+    if (!table(state, startLine, end, silent)) return false;
+    if (!silent) {
+      budget.left -= columns * (state.line - startLine - 1);
+      if (end < endLine && state.line === end && !state.isEmpty(end)) budget.cut = true;
+    }
+    return true;
+  });
+  return reader;
 }
 
 // Made on first use, so a bundle that imports the lessons core without reading Markdown leaves markdown-it out.
@@ -84,11 +134,13 @@ export function parseLessonMarkdown(text: string): LessonMarkdown {
         },
       ],
       refusedLinks: [],
+      tablesCut: false,
     };
   reader ??= createReader();
   reader.refused.clear();
+  reader.tableCells = { left: MARKDOWN_MAX_TABLE_CELLS, cut: false };
   const blocks = readBlocks(reader.md.parse(text, {}));
-  return { blocks, refusedLinks: [...reader.refused] };
+  return { blocks, refusedLinks: [...reader.refused], tablesCut: reader.tableCells.cut };
 }
 
 /** Reads block tokens from `tokens` (a flat list with open/close pairs) into blocks: a stack, so it is linear. */
