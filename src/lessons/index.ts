@@ -12,6 +12,16 @@ export {
   SHARE_POLICY_LINK_MAX_CHARS,
   SHARE_POLICY_MAX_BYTES,
 } from "./link";
+export {
+  isLessonLinkTarget,
+  type LessonMarkdown,
+  MARKDOWN_MAX_CHARS,
+  type MarkdownBlock,
+  type MarkdownInline,
+  parseLessonMarkdown,
+  type TableAlign,
+} from "./markdown";
+export { lessonMarkdownIssues } from "./markdown-check";
 export { mainOutcome, type Outcome, outcomeOf } from "./outcome";
 export {
   compileOutputPattern,

@@ -111,6 +111,16 @@ describe("npx tab lesson check", () => {
     expect(r.stdout).toContain(`${backref}:9:17 steps[0].expect[1].output: output-pattern-unsupported: `);
   });
 
+  it("reports a link the page would show as text (not https:) at its field's line, and exits 1", async () => {
+    const link = join(dir, "link.yaml");
+    await writeFile(link, GOOD.replace("    run: curl", "    text: See [the docs](http://docs.example/).\n    run: curl"));
+    const r = await tab(["lesson", "check", link]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe(
+      `${link}:5:11 steps[0].text: markdown-link-refused: "http://docs.example/" is not an https: URL, so the page shows this link as plain text\n`,
+    );
+  });
+
   it("says an unreadable file cannot be read, and exits 1", async () => {
     const r = await tab(["lesson", "check", join(dir, "missing.yaml")]);
     expect(r.code).toBe(1);

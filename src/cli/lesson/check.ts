@@ -1,4 +1,4 @@
-import { checkLessonPin, formatLessonIssues, parseLesson, splitLessonRef } from "../../lessons";
+import { checkLessonPin, formatLessonIssues, lessonMarkdownIssues, parseLesson, splitLessonRef } from "../../lessons";
 import { messageOf } from "../../platform";
 import { parseCommandLine, UsageError } from "../args";
 import { readLessonBytes } from "./read";
@@ -63,9 +63,16 @@ async function checkOne(target: CheckTarget, out: Write): Promise<boolean> {
       ok = false;
     }
   }
-  const parsed = parseLesson(bytes.toString("utf8"));
+  const source = bytes.toString("utf8");
+  const parsed = parseLesson(source);
   if (!parsed.ok) {
     for (const line of formatLessonIssues(parsed.issues, { file: target.path })) out(line);
+    return false;
+  }
+  // Valid, but a reader would not see its Markdown as written: the author hears it here.
+  const markdown = lessonMarkdownIssues(source, parsed.lesson);
+  if (markdown.length > 0) {
+    for (const line of formatLessonIssues(markdown, { file: target.path })) out(line);
     return false;
   }
   if (ok) {

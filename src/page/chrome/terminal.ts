@@ -24,6 +24,10 @@ export function createTerminal(container: HTMLElement): GuestTerminal {
     cursorBlink: false,
     fontFamily: "ui-monospace, 'DejaVu Sans Mono', Menlo, Consolas, monospace",
     fontSize: 14,
+    // xterm draws each row as tall as the font's ascent + descent, and clips it there: at 1×
+    // DejaVu Sans Mono's underscore fell on the clipped line (`full_name` read `full name`).
+    // A little leading puts every ASCII glyph, `_` included, inside its row at 1× and 2×.
+    lineHeight: 1.2,
     scrollback: 5000,
     theme: { background: "#0b0e14", foreground: "#d7dae0" },
   });

@@ -38,6 +38,12 @@ export interface EventPanel {
 const MAX_ROWS = 1500;
 
 /**
+ * A run of 24 characters or more with no space (a URL, a hash): the only text a
+ * cell may break mid-word (style.css, `td.long-token`); every other word stays whole.
+ */
+const LONG_TOKEN = /\S{24,}/;
+
+/**
  * A panel renders the events of some kinds from the one log, and nothing else (one
  * log, many views). Rendering is batched per animation frame so a burst of frames on the
  * wire costs one layout, and the DOM holds at most MAX_ROWS rows.
@@ -94,7 +100,10 @@ export function createEventPanel(spec: EventPanelSpec, log: EventLog): EventPane
       "tr",
       { class: `tone-${row.tone}`, attrs: { tabindex: "0", "data-kind": event.kind, "data-seq": String(event.seq) } },
       h("td", { class: "time" }, formatTime(event.time)),
-      ...row.cells.map((c) => h("td", {}, displayText(c))),
+      ...row.cells.map((c) => {
+        const text = displayText(c);
+        return h("td", LONG_TOKEN.test(text) ? { class: "long-token" } : {}, text);
+      }),
     );
     if (row.details && row.details.length > 0) {
       const details = row.details;

@@ -1,139 +1,96 @@
-/**
- * The Markdown a lesson's text may use, as a tree the view builds DOM nodes from (text
- * nodes and a few elements, never HTML): paragraphs, `-`/`*` lists, inline `code`,
- * **strong**, *emphasis* and [links](https://…). Anything else, raw HTML included, stays
- * literal text.
- */
-export type Inline =
-  | { kind: "text"; text: string }
-  | { kind: "code"; text: string }
-  | { kind: "strong"; text: string }
-  | { kind: "em"; text: string }
-  | { kind: "link"; text: string; href: string };
-
-export type Block =
-  | { kind: "paragraph"; inlines: Inline[] }
-  | { kind: "list"; items: Inline[][] }
-  /** Text past MARKDOWN_MAX_CHARS: not read as Markdown; its start is shown as plain text with the reason. */
-  | { kind: "refused"; reason: string; text: string };
+import { type MarkdownBlock, type MarkdownInline, parseLessonMarkdown } from "../../../lessons";
 
 /**
- * Lesson text comes from whoever wrote the lesson (a link, a file someone sent) and is rendered
- * after every command, so reading it is linear in its length and capped: longer text is shown
- * plain (its first MARKDOWN_MAX_CHARS characters), with `markdown-too-large` and the reason.
+ * A lesson text's DOM nodes: the core reads it as Markdown (src/lessons/markdown.ts), and each
+ * block and mark here becomes an element made with createElement, its words set as text
+ * nodes. Nothing is ever parsed as HTML, so whatever a lesson's author wrote stays words.
  */
-export const MARKDOWN_MAX_CHARS = 64 * 1024;
 
-const LIST_ITEM = /^\s*[-*]\s+(.*)$/;
+/** An author's `#` heading sits under the step's own title (an h2): `#` is an h3, and so on to h6. */
+const HEADING_OFFSET = 2;
 
-export function markdownBlocks(text: string): Block[] {
-  if (text.length > MARKDOWN_MAX_CHARS)
-    return [
-      {
-        kind: "refused",
-        reason: `markdown-too-large: this text is ${text.length} characters; lesson text is read as Markdown up to ${MARKDOWN_MAX_CHARS}, so its start is shown as plain text`,
-        text: text.slice(0, MARKDOWN_MAX_CHARS),
-      },
-    ];
-  const blocks: Block[] = [];
-  for (const chunk of text.replace(/\r\n?/g, "\n").split(/\n[^\S\n]*\n/)) {
-    const lines = chunk.split("\n").filter((l) => l.trim() !== "");
-    if (lines.length === 0) continue;
-    if (lines.every((l) => LIST_ITEM.test(l))) {
-      blocks.push({ kind: "list", items: lines.map((l) => inlines(LIST_ITEM.exec(l)?.[1] ?? "")) });
-    } else blocks.push({ kind: "paragraph", inlines: inlines(lines.map((l) => l.trim()).join(" ")) });
+function inlineNodes(doc: Document, inlines: readonly MarkdownInline[]): Node[] {
+  return inlines.map((i) => inlineNode(doc, i));
+}
+
+function inlineNode(doc: Document, i: MarkdownInline): Node {
+  switch (i.kind) {
+    case "text":
+      return doc.createTextNode(i.text);
+    case "code": {
+      const code = doc.createElement("code");
+      code.textContent = i.text;
+      return code;
+    }
+    case "break":
+      return doc.createElement("br");
+    case "strong":
+    case "em": {
+      const el = doc.createElement(i.kind);
+      el.append(...inlineNodes(doc, i.children));
+      return el;
+    }
+    case "link":
+      return outsideLink(doc, i.href, inlineNodes(doc, i.children));
+    case "image":
+      return outsideLink(doc, i.href, [doc.createTextNode(i.alt || i.href)]);
   }
-  return blocks;
 }
 
-const NONE = -1;
-
-/** For each position, the index of the next character (at or after it) that `is`, else NONE: one pass from the end. */
-function nextWhere(text: string, is: (c: string) => boolean): Int32Array {
-  const next = new Int32Array(text.length + 1).fill(NONE);
-  for (let i = text.length - 1; i >= 0; i--) next[i] = is(text.charAt(i)) ? i : (next[i + 1] ?? NONE);
-  return next;
+/** A link out of the page: a new tab, no opener, no referrer (the core let only https: URLs through). */
+function outsideLink(doc: Document, href: string, content: Node[]): HTMLAnchorElement {
+  const a = doc.createElement("a");
+  a.setAttribute("href", href);
+  a.setAttribute("target", "_blank");
+  a.setAttribute("rel", "noopener noreferrer");
+  a.append(...content);
+  return a;
 }
 
-const SPACE = /\s/;
-const LINK_TARGET = "](https://";
-
-/**
- * The inline marks in one paragraph or item: `code`, **strong**, *emphasis*, [text](https://…),
- * tried in that order at each character, anything else literal. Each attempt reads the next
- * closing character from a table built in one pass, so the whole is linear in the text (a
- * regular expression here rescanned to the end for every unclosed `[`: 62,000 of them took
- * seconds).
- */
-export function inlines(text: string): Inline[] {
-  const at = (i: number) => text.charAt(i);
-  const nextTick = nextWhere(text, (c) => c === "`");
-  const nextStar = nextWhere(text, (c) => c === "*");
-  const nextClose = nextWhere(text, (c) => c === "]");
-  const nextUrlEnd = nextWhere(text, (c) => c === ")" || SPACE.test(c));
-  const next = (table: Int32Array, i: number) => (i <= text.length ? (table[i] ?? NONE) : NONE);
-
-  /** The mark starting at `i`, and where the text after it starts, or null. */
-  const markAt = (i: number): { mark: Inline; end: number } | null => {
-    const c = at(i);
-    if (c === "`") {
-      const close = next(nextTick, i + 1);
-      if (close > i + 1) return { mark: { kind: "code", text: text.slice(i + 1, close) }, end: close + 1 };
+function blockNode(doc: Document, b: MarkdownBlock, tight = false): Node[] {
+  switch (b.kind) {
+    case "paragraph": {
+      // In a tight list an item's paragraph is its line, with no paragraph spacing.
+      if (tight) return inlineNodes(doc, b.inlines);
+      const p = doc.createElement("p");
+      p.append(...inlineNodes(doc, b.inlines));
+      return [p];
     }
-    if (c === "*" && at(i + 1) === "*") {
-      const close = next(nextStar, i + 2);
-      if (close > i + 2 && at(close + 1) === "*") return { mark: { kind: "strong", text: text.slice(i + 2, close) }, end: close + 2 };
+    case "heading": {
+      const h = doc.createElement(`h${Math.min(6, b.level + HEADING_OFFSET)}`);
+      h.className = "lesson-heading";
+      h.append(...inlineNodes(doc, b.inlines));
+      return [h];
     }
-    if (c === "*" && i + 1 < text.length && at(i + 1) !== "*" && !SPACE.test(at(i + 1))) {
-      const close = next(nextStar, i + 2);
-      if (close !== NONE) return { mark: { kind: "em", text: text.slice(i + 1, close) }, end: close + 1 };
+    case "code": {
+      const pre = doc.createElement("pre");
+      pre.className = "lesson-code";
+      const code = doc.createElement("code");
+      if (b.lang) code.dataset.lang = b.lang;
+      code.textContent = b.text;
+      pre.append(code);
+      return [pre];
     }
-    if (c === "[") {
-      const close = next(nextClose, i + 1);
-      if (close > i + 1 && text.startsWith(LINK_TARGET, close)) {
-        const urlStart = close + 2;
-        const urlEnd = next(nextUrlEnd, close + LINK_TARGET.length);
-        if (urlEnd > close + LINK_TARGET.length && at(urlEnd) === ")")
-          return { mark: { kind: "link", text: text.slice(i + 1, close), href: text.slice(urlStart, urlEnd) }, end: urlEnd + 1 };
+    case "list": {
+      const list = doc.createElement(b.ordered ? "ol" : "ul");
+      if (b.ordered && b.start !== 1) list.setAttribute("start", String(b.start));
+      for (const item of b.items) {
+        const li = doc.createElement("li");
+        li.append(...item.flatMap((inner) => blockNode(doc, inner, b.tight)));
+        list.append(li);
       }
+      return [list];
     }
-    return null;
-  };
-
-  const out: Inline[] = [];
-  let literalFrom = 0;
-  let i = 0;
-  while (i < text.length) {
-    const found = markAt(i);
-    if (!found) {
-      i += 1;
-      continue;
+    case "quote": {
+      const quote = doc.createElement("blockquote");
+      quote.append(...b.blocks.flatMap((inner) => blockNode(doc, inner)));
+      return [quote];
     }
-    if (i > literalFrom) out.push({ kind: "text", text: text.slice(literalFrom, i) });
-    out.push(found.mark);
-    i = found.end;
-    literalFrom = i;
-  }
-  if (literalFrom < text.length) out.push({ kind: "text", text: text.slice(literalFrom) });
-  return out;
-}
-
-/** DOM nodes for the text: elements made one by one, their content set as text. */
-export function renderMarkdown(doc: Document, text: string): Node[] {
-  const inline = (i: Inline): Node => {
-    if (i.kind === "text") return doc.createTextNode(i.text);
-    const tag = i.kind === "link" ? "a" : i.kind;
-    const el = doc.createElement(tag);
-    el.textContent = i.text;
-    if (i.kind === "link") {
-      el.setAttribute("href", i.href);
-      el.setAttribute("target", "_blank");
-      el.setAttribute("rel", "noopener noreferrer");
-    }
-    return el;
-  };
-  return markdownBlocks(text).map((b) => {
-    if (b.kind === "refused") {
+    case "table":
+      return [tableNode(doc, b)];
+    case "rule":
+      return [doc.createElement("hr")];
+    case "refused": {
       const box = doc.createElement("div");
       const note = doc.createElement("p");
       note.className = "lesson-markdown-refused";
@@ -141,19 +98,57 @@ export function renderMarkdown(doc: Document, text: string): Node[] {
       const plain = doc.createElement("p");
       plain.textContent = `${b.text}…`;
       box.append(note, plain);
-      return box;
+      return [box];
     }
-    if (b.kind === "paragraph") {
-      const p = doc.createElement("p");
-      p.append(...b.inlines.map(inline));
-      return p;
-    }
-    const ul = doc.createElement("ul");
-    for (const item of b.items) {
-      const li = doc.createElement("li");
-      li.append(...item.map(inline));
-      ul.append(li);
-    }
-    return ul;
-  });
+  }
+}
+
+function tableNode(doc: Document, b: Extract<MarkdownBlock, { kind: "table" }>): HTMLElement {
+  // A wide table scrolls inside its own box instead of widening the lesson panel.
+  const box = doc.createElement("div");
+  box.className = "lesson-table";
+  const table = doc.createElement("table");
+  const row = (cells: readonly MarkdownInline[][], tag: "th" | "td") => {
+    const tr = doc.createElement("tr");
+    cells.forEach((cell, column) => {
+      const el = doc.createElement(tag);
+      const align = b.align[column];
+      if (align) el.style.textAlign = align;
+      el.append(...inlineNodes(doc, cell));
+      tr.append(el);
+    });
+    return tr;
+  };
+  const head = doc.createElement("thead");
+  head.append(row(b.head, "th"));
+  table.append(head);
+  if (b.rows.length > 0) {
+    const body = doc.createElement("tbody");
+    body.append(...b.rows.map((r) => row(r, "td")));
+    table.append(body);
+  }
+  box.append(table);
+  return box;
+}
+
+/**
+ * The player redraws its card on every state change (each command, each attempt), so each text
+ * is read once and its tree kept: a hostile text costs its worst case once, not per redraw.
+ */
+const READ_KEPT = 64;
+const read = new Map<string, readonly MarkdownBlock[]>();
+
+function blocksOf(text: string): readonly MarkdownBlock[] {
+  let blocks = read.get(text);
+  if (!blocks) {
+    blocks = parseLessonMarkdown(text).blocks;
+    if (read.size >= READ_KEPT) read.clear();
+    read.set(text, blocks);
+  }
+  return blocks;
+}
+
+/** DOM nodes for a lesson text. */
+export function renderMarkdown(doc: Document, text: string): Node[] {
+  return blocksOf(text).flatMap((b) => blockNode(doc, b));
 }
