@@ -50,11 +50,13 @@ export function mount(ctx: FeatureContext): void {
     indexReady: false,
     draft: null,
     pending: null,
+    replay: null,
   };
   const current = () => (state.lesson && state.step < state.lesson.steps.length ? state.lesson.steps[state.step] : null);
   const view = createPlayerView({
     showMe: () => type(current()?.command, "lesson-show-me"),
     runDemo: () => type(current()?.command, "lesson-demo"),
+    replay: () => host.dispatch({ kind: "replay" }),
     restart: () => host.dispatch({ kind: "restart" }),
     close: () => void close(),
     open: (name) => void openLesson(host, { kind: "bundled", name }, null, false),
@@ -76,6 +78,7 @@ export function mount(ctx: FeatureContext): void {
       for (const effect of next.effects) perform(host, model, effect);
       state.step = currentStep(model) ?? 0;
       state.attempt = model.attempt;
+      state.replay = model.replay ?? null;
       if (event.kind === "restart") state.note = null;
       host.render();
     },
