@@ -71,6 +71,7 @@ export function mount(ctx: FeatureContext): void {
     render: () => view.render(state),
     model: () => model,
     setupRecords: new Set<number>(),
+    setupRun: Promise.resolve(),
     policy: { before: null, applied: Promise.resolve() },
     dispatch(event) {
       const next = updatePlayer(model, event);
@@ -167,6 +168,8 @@ export function mount(ctx: FeatureContext): void {
       history: history.map((w) => w.command),
     }),
     open: (name: string) => openLesson(host, { kind: "bundled", name }, null, false),
+    /** Settles once the newest setup or resume typing ended (a test waits for it before Show me). */
+    setupDone: () => host.setupRun,
   });
 }
 
@@ -175,7 +178,7 @@ function perform(host: PlayerHost, model: PlayerModel, effect: PlayerEffect): vo
   const lesson = model.lesson;
   if (effect.kind === "log") host.ctx.log.append(effect.event);
   else if (effect.kind === "post") host.post(effect.message);
-  else if (effect.kind === "run-setup") void runSetup(host, effect.commands, effect.replay ?? []);
+  else if (effect.kind === "run-setup") host.setupRun = runSetup(host, effect.commands, effect.replay ?? []).catch(() => undefined);
   else if (effect.kind === "say") host.state.note = effect.text;
   else if (lesson && effect.kind === "forget") host.store.forget(lesson.pin);
   else if (lesson && effect.kind === "persist" && model.progress) {

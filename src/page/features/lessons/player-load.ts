@@ -25,6 +25,8 @@ export interface PlayerHost {
   model(): PlayerModel;
   /** Records of the setup commands (not judged, not drafted). */
   setupRecords: Set<number>;
+  /** The newest setup (or resume) typing, settled once its last command ended. */
+  setupRun: Promise<void>;
   /** The reader's policy while a lesson's own is applied, and the application its setup waits for. */
   policy: { before: Policy | null; applied: Promise<void> };
 }
