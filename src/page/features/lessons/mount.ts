@@ -10,7 +10,7 @@ import { createLessonMessenger, embeddingParent } from "./embed-messages";
 import { type LessonRequest, readLessonLink } from "./link-params";
 import { createLessonsPanel, readLessonIndex } from "./obtain";
 import { leaveLesson, openLesson, type PlayerHost, refuseLesson, runChecks, runSetup, saveAsLesson } from "./player-load";
-import { closedPlayer, currentStep, type PlayerEffect, type PlayerModel, updatePlayer } from "./player-machine";
+import { closedPlayer, currentStep, focusesPage, type PlayerEffect, type PlayerModel, updatePlayer } from "./player-machine";
 import { createProgressStore, LESSON_PROGRESS_KEY } from "./progress-store";
 import { createPlayerView, type PlayerState } from "./view";
 
@@ -80,6 +80,7 @@ export function mount(ctx: FeatureContext): void {
       state.step = currentStep(model) ?? 0;
       state.attempt = model.attempt;
       state.replay = model.replay ?? null;
+      ctx.layout.root.classList.toggle("lesson-focus", focusesPage(model));
       if (event.kind === "restart") state.note = null;
       host.render();
     },
@@ -105,7 +106,6 @@ export function mount(ctx: FeatureContext): void {
   async function close(): Promise<void> {
     await leaveLesson(host);
     state.lesson = null;
-    ctx.layout.root.classList.remove("lesson-focus");
     host.dispatch({ kind: "close" });
     void refreshIndex();
   }

@@ -48,7 +48,6 @@ export async function openLesson(p: PlayerHost, request: LessonRequest, startAt:
   if (fromLink && !(await consented(p, got.source, lesson, confined))) return;
   await leaveLesson(p);
   state.lesson = { title: lesson.title, summary: lesson.summary, pin: lesson.pin, source: got.source.source, steps: lesson.steps };
-  ctx.layout.root.classList.add("lesson-focus");
   ctx.selectPanel("lessons");
   // The setup waits for the lesson's policy; lesson.load is logged before the policy change.
   let applied = (): void => undefined;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { bypassRefused, pastebinRefused, zenServed, zenUnreadable } from "../../../lessons/testing/windows";
 import { type LoadedLesson, loadLessonText } from "./lesson-core";
-import { closedPlayer, currentStep, type PlayerEffect, resumeRule, updatePlayer } from "./player-machine";
+import { closedPlayer, currentStep, focusesPage, type PlayerEffect, resumeRule, updatePlayer } from "./player-machine";
 
 // The lesson player's state machine, without a DOM: what each event does to the state, and
 // which effects the mount must perform (log, post to an embedding page, keep progress, setup).
@@ -144,5 +144,19 @@ describe("the lesson player's state machine", () => {
     expect(resumeRule(lesson("link"), 1)).toMatchObject({ kind: "on-click" });
     expect(resumeRule(lesson("link"), 0)).toEqual({ kind: "none" });
     expect(resumeRule(lesson(), 2)).toEqual({ kind: "none" });
+  });
+
+  it("the page is focused on a lesson while it runs, and given back once it is finished or closed", () => {
+    expect(focusesPage(closedPlayer)).toBe(false);
+    let t = updatePlayer(closedPlayer, { kind: "open", lesson: lesson(), saved: { step: 1, passed: [1] }, startAt: null });
+    expect(focusesPage(t.state)).toBe(true);
+    t = updatePlayer(t.state, { kind: "command", window: zenServed() });
+    expect(t.effects.map((e) => (e.kind === "post" ? e.message.type : e.kind))).toContain("lesson.done");
+    expect(focusesPage(t.state)).toBe(false);
+    // Reopened finished (a reload), it stays given back; Restart focuses it again.
+    t = updatePlayer(t.state, { kind: "open", lesson: lesson(), saved: t.state.progress, startAt: null });
+    expect(focusesPage(t.state)).toBe(false);
+    expect(focusesPage(updatePlayer(t.state, { kind: "restart" }).state)).toBe(true);
+    expect(focusesPage(updatePlayer(t.state, { kind: "close" }).state)).toBe(false);
   });
 });

@@ -75,6 +75,13 @@ export interface Transition {
 /** The current step (from 0), the steps' count once done, or null with no lesson open. */
 export const currentStep = (state: PlayerModel): number | null => state.progress?.step ?? null;
 
+/**
+ * Whether the page stays focused on the lesson (the scenario bar and the harness field step
+ * aside): while a lesson is open and not finished. A finished lesson left open gives the page
+ * back, so the verdict table's rows are there again without a Close.
+ */
+export const focusesPage = (state: PlayerModel): boolean => state.lesson !== null && (currentStep(state) ?? 0) < state.lesson.steps.length;
+
 const started = (lesson: LoadedLesson, step: number): PlayerEffect[] =>
   step < lesson.steps.length
     ? [{ kind: "post", message: { type: "lesson.step-started", pin: lesson.pin, step: step + 1, title: lesson.steps[step]!.title } }]
