@@ -12,7 +12,7 @@ import { createLessonsPanel, readLessonIndex } from "./obtain";
 import { leaveLesson, openLesson, type PlayerHost, refuseLesson, runChecks, runSetup, saveAsLesson } from "./player-load";
 import { closedPlayer, currentStep, focusesPage, type PlayerEffect, type PlayerModel, updatePlayer } from "./player-machine";
 import { createProgressStore, LESSON_PROGRESS_KEY } from "./progress-store";
-import { createPlayerView, type PlayerState } from "./view";
+import { createPlayerView, emptyPlayerState } from "./view";
 
 /** The shipped lesson `?tour=1` opens: the guided tour is a lesson like the others. */
 export const TOUR_LESSON = "01-tour";
@@ -38,20 +38,7 @@ export function mount(ctx: FeatureContext): void {
   const history: WatchedCommand[] = [];
   let guest: WatchedGuest | null = null;
   let model: PlayerModel = closedPlayer;
-  const state: PlayerState = {
-    lesson: null,
-    step: 0,
-    attempt: null,
-    refusal: null,
-    note: link.embedderProblem ?? store.problem,
-    guestReady: false,
-    typing: false,
-    index: [],
-    indexReady: false,
-    draft: null,
-    pending: null,
-    replay: null,
-  };
+  const state = emptyPlayerState(link.embedderProblem ?? store.problem);
   const current = () => (state.lesson && state.step < state.lesson.steps.length ? state.lesson.steps[state.step] : null);
   const view = createPlayerView({
     showMe: () => type(current()?.command, "lesson-show-me"),

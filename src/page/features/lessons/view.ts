@@ -55,6 +55,22 @@ export interface PlayerState {
   replay: PendingReplay | null;
 }
 
+/** The player before any lesson: nothing open, the guest not up yet, `note` shown (a problem with the page's storage or embedder). */
+export const emptyPlayerState = (note: string | null): PlayerState => ({
+  lesson: null,
+  step: 0,
+  attempt: null,
+  refusal: null,
+  note,
+  guestReady: false,
+  typing: false,
+  index: [],
+  indexReady: false,
+  draft: null,
+  pending: null,
+  replay: null,
+});
+
 export interface PlayerActions {
   showMe(): void;
   runDemo(): void;
