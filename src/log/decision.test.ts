@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { type Decision, decisionOf } from "./decision";
-import { NewEvent } from "./event";
+import { DECISION_KINDS, type Decision, decisionOf } from "./decision";
+import { type LogEvent, NewEvent } from "./event";
+import { readLogText, SEQUENCE_KINDS } from "./read";
+import { verdictSequence } from "./verdict-sequence";
 
 const proxy = (mode: "connect" | "tunnel" | "own" | "absolute", extra: Partial<Extract<NewEvent, { kind: "proxy.decision" }>> = {}) =>
   ({
@@ -180,5 +182,23 @@ describe("decisionOf: the decision each event kind carries", () => {
     const kinds = NewEvent.options.map((o) => o.shape.kind.value);
     const covered = new Set(TABLE.map(([, e]) => e.kind));
     expect(kinds.filter((k) => !covered.has(k))).toEqual([]);
+  });
+});
+
+describe("DECISION_KINDS: the kinds decisionOf reads", () => {
+  it("are exactly the kinds of which some sample carries a decision", () => {
+    const deciding = new Set(TABLE.filter(([, e]) => decisionOf(e) !== null).map(([, e]) => e.kind));
+    expect([...DECISION_KINDS].sort()).toEqual([...deciding].sort());
+  });
+
+  it("a share link's replay reads them all: a log read for SEQUENCE_KINDS gives the whole log's verdict sequence", () => {
+    expect(SEQUENCE_KINDS).toEqual(expect.arrayContaining([...DECISION_KINDS, "scenario"]));
+    const events = TABLE.map(([, e], i) => ({ ...e, seq: i, time: 1_000 + i }) as LogEvent);
+    const text = events.map((e) => JSON.stringify(e)).join("\n");
+    const read = readLogText(text, { needs: SEQUENCE_KINDS });
+    expect(read.errors).toEqual([]);
+    const whole = verdictSequence(events);
+    expect(whole.length).toBeGreaterThan(0);
+    expect(verdictSequence(read.lines.map((l) => l.event))).toEqual(whole);
   });
 });

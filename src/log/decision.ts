@@ -36,6 +36,22 @@ export interface Decision {
 }
 
 /**
+ * The kinds `decisionOf` reads: an event of any other kind carries no decision. Written beside
+ * its switch; decision.test.ts holds the two together over a sample of every kind.
+ */
+export const DECISION_KINDS = [
+  "proxy.decision",
+  "tls.verdict",
+  "wire.verdict",
+  "wire.malformed",
+  "kms.event",
+  "resolver.step",
+  "skills.step",
+  "cache.event",
+  "kernel.decision",
+] as const satisfies readonly NewEvent["kind"][];
+
+/**
  * The decision an event carries, or null for an event that decides nothing (frames, sessions,
  * boot, rulesets, DNS answers). The kernel decides through its own Landlock audit record
  * (`kernel.decision`, `landlock-denied` by the kernel); a demo's `kernel.result` (the errno

@@ -1,6 +1,6 @@
 export type { Clock } from "../platform";
 export { type Bounded, boundEvent, DEFAULT_LOG_LIMITS, type LogLimits } from "./bound";
-export { type Decision, type DecisionAbout, decisionOf, decisionsOf } from "./decision";
+export { DECISION_KINDS, type Decision, type DecisionAbout, decisionOf, decisionsOf } from "./decision";
 export { displayText, escapeJsonText } from "./display";
 export type { EventKind, EventOf } from "./event";
 export { LogEvent, NewEvent } from "./event";

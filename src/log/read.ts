@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import { messageOf } from "../platform";
+import { DECISION_KINDS } from "./decision";
 import { type EventKind, type LogEvent, NewEvent } from "./event";
 import { Stamp } from "./events/common";
 
@@ -80,18 +81,12 @@ const KIND_SCHEMAS: ReadonlyMap<string, z.ZodType<LogEvent>> = new Map(
 /** Every kind this version writes. */
 export const EVENT_KINDS: readonly EventKind[] = NewEvent.options.map((option) => option.shape.kind.value);
 
-/** The kinds whose verdicts a share link's replay compares (`verdictSequence`), and the scenario marks that window them. */
-export const SEQUENCE_KINDS: readonly EventKind[] = [
-  "proxy.decision",
-  "tls.verdict",
-  "wire.verdict",
-  "kms.event",
-  "skills.step",
-  "resolver.step",
-  "kernel.result",
-  "kernel.decision",
-  "scenario",
-];
+/**
+ * What a share link's replay reads (`verdictSequence`): every kind `decisionOf` reads (the
+ * sequence is made of its decisions, whatever it then leaves out), and the scenario marks that
+ * window them.
+ */
+export const SEQUENCE_KINDS: readonly EventKind[] = [...DECISION_KINDS, "scenario"];
 
 /** Reads lines one at a time into a `LogRead`; `readLogText` and `readLogChunks` feed it. */
 export interface LogReader {

@@ -33,6 +33,11 @@ export interface LoadedLesson {
   setup: readonly string[];
   policy: Policy | null;
   loadEvent: NewEvent;
+  /**
+   * Shipped with this deployment (`?lesson=NAME`, the index), not brought by a link or a URL:
+   * its commands may be typed with no click (docs/decisions/0028, the design's trust levels).
+   */
+  builtIn: boolean;
 }
 
 export function loadLessonText(source: LessonSource): { ok: true; lesson: LoadedLesson } | { ok: false; code: string; reason: string } {
@@ -58,6 +63,7 @@ export function loadLessonText(source: LessonSource): { ok: true; lesson: Loaded
       setup: lesson.setup ?? [],
       policy: lesson.policy ?? null,
       loadEvent: lessonLoadEvent(lesson, source.pin, source.source),
+      builtIn: source.source === "bundled",
     },
   };
 }

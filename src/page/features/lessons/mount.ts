@@ -11,9 +11,9 @@ import { createLessonMessenger, embeddingParent } from "./embed-messages";
 import { type LessonRequest, readLessonLink } from "./link-params";
 import { createLessonsPanel, readLessonIndex } from "./obtain";
 import { leaveLesson, openLesson, type PlayerHost, refuseLesson, runChecks, runSetup, saveAsLesson } from "./player-load";
-import { closedPlayer, currentStep, type PlayerEffect, type PlayerModel, updatePlayer } from "./player-machine";
+import { closedPlayer, currentStep, focusesPage, type PlayerEffect, type PlayerModel, updatePlayer } from "./player-machine";
 import { createProgressStore, LESSON_PROGRESS_KEY } from "./progress-store";
-import { createPlayerView, type PlayerState } from "./view";
+import { createPlayerView, emptyPlayerState } from "./view";
 
 /** The shipped lesson `?tour=1` opens: the guided tour is a lesson like the others. */
 export const TOUR_LESSON = "01-tour";
@@ -39,23 +39,12 @@ export function mount(ctx: FeatureContext): void {
   const history: WatchedCommand[] = [];
   let guest: WatchedGuest | null = null;
   let model: PlayerModel = closedPlayer;
-  const state: PlayerState = {
-    lesson: null,
-    step: 0,
-    attempt: null,
-    refusal: null,
-    note: link.embedderProblem ?? store.problem,
-    guestReady: false,
-    typing: false,
-    index: [],
-    indexReady: false,
-    draft: null,
-    pending: null,
-  };
+  const state = emptyPlayerState(link.embedderProblem ?? store.problem);
   const current = () => (state.lesson && state.step < state.lesson.steps.length ? state.lesson.steps[state.step] : null);
   const view = createPlayerView({
     showMe: () => type(current()?.command, "lesson-show-me"),
     runDemo: () => type(current()?.command, "lesson-demo"),
+    replay: () => host.dispatch({ kind: "replay" }),
     restart: () => host.dispatch({ kind: "restart" }),
     close: () => void close(),
     open: (name) => void openLesson(host, { kind: "bundled", name }, null, false),
@@ -70,6 +59,7 @@ export function mount(ctx: FeatureContext): void {
     render: () => view.render(state),
     model: () => model,
     setupRecords: new Set<number>(),
+    setupRun: Promise.resolve(),
     policy: { before: null, applied: Promise.resolve() },
     dispatch(event) {
       const next = updatePlayer(model, event);
@@ -77,6 +67,8 @@ export function mount(ctx: FeatureContext): void {
       for (const effect of next.effects) perform(host, model, effect);
       state.step = currentStep(model) ?? 0;
       state.attempt = model.attempt;
+      state.replay = model.replay ?? null;
+      ctx.layout.root.classList.toggle("lesson-focus", focusesPage(model));
       if (event.kind === "restart") state.note = null;
       host.render();
     },
@@ -102,7 +94,6 @@ export function mount(ctx: FeatureContext): void {
   async function close(): Promise<void> {
     await leaveLesson(host);
     state.lesson = null;
-    ctx.layout.root.classList.remove("lesson-focus");
     host.dispatch({ kind: "close" });
     void refreshIndex();
   }
@@ -165,6 +156,8 @@ export function mount(ctx: FeatureContext): void {
       history: history.map((w) => w.command),
     }),
     open: (name: string) => openLesson(host, { kind: "bundled", name }, null, false),
+    /** Settles once the newest setup or resume typing ended (a test waits for it before Show me). */
+    setupDone: () => host.setupRun,
   });
 }
 
@@ -173,7 +166,7 @@ function perform(host: PlayerHost, model: PlayerModel, effect: PlayerEffect): vo
   const lesson = model.lesson;
   if (effect.kind === "log") host.ctx.log.append(effect.event);
   else if (effect.kind === "post") host.post(effect.message);
-  else if (effect.kind === "run-setup") void runSetup(host, effect.commands, effect.replay ?? []);
+  else if (effect.kind === "run-setup") host.setupRun = runSetup(host, effect.commands, effect.replay ?? []).catch(() => undefined);
   else if (effect.kind === "say") host.state.note = effect.text;
   else if (lesson && effect.kind === "forget") host.store.forget(lesson.pin);
   else if (lesson && effect.kind === "persist" && model.progress) {

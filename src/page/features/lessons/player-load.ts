@@ -1,4 +1,5 @@
 import type { WatchedCommand } from "../../../console";
+import { DEMO_VAULT_ID, seedDemoVault } from "../../../kms";
 import { type CheckRun, setupFailure, stepChecks } from "../../../lessons";
 import { messageOf } from "../../../platform";
 import { confineLinkPolicy, type Policy } from "../../../policy";
@@ -25,6 +26,8 @@ export interface PlayerHost {
   model(): PlayerModel;
   /** Records of the setup commands (not judged, not drafted). */
   setupRecords: Set<number>;
+  /** The newest setup (or resume) typing, settled once its last command ended. */
+  setupRun: Promise<void>;
   /** The reader's policy while a lesson's own is applied, and the application its setup waits for. */
   policy: { before: Policy | null; applied: Promise<void> };
 }
@@ -46,7 +49,6 @@ export async function openLesson(p: PlayerHost, request: LessonRequest, startAt:
   if (fromLink && !(await consented(p, got.source, lesson, confined))) return;
   await leaveLesson(p);
   state.lesson = { title: lesson.title, summary: lesson.summary, pin: lesson.pin, source: got.source.source, steps: lesson.steps };
-  ctx.layout.root.classList.add("lesson-focus");
   ctx.selectPanel("lessons");
   // The setup waits for the lesson's policy; lesson.load is logged before the policy change.
   let applied = (): void => undefined;
@@ -57,8 +59,26 @@ export async function openLesson(p: PlayerHost, request: LessonRequest, startAt:
   if (confined) {
     p.policy.before = ctx.policy.current();
     await ctx.policy.replace(confined.policy, `lesson ${lesson.title}`);
+    await bringDemoVault(p, confined.policy);
   }
   applied();
+}
+
+/**
+ * A lesson whose policy names the demo vault finds it holding its files, whatever ran before in
+ * this browser (as in `lesson test`, src/cli/guest/services.ts): the page seeds it as its own
+ * write when nothing was ever pushed to it. The vault's content is the page's state, not the
+ * guest's, so no setup command could bring it. Only the demo vault, with its fixed files.
+ */
+async function bringDemoVault(p: PlayerHost, policy: Policy): Promise<void> {
+  if (!policy.vaults.includes(DEMO_VAULT_ID)) return;
+  const seeded = await seedDemoVault(p.ctx.services.vault.service, policy).catch((error: unknown) => ({
+    allowed: false,
+    code: "vault-unavailable",
+    reason: (error as Error).message,
+  }));
+  if (seeded && !seeded.allowed)
+    p.state.note = `The demo vault could not be filled (${seeded.code}: ${seeded.reason}), so a pull of it finds nothing.`;
 }
 
 /**

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { bypassRefused, pastebinRefused, zenServed, zenUnreadable } from "../../../lessons/testing/windows";
 import { type LoadedLesson, loadLessonText } from "./lesson-core";
-import { closedPlayer, currentStep, type PlayerEffect, updatePlayer } from "./player-machine";
+import { closedPlayer, currentStep, focusesPage, type PlayerEffect, resumeRule, updatePlayer } from "./player-machine";
 
 // The lesson player's state machine, without a DOM: what each event does to the state, and
 // which effects the mount must perform (log, post to an embedding page, keep progress, setup).
@@ -27,8 +27,8 @@ steps:
         target: api.github.com
 `;
 
-const lesson = (): LoadedLesson => {
-  const loaded = loadLessonText({ text: TEXT, pin: "a".repeat(64), source: "bundled", ref: "t" });
+const lesson = (source: "bundled" | "url" | "link" = "bundled"): LoadedLesson => {
+  const loaded = loadLessonText({ text: TEXT, pin: "a".repeat(64), source, ref: "t" });
   if (!loaded.ok) throw new Error(loaded.reason);
   return loaded.lesson;
 };
@@ -93,7 +93,7 @@ describe("the lesson player's state machine", () => {
     expect(updatePlayer(closed.state, { kind: "command", window: pastebinRefused() }).effects).toEqual([]);
   });
 
-  it("opening past step 1 says so and types the setup and the earlier steps' commands again, not judged", () => {
+  it("a shipped lesson opened past step 1 says so and types the setup and the earlier steps' commands again at once, not judged", () => {
     const { effects } = updatePlayer(closedPlayer, { kind: "open", lesson: lesson(), saved: { step: 1, passed: [1] }, startAt: null });
     expect(effects.find((e) => e.kind === "say")).toMatchObject({ text: expect.stringMatching(/^Resuming at step 2/) });
     expect(effects.find((e) => e.kind === "run-setup")).toEqual({
@@ -101,5 +101,62 @@ describe("the lesson player's state machine", () => {
       commands: ["mkdir -p /tmp/demo"],
       replay: ["curl -sS -T /etc/hostname https://pastebin.com/api/upload"],
     });
+  });
+
+  it("a lesson from a link or a URL opened past step 1 types nothing until the reader presses Replay, which lists what it types", () => {
+    for (const source of ["url", "link"] as const) {
+      let t = updatePlayer(closedPlayer, { kind: "open", lesson: lesson(source), saved: { step: 1, passed: [1] }, startAt: null });
+      expect(kinds(t.effects)).not.toContain("run-setup");
+      expect(t.effects.find((e) => e.kind === "say")).toMatchObject({ text: expect.stringMatching(/Replay 2 commands/) });
+      expect(t.state.replay).toEqual({
+        step: 1,
+        setup: ["mkdir -p /tmp/demo"],
+        commands: ["curl -sS -T /etc/hostname https://pastebin.com/api/upload"],
+      });
+      t = updatePlayer(t.state, { kind: "replay" });
+      expect(t.state.replay).toBeNull();
+      expect(t.effects.find((e) => e.kind === "run-setup")).toEqual({
+        kind: "run-setup",
+        commands: ["mkdir -p /tmp/demo"],
+        replay: ["curl -sS -T /etc/hostname https://pastebin.com/api/upload"],
+      });
+      // Pressed twice (a double click), it types once.
+      expect(updatePlayer(t.state, { kind: "replay" }).effects).toEqual([]);
+    }
+  });
+
+  it("a pending replay goes once the reader passes its step by hand, or restarts", () => {
+    const opened = updatePlayer(closedPlayer, { kind: "open", lesson: lesson("url"), saved: { step: 1, passed: [1] }, startAt: null });
+    const failed = updatePlayer(opened.state, { kind: "command", window: pastebinRefused() });
+    expect(failed.state.replay).not.toBeNull();
+    const passed = updatePlayer(failed.state, { kind: "command", window: zenServed() });
+    expect(currentStep(passed.state)).toBe(2);
+    expect(passed.state.replay).toBeNull();
+    expect(updatePlayer(passed.state, { kind: "replay" }).effects).toEqual([]);
+    const restarted = updatePlayer(opened.state, { kind: "restart" });
+    expect(restarted.state.replay ?? null).toBeNull();
+    expect(updatePlayer(restarted.state, { kind: "replay" }).effects).toEqual([]);
+  });
+
+  it("resumeRule: a shipped lesson replays at once, one from a link or a URL on a click; step 1 and a finished lesson replay nothing", () => {
+    expect(resumeRule(lesson(), 1)).toMatchObject({ kind: "at-once", replay: { step: 1 } });
+    expect(resumeRule(lesson("url"), 1)).toMatchObject({ kind: "on-click", replay: { step: 1 } });
+    expect(resumeRule(lesson("link"), 1)).toMatchObject({ kind: "on-click" });
+    expect(resumeRule(lesson("link"), 0)).toEqual({ kind: "none" });
+    expect(resumeRule(lesson(), 2)).toEqual({ kind: "none" });
+  });
+
+  it("the page is focused on a lesson while it runs, and given back once it is finished or closed", () => {
+    expect(focusesPage(closedPlayer)).toBe(false);
+    let t = updatePlayer(closedPlayer, { kind: "open", lesson: lesson(), saved: { step: 1, passed: [1] }, startAt: null });
+    expect(focusesPage(t.state)).toBe(true);
+    t = updatePlayer(t.state, { kind: "command", window: zenServed() });
+    expect(t.effects.map((e) => (e.kind === "post" ? e.message.type : e.kind))).toContain("lesson.done");
+    expect(focusesPage(t.state)).toBe(false);
+    // Reopened finished (a reload), it stays given back; Restart focuses it again.
+    t = updatePlayer(t.state, { kind: "open", lesson: lesson(), saved: t.state.progress, startAt: null });
+    expect(focusesPage(t.state)).toBe(false);
+    expect(focusesPage(updatePlayer(t.state, { kind: "restart" }).state)).toBe(true);
+    expect(focusesPage(updatePlayer(t.state, { kind: "close" }).state)).toBe(false);
   });
 });

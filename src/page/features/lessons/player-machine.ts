@@ -23,6 +23,20 @@ export interface PlayerModel {
    * step 1 must not undo a reader's progress). 0 when nothing was kept ahead.
    */
   keptAhead?: number;
+  /**
+   * The commands a resume would type, waiting for the reader's click (a lesson from a link or a
+   * URL: see `resumeRule`); null when nothing waits.
+   */
+  replay?: PendingReplay | null;
+}
+
+/** A resume shown on its button: the setup and the earlier steps' commands, typed only once the reader presses it. */
+export interface PendingReplay {
+  /** The step (from 0) it restores. */
+  step: number;
+  setup: readonly string[];
+  /** The earlier steps' commands (each step's solve, else its run), in order. */
+  commands: readonly string[];
 }
 
 export const closedPlayer: PlayerModel = { lesson: null, progress: null, blocked: null, attempt: null };
@@ -32,6 +46,8 @@ export type PlayerEvent =
   | { kind: "open"; lesson: LoadedLesson; saved: unknown; startAt: number | null }
   | { kind: "command"; window: CommandWindow }
   | { kind: "setup-failed"; reason: string }
+  /** The reader pressed "Replay N commands": type the pending resume. */
+  | { kind: "replay" }
   | { kind: "restart" }
   | { kind: "close" };
 
@@ -59,6 +75,13 @@ export interface Transition {
 /** The current step (from 0), the steps' count once done, or null with no lesson open. */
 export const currentStep = (state: PlayerModel): number | null => state.progress?.step ?? null;
 
+/**
+ * Whether the page stays focused on the lesson (the scenario bar and the harness field step
+ * aside): while a lesson is open and not finished. A finished lesson left open gives the page
+ * back, so the verdict table's rows are there again without a Close.
+ */
+export const focusesPage = (state: PlayerModel): boolean => state.lesson !== null && (currentStep(state) ?? 0) < state.lesson.steps.length;
+
 const started = (lesson: LoadedLesson, step: number): PlayerEffect[] =>
   step < lesson.steps.length
     ? [{ kind: "post", message: { type: "lesson.step-started", pin: lesson.pin, step: step + 1, title: lesson.steps[step]!.title } }]
@@ -67,21 +90,45 @@ const started = (lesson: LoadedLesson, step: number): PlayerEffect[] =>
 const setup = (lesson: LoadedLesson): PlayerEffect[] => (lesson.setup.length > 0 ? [{ kind: "run-setup", commands: lesson.setup }] : []);
 
 /**
- * Opening past step 1 (a reload, a kept progress, a link's step) brings the guest to that step's
- * starting state: the setup, then the command of each step before it (its solve, else its run),
- * typed visibly and not judged. A command of them that fails blocks the lesson like a failed
- * setup: the player says so and offers Restart, never a kept step over a lost state.
+ * How opening at `step` brings the guest to that step's starting state. The guest keeps nothing
+ * of an earlier visit, so past step 1 (a reload, a kept progress, a link's step) the setup and
+ * the command of each earlier step (its solve, else its run) are typed again, visibly and not
+ * judged. Who may start that typing is the design's trust rule (docs/decisions/0028): a shipped
+ * lesson's commands are typed at once (`at-once`); a lesson from a link or a URL types nothing
+ * before the reader's click (`on-click`: its commands are listed on a button), whatever its
+ * card, which never showed the steps' commands. `none`: step 1, or nothing to type.
  */
-function resume(lesson: LoadedLesson, step: number): PlayerEffect[] {
-  if (step === 0) return setup(lesson);
-  const earlier = lesson.steps.slice(0, step).flatMap((s) => (s.command ? [s.command] : []));
-  return [
-    {
-      kind: "say",
-      text: `Resuming at step ${step + 1}: the guest does not keep what earlier steps left, so the setup and the commands of steps 1–${step} are typed again first.`,
-    },
-    { kind: "run-setup", commands: lesson.setup, replay: earlier },
-  ];
+export function resumeRule(lesson: LoadedLesson, step: number): { kind: "none" } | { kind: "at-once" | "on-click"; replay: PendingReplay } {
+  const commands = lesson.steps.slice(0, step).flatMap((s) => (s.command ? [s.command] : []));
+  if (step === 0 || step >= lesson.steps.length || (commands.length === 0 && lesson.setup.length === 0)) return { kind: "none" };
+  return { kind: lesson.builtIn ? "at-once" : "on-click", replay: { step, setup: lesson.setup, commands } };
+}
+
+/** How many commands a replay types. */
+export const replayCount = (replay: PendingReplay): number => replay.setup.length + replay.commands.length;
+
+const replaying = (replay: PendingReplay): PlayerEffect[] => [
+  {
+    kind: "say",
+    text: `Resuming at step ${replay.step + 1}: the guest does not keep what earlier steps left, so the setup and the commands of steps 1–${replay.step} are typed again first.`,
+  },
+  { kind: "run-setup", commands: replay.setup, replay: replay.commands },
+];
+
+function resume(lesson: LoadedLesson, step: number): { effects: PlayerEffect[]; pending: PendingReplay | null } {
+  const rule = resumeRule(lesson, step);
+  if (rule.kind === "none") return { effects: setup(lesson), pending: null };
+  if (rule.kind === "at-once") return { effects: replaying(rule.replay), pending: null };
+  const n = replayCount(rule.replay);
+  return {
+    effects: [
+      {
+        kind: "say",
+        text: `Resuming at step ${step + 1}: the guest does not keep what steps 1–${step} left. This lesson came from a link, so nothing is typed until you press "Replay ${n} ${n === 1 ? "command" : "commands"}" (each is listed), or Restart.`,
+      },
+    ],
+    pending: rule.replay,
+  };
 }
 
 function open(lesson: LoadedLesson, saved: unknown, startAt: number | null): Transition {
@@ -92,15 +139,15 @@ function open(lesson: LoadedLesson, saved: unknown, startAt: number | null): Tra
   // what it kept stays kept until this visit passes beyond it.
   if (startAt !== null && startAt < lesson.steps.length) run.jumpTo(startAt);
   const keptAhead = run.step < keptStep ? keptStep : 0;
-  const done = run.step >= lesson.steps.length;
+  const resumed = resume(lesson, run.step);
   return {
-    state: { lesson, progress: run.progress, blocked: null, attempt: null, keptAhead },
+    state: { lesson, progress: run.progress, blocked: null, attempt: null, keptAhead, replay: resumed.pending },
     effects: [
       { kind: "log", event: lesson.loadEvent },
       { kind: "post", message: { type: "lesson.loaded", pin: lesson.pin, title: lesson.title, steps: lesson.steps.length } },
       ...(keptAhead > 0 ? [] : [{ kind: "persist" } as const]),
       ...started(lesson, run.step),
-      ...(done ? setup(lesson) : resume(lesson, run.step)),
+      ...resumed.effects,
     ],
   };
 }
@@ -130,8 +177,10 @@ function command(state: PlayerModel, window: CommandWindow): Transition {
       ? [{ kind: "post", message: { type: "lesson.done", pin: lesson.pin, steps: lesson.steps.length } }]
       : started(lesson, run.step);
   const keep = !state.keptAhead || run.step > state.keptAhead;
+  // A step passed by hand is past what a pending replay would restore.
+  const replay = state.replay && run.step === state.replay.step ? state.replay : null;
   return {
-    state: { ...state, progress: run.progress, attempt, keptAhead: keep ? 0 : state.keptAhead },
+    state: { ...state, progress: run.progress, attempt, keptAhead: keep ? 0 : state.keptAhead, replay },
     effects: [{ kind: "log", event: a.event }, { kind: "post", message: told }, ...(keep ? [{ kind: "persist" } as const] : []), ...next],
   };
 }
@@ -145,6 +194,10 @@ export function updatePlayer(state: PlayerModel, event: PlayerEvent): Transition
       return command(state, event.window);
     case "setup-failed":
       return state.lesson ? { state: { ...state, blocked: event.reason }, effects: [] } : { state, effects: [] };
+    case "replay":
+      return state.lesson && state.replay
+        ? { state: { ...state, replay: null }, effects: replaying(state.replay) }
+        : { state, effects: [] };
     case "restart": {
       const { lesson } = state;
       if (!lesson) return { state, effects: [] };

@@ -1,5 +1,6 @@
 import { h, replaceChildren } from "../../chrome/dom";
 import { renderMarkdown } from "./markdown";
+import type { PendingReplay } from "./player-machine";
 
 /** One step as the player shows it. */
 export interface StepView {
@@ -50,11 +51,31 @@ export interface PlayerState {
   draft: { yaml: string; link: string | null; problem: string | null } | null;
   /** A lesson from a link, shown while the reader reads its card: nothing of it has run. */
   pending: { title: string; steps: string[] } | null;
+  /** A resume of a lesson from a link or a URL, waiting for the reader's click (its commands listed). */
+  replay: PendingReplay | null;
 }
+
+/** The player before any lesson: nothing open, the guest not up yet, `note` shown (a problem with the page's storage or embedder). */
+export const emptyPlayerState = (note: string | null): PlayerState => ({
+  lesson: null,
+  step: 0,
+  attempt: null,
+  refusal: null,
+  note,
+  guestReady: false,
+  typing: false,
+  index: [],
+  indexReady: false,
+  draft: null,
+  pending: null,
+  replay: null,
+});
 
 export interface PlayerActions {
   showMe(): void;
   runDemo(): void;
+  /** Types the pending resume (the reader's consent to its listed commands). */
+  replay(): void;
   restart(): void;
   close(): void;
   open(name: string): void;
@@ -178,6 +199,30 @@ const stepView = (state: PlayerState, step: StepView, actions: PlayerActions) =>
     ),
   );
 
+/** The resume of a lesson from a link: what it would type, shown in full, typed only on its button (docs/decisions/0028). */
+const replayView = (replay: PendingReplay, actions: PlayerActions) => {
+  const commands = [...replay.setup, ...replay.commands];
+  return h(
+    "div",
+    { class: "lesson-replay", attrs: { "data-testid": "lesson-replay-offer" } },
+    h("p", {}, `To restore step ${replay.step + 1}, the button types these into your guest, in order:`),
+    h(
+      "ol",
+      { class: "lesson-replay-commands", attrs: { "data-testid": "lesson-replay-commands" } },
+      ...commands.map((c) => h("li", {}, h("code", {}, c))),
+    ),
+    h(
+      "div",
+      { class: "lesson-actions" },
+      button(
+        `Replay ${commands.length} ${commands.length === 1 ? "command" : "commands"} to restore step ${replay.step + 1}`,
+        "lesson-replay",
+        actions.replay,
+      ),
+    ),
+  );
+};
+
 const lessonView = (state: PlayerState, lesson: NonNullable<PlayerState["lesson"]>, actions: PlayerActions) => {
   const total = lesson.steps.length;
   const done = state.step >= total;
@@ -210,6 +255,7 @@ const lessonView = (state: PlayerState, lesson: NonNullable<PlayerState["lesson"
     ),
     h("p", { class: "lesson-pin", title: lesson.pin }, `${lesson.source} · sha256 ${shortPin(lesson.pin)}`),
     state.step === 0 && lesson.summary ? h("div", { class: "lesson-summary" }, ...renderMarkdown(document, lesson.summary)) : null,
+    state.replay && state.replay.step === state.step ? replayView(state.replay, actions) : null,
     step
       ? stepView(state, step, actions)
       : h("p", { class: "lesson-done", attrs: { "data-testid": "lesson-done" } }, "Lesson complete: every step passed."),
