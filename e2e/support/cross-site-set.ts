@@ -90,8 +90,9 @@ export function defineCrossSiteSet(engine: CrossSiteEngine): void {
             const said = () =>
               browser.evaluate(
                 () =>
-                  (window as unknown as { messages: { type: string; step?: number }[] }).messages.map(
-                    (m) => `${m.type}${m.step ? ` ${m.step}` : ""}`,
+                  (window as unknown as { messages: { type: string; step?: number; code?: string; reason?: string }[] }).messages.map(
+                    // A refusal says why, so a failure names it.
+                    (m) => (m.type === "lesson.refused" ? `${m.type}: ${m.code} ${m.reason}` : `${m.type}${m.step ? ` ${m.step}` : ""}`),
                   ),
                 null,
               );

@@ -128,23 +128,29 @@ export async function openFirefoxFramed(o: FramedLaunch): Promise<FramedBrowser>
 }
 
 /**
+ * Why the WebKit tests cannot deny storage: measured in a frame on another site with
+ * MiniBrowser 2.50.6, `--cookies-policy=never` (its "accept no cookies") still lets the framed
+ * page write localStorage, open IndexedDB and the Cache API, and WebKitWebDriver has no
+ * capability for it.
+ */
+export const WEBKIT_NO_STORAGE_SETTING =
+  "WebKitGTK has no setting that denies a page its storage: MiniBrowser's --cookies-policy=never still leaves a cross-site frame localStorage, IndexedDB and the Cache API (measured), and its WebDriver has no capability for it";
+
+/**
  * WebKitGTK's MiniBrowser over WebKitWebDriver (e2e/support/webkit.ts), its HTTPS through the
  * test proxy (the W3C `proxy` capability; loopback bypasses it) and the lesson host's test
- * certificate accepted through `acceptInsecureCerts`. `denied` is MiniBrowser's
- * `--cookies-policy=never`, WebKitGTK's "accept no cookies".
+ * certificate accepted through `acceptInsecureCerts`. It has no `denied`: WebKitGTK has no
+ * setting that denies a page its storage (`WEBKIT_NO_STORAGE_SETTING`), so it always opens
+ * with its own.
  */
 export async function openWebKitFramed(o: FramedLaunch): Promise<FramedBrowser> {
+  if (o.storage === "denied") throw new Error(WEBKIT_NO_STORAGE_SETTING);
   const { session, stop } = await launchWebKit(o.size ?? SIZE, {
-    args: o.storage === "denied" ? ["--cookies-policy=never"] : [],
-    capabilities: {
-      acceptInsecureCerts: true,
-      proxy: {
-        proxyType: "manual",
-        httpProxy: `127.0.0.1:${o.proxyPort}`,
-        sslProxy: `127.0.0.1:${o.proxyPort}`,
-        noProxy: ["127.0.0.1", "localhost"],
-      },
-    },
+    // MiniBrowser's own proxy setting (an http:// proxy for every scheme, loopback bypassed):
+    // WebKitGTK's driver turns the W3C `proxy` capability's sslProxy into an https:// proxy,
+    // which it then speaks TLS to.
+    args: [`--proxy=http://127.0.0.1:${o.proxyPort}`, "--ignore-host=localhost", "--ignore-host=127.0.0.1"],
+    capabilities: { acceptInsecureCerts: true },
   });
   /** One frame at a time: every command after a switch runs in that frame until the switch back. */
   const inFrame = async <T>(frame: string, act: () => Promise<T>): Promise<T> => {
