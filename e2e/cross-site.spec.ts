@@ -73,7 +73,9 @@ test("on another site with third-party storage blocked, the lesson embed loads a
   html = `<!doctype html><title>docs</title><script>
     window.messages = [];
     addEventListener("message", (e) => { if (e.origin === ${JSON.stringify(new URL(playground).origin)} && e.data && e.data.source === "linux-in-a-tab") window.messages.push(e.data); });
-  </script>${await publishedEmbed(docsOrigin)}
+  </script>
+  <h1 style="font:600 16px sans-serif;margin:8px 0">A docs page on 127.0.0.1 (one site); the two players below are framed from localhost (another site), with third-party storage blocked</h1>
+  ${await publishedEmbed(docsOrigin)}
   <iframe id="scenario" width="800" height="500" style="border:0" allow="loopback-network" src="${playground}?embed=1&amp;scenario=4"></iframe>`;
   const page = session.context.pages()[0] ?? (await session.context.newPage());
   page.on("pageerror", (e) => console.log(`[docs error] ${e.message}`));
@@ -138,6 +140,28 @@ test("the custom element on a plain page of another site builds the player and r
     await expect(player.getByTestId("lesson-show-me")).toBeEnabled({ timeout: BOOT_TIMEOUT_MS });
     await player.getByTestId("lesson-show-me").click();
     await expect.poll(seen, { timeout: 120_000 }).toEqual(expect.arrayContaining(["lesson.step-passed 1", "lesson.step-started 2"]));
+  } finally {
+    await page.close();
+    await plain.close();
+  }
+});
+
+test("every row of the verdict table embeds: row 8 (the vault's) on another site runs and gives its verdict, by the KMS", async () => {
+  test.setTimeout(BOOT_TIMEOUT_MS);
+  const plain = await serveDocsPage(`<!doctype html><title>row 8</title>
+    <iframe id="row8" width="800" height="500" style="border:0" allow="loopback-network" src="${playground}?embed=1&amp;scenario=8"></iframe>`);
+  const page = await session.context.newPage();
+  try {
+    await page.goto(`http://127.0.0.1:${plain.port}/`);
+    const embed = page.frameLocator("#row8");
+    await expect(embed.locator(".embed-title")).toHaveText("8. Push with a read grant");
+    await expect(embed.getByTestId("embed-error")).toHaveCount(0);
+    await expect(embed.locator(".embed-explanation")).toContainText("Decided by the KMS");
+    const run = embed.locator("[data-embed-run]");
+    await expect(run).toBeEnabled({ timeout: BOOT_TIMEOUT_MS });
+    await run.click();
+    await expect(embed.locator(".embed-status")).toContainText("vault-op-not-granted by kms", { timeout: 120_000 });
+    await expect(embed.locator(".embed-explanation")).toContainText("as row 8 expects");
   } finally {
     await page.close();
     await plain.close();
