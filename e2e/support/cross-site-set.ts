@@ -34,6 +34,7 @@ const PIN = sha256(TEXT);
 const LESSON = "#lesson";
 const SCENARIO = "#scenario";
 const ELEMENT = "linux-in-a-tab iframe";
+const ROW_8 = "#row8";
 
 export function defineCrossSiteSet(engine: CrossSiteEngine): void {
   test.describe(`in ${engine.name}, on another site`, () => {
@@ -116,6 +117,29 @@ export function defineCrossSiteSet(engine: CrossSiteEngine): void {
             await browser.screenshot(test.info().outputPath(`cross-site-${browser.engine}-${storage}.png`));
           } finally {
             await docs.close();
+          }
+        });
+
+        test("row 8 (the vault's) embeds like every row: it runs and gives its verdict, by the KMS", async () => {
+          test.setTimeout(BOOT_TIMEOUT_MS);
+          const plain = await serveDocsPage(`<!doctype html><title>row 8</title>
+            <iframe id="row8" width="800" height="500" style="border:0" allow="loopback-network" src="${site.origin}/?embed=1&amp;scenario=8"></iframe>`);
+          try {
+            await browser.goto(`http://127.0.0.1:${plain.port}/`);
+            await untilInFrame(browser, ROW_8, "Run enabled", RUN_ENABLED, BOOT_TIMEOUT_MS);
+            expect(await browser.evaluateInFrame(ROW_8, () => document.querySelector(".embed-title")?.textContent ?? "", null)).toBe(
+              "8. Push with a read grant",
+            );
+            await browser.clickInFrame(ROW_8, RUN);
+            await untilInFrame(
+              browser,
+              ROW_8,
+              "row 8's verdict",
+              () => (document.querySelector(".embed-status")?.textContent ?? "").includes("vault-op-not-granted by kms"),
+              180_000,
+            );
+          } finally {
+            await plain.close();
           }
         });
 

@@ -73,8 +73,16 @@ export function mount(ctx: PageContext): void {
     explanation,
   );
 
-  // Row 8 is in the scenario bar once the vault feature has mounted (after the guest is up).
-  Promise.all([ctx.guest, ctx.scenarios.listed(scenario.id)]).then(
+  const listed = ctx.scenarios.listed(scenario.id);
+  // Row 8 is in the scenario bar once the vault feature has mounted (after the guest is up):
+  // until then the bar says what it waits for rather than "starting the guest".
+  void ctx.guest.then(
+    () => {
+      status.textContent = "the guest is ready; setting up this row…";
+    },
+    () => undefined,
+  );
+  Promise.all([ctx.guest, listed]).then(
     () => {
       runButton.disabled = false;
       status.textContent = "ready: click Run";
