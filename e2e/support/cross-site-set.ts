@@ -17,8 +17,10 @@ import { sha256 } from "./lessons";
  * the lesson is served over HTTPS with CORS by `tab lesson publish --serve`'s server
  * (e2e/support/lesson-host.ts), reached through the test's proxy. With the engine's own
  * storage setting, then with all storage denied: the lesson embed (the snippet `npx tab lesson
- * publish` writes) loads the pinned lesson, passes a step and posts its messages; the scenario
- * embed boots and gives its verdict; the custom element does the same on a plain page.
+ * publish` writes) loads the pinned lesson, fails a step on a command the reader types, passes
+ * every step and posts each documented message (docs/lessons.md, "Embedding"; the refusal from
+ * a mispinned lesson); the scenario embed boots and gives its verdict, row 8 too; the custom
+ * element does the same on a plain page.
  */
 export interface CrossSiteEngine {
   name: string;
@@ -33,7 +35,7 @@ const TEXT = readFileSync("lessons/01-tour.yaml", "utf8");
 const PIN = sha256(TEXT);
 const LESSON = "#lesson";
 const SCENARIO = "#scenario";
-const ELEMENT = "linux-in-a-tab iframe";
+const ELEMENT = "linux-in-a-tab:not(#mispinned) iframe";
 const ROW_8 = "#row8";
 
 export function defineCrossSiteSet(engine: CrossSiteEngine): void {
@@ -71,7 +73,7 @@ export function defineCrossSiteSet(engine: CrossSiteEngine): void {
           await browser?.close();
         });
 
-        test("the lesson embed loads the pinned lesson from the trusted host, passes a step and posts its messages; the scenario embed gives its verdict", async () => {
+        test("the lesson embed loads the pinned lesson from the trusted host, fails a step, passes every step and posts each documented message; the scenario embed gives its verdict", async () => {
           test.setTimeout(BOOT_TIMEOUT_MS * 2);
           const docs = await serveDocsPage("");
           try {
@@ -103,6 +105,16 @@ export function defineCrossSiteSet(engine: CrossSiteEngine): void {
             await untilInFrame(browser, LESSON, "Show me enabled", SHOW_ME_ENABLED, BOOT_TIMEOUT_MS);
             await browser.clickInFrame(LESSON, SHOW_ME);
             await until(said, ["lesson.step-passed 1", "lesson.step-started 2"], 180_000);
+            // A command the reader types that does not do what step 2 asks fails it.
+            await browser.typeLineInFrame(LESSON, "true");
+            await until(said, ["lesson.step-failed 2"], 180_000);
+            // Show me through the last step: every step passes and the lesson is done.
+            for (const step of [2, 3, 4]) {
+              await untilInFrame(browser, LESSON, "Show me enabled", SHOW_ME_ENABLED, 180_000);
+              await browser.clickInFrame(LESSON, SHOW_ME);
+              await until(said, [`lesson.step-passed ${step}`], 180_000);
+            }
+            await until(said, ["lesson.step-started 3", "lesson.step-started 4", "lesson.done"], 180_000);
 
             // The scenario embed beside it: Run gives row 4's verdict.
             await untilInFrame(browser, SCENARIO, "Run enabled", RUN_ENABLED, BOOT_TIMEOUT_MS);
@@ -143,7 +155,7 @@ export function defineCrossSiteSet(engine: CrossSiteEngine): void {
           }
         });
 
-        test("the custom element on a plain page builds the player and re-dispatches its messages as DOM events", async () => {
+        test("the custom element on a plain page builds the player and re-dispatches its messages as DOM events, a mispinned lesson's refusal too", async () => {
           test.setTimeout(BOOT_TIMEOUT_MS);
           const lesson = `${host.origin}tour.yaml#sha256=${PIN}`;
           const plain = await serveDocsPage(`<!doctype html><title>plain docs</title>
@@ -151,14 +163,19 @@ export function defineCrossSiteSet(engine: CrossSiteEngine): void {
             <script>
               window.seen = [];
               for (const type of ["lesson.loaded", "lesson.step-started", "lesson.step-passed", "page.storage-denied"])
-                document.addEventListener(type, (e) => window.seen.push(type + (e.detail.step ? " " + e.detail.step : "")));
+                document.addEventListener(type, (e) => e.target.id !== "mispinned" && window.seen.push(type + (e.detail.step ? " " + e.detail.step : "")));
             </script>
             <p>A lesson:</p>
-            <linux-in-a-tab lesson="${lesson}" step="1"></linux-in-a-tab>`);
+            <linux-in-a-tab lesson="${lesson}" step="1"></linux-in-a-tab>
+            <p>The same lesson under a pin its bytes do not have:</p>
+            <linux-in-a-tab id="mispinned" lesson="${host.origin}tour.yaml#sha256=${"0".repeat(64)}"></linux-in-a-tab>
+            <script>
+              document.getElementById("mispinned").addEventListener("lesson.refused", (e) => window.seen.push("lesson.refused " + e.detail.code));
+            </script>`);
           try {
             await browser.goto(`http://127.0.0.1:${plain.port}/`);
             const frame = await browser.evaluate(() => {
-              const iframe = document.querySelector("linux-in-a-tab iframe");
+              const iframe = document.querySelector("linux-in-a-tab:not(#mispinned) iframe");
               return iframe === null ? null : { allow: iframe.getAttribute("allow"), src: iframe.getAttribute("src") ?? "" };
             }, null);
             expect(frame?.allow).toBe("loopback-network");
@@ -170,7 +187,16 @@ export function defineCrossSiteSet(engine: CrossSiteEngine): void {
               embedder: `http://127.0.0.1:${plain.port}`,
             });
             const seen = () => browser.evaluate(() => (window as unknown as { seen: string[] }).seen, null);
-            await until(seen, ["lesson.loaded", "lesson.step-started 1", ...(expectDenied ? ["page.storage-denied"] : [])], 180_000);
+            await until(
+              seen,
+              [
+                "lesson.loaded",
+                "lesson.step-started 1",
+                "lesson.refused lesson-pin-mismatch",
+                ...(expectDenied ? ["page.storage-denied"] : []),
+              ],
+              180_000,
+            );
             await untilInFrame(browser, ELEMENT, "Show me enabled", SHOW_ME_ENABLED, BOOT_TIMEOUT_MS);
             await browser.clickInFrame(ELEMENT, SHOW_ME);
             await until(seen, ["lesson.step-passed 1", "lesson.step-started 2"], 180_000);

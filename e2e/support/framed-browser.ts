@@ -21,6 +21,8 @@ export interface FramedBrowser {
   evaluateInFrame<A, R>(frame: string, fn: (arg: A) => R | Promise<R>, arg: A): Promise<R>;
   /** Clicks an element of the framed page as a person would (the driver's click). */
   clickInFrame(frame: string, selector: string): Promise<void>;
+  /** Types a line into the framed page's guest terminal, as a reader would, and presses Enter. */
+  typeLineInFrame(frame: string, line: string): Promise<void>;
   /** A picture of the window, written to `path`. */
   screenshot(path: string): Promise<void>;
   close(): Promise<void>;
@@ -116,6 +118,12 @@ export async function openFirefoxFramed(o: FramedLaunch): Promise<FramedBrowser>
         if (!at) throw new Error(`in firefox: no frame at ${frame}`);
         await page.mouse.click(at.x + inside.x, at.y + inside.y);
       },
+      typeLineInFrame: async (frame, line) => {
+        // Focus the terminal's input, then the keys go where the focus is (inside the frame).
+        await (await frameOf(frame)).evaluate(() => document.querySelector<HTMLElement>(".xterm-helper-textarea")?.focus());
+        await page.keyboard.type(line);
+        await page.keyboard.press("Enter");
+      },
       screenshot: async (path) => {
         writeFileSync(path, await page.screenshot());
       },
@@ -168,6 +176,7 @@ export async function openWebKitFramed(o: FramedLaunch): Promise<FramedBrowser> 
     evaluate: (fn, arg) => evaluateIn(session, "webkit", fn, arg),
     evaluateInFrame: (frame, fn, arg) => inFrame(frame, () => evaluateIn(session, "webkit", fn, arg)),
     clickInFrame: (frame, selector) => inFrame(frame, () => session.click(selector)),
+    typeLineInFrame: (frame, line) => inFrame(frame, () => session.sendKeys(".xterm-helper-textarea", `${line}\uE007`)),
     screenshot: async (path) => {
       writeFileSync(path, await session.screenshot());
     },
