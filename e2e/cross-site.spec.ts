@@ -59,7 +59,7 @@ async function publishedEmbed(embedder: string): Promise<string> {
   return (lesson?.embed ?? "").replace("<iframe ", '<iframe id="lesson" ').replace(' loading="lazy"', "");
 }
 
-test("on another site with third-party storage blocked, the lesson embed loads a pinned lesson from the trusted host, passes a step and posts its messages", async () => {
+test("on another site with third-party storage blocked, the lesson embed loads a pinned lesson from the trusted host, fails a step, passes every step and posts each documented message", async () => {
   test.setTimeout(BOOT_TIMEOUT_MS);
   // The docs page's port is known once it listens; its HTML names itself as the embedder.
   let html = "";
@@ -73,7 +73,9 @@ test("on another site with third-party storage blocked, the lesson embed loads a
   html = `<!doctype html><title>docs</title><script>
     window.messages = [];
     addEventListener("message", (e) => { if (e.origin === ${JSON.stringify(new URL(playground).origin)} && e.data && e.data.source === "linux-in-a-tab") window.messages.push(e.data); });
-  </script>${await publishedEmbed(docsOrigin)}
+  </script>
+  <h1 style="font:600 16px sans-serif;margin:8px 0">A docs page on 127.0.0.1 (one site); the two players below are framed from localhost (another site), with third-party storage blocked</h1>
+  ${await publishedEmbed(docsOrigin)}
   <iframe id="scenario" width="800" height="500" style="border:0" allow="loopback-network" src="${playground}?embed=1&amp;scenario=4"></iframe>`;
   const page = session.context.pages()[0] ?? (await session.context.newPage());
   page.on("pageerror", (e) => console.log(`[docs error] ${e.message}`));
@@ -89,6 +91,20 @@ test("on another site with third-party storage blocked, the lesson embed loads a
   await expect(lesson.getByTestId("lesson-show-me")).toBeEnabled({ timeout: BOOT_TIMEOUT_MS });
   await lesson.getByTestId("lesson-show-me").click();
   await expect.poll(messages, { timeout: 120_000 }).toEqual(expect.arrayContaining(["lesson.step-passed 1", "lesson.step-started 2"]));
+  // A command the reader types that does not do what step 2 asks fails it.
+  await lesson.locator(".xterm-helper-textarea").focus();
+  await page.keyboard.type("true");
+  await page.keyboard.press("Enter");
+  await expect.poll(messages, { timeout: 120_000 }).toContain("lesson.step-failed 2");
+  // Show me through the last step: every step passes and the lesson is done.
+  for (const step of [2, 3, 4]) {
+    await expect(lesson.getByTestId("lesson-show-me")).toBeEnabled({ timeout: 120_000 });
+    await lesson.getByTestId("lesson-show-me").click();
+    await expect.poll(messages, { timeout: 120_000 }).toContain(`lesson.step-passed ${step}`);
+  }
+  await expect
+    .poll(messages, { timeout: 120_000 })
+    .toEqual(expect.arrayContaining(["lesson.step-started 3", "lesson.step-started 4", "lesson.done"]));
   const said = await messages();
   console.log(`messages on the docs page: ${said.join(", ")}`);
 
@@ -111,7 +127,7 @@ test("on another site with third-party storage blocked, the lesson embed loads a
   await page.screenshot({ path: "docs/screenshots/cross-site-embed.png" });
 });
 
-test("the custom element on a plain page of another site builds the player and re-dispatches its messages as DOM events", async () => {
+test("the custom element on a plain page of another site builds the player and re-dispatches its messages as DOM events, a mispinned lesson's refusal too", async () => {
   test.setTimeout(BOOT_TIMEOUT_MS);
   const lesson = `${host.origin}tour.yaml#sha256=${PIN}`;
   const plain = await serveDocsPage(`<!doctype html><title>plain docs</title>
@@ -119,25 +135,54 @@ test("the custom element on a plain page of another site builds the player and r
     <script>
       window.seen = [];
       for (const type of ["lesson.loaded", "lesson.step-started", "lesson.step-passed", "page.storage-denied"])
-        document.addEventListener(type, (e) => window.seen.push(type + (e.detail.step ? " " + e.detail.step : "")));
+        document.addEventListener(type, (e) => e.target.id !== "mispinned" && window.seen.push(type + (e.detail.step ? " " + e.detail.step : "")));
     </script>
     <p>A lesson:</p>
-    <linux-in-a-tab lesson="${lesson}" step="1"></linux-in-a-tab>`);
+    <linux-in-a-tab lesson="${lesson}" step="1"></linux-in-a-tab>
+    <p>The same lesson under a pin its bytes do not have:</p>
+    <linux-in-a-tab id="mispinned" lesson="${host.origin}tour.yaml#sha256=${"0".repeat(64)}"></linux-in-a-tab>
+    <script>
+      document.getElementById("mispinned").addEventListener("lesson.refused", (e) => window.seen.push("lesson.refused " + e.detail.code));
+    </script>`);
   const page = await session.context.newPage();
   try {
     await page.goto(`http://127.0.0.1:${plain.port}/`);
-    const frame = page.locator("linux-in-a-tab iframe");
+    const frame = page.locator("linux-in-a-tab:not(#mispinned) iframe");
     await expect(frame).toHaveAttribute("allow", "loopback-network");
     const src = new URL((await frame.getAttribute("src")) ?? "");
     expect(Object.fromEntries(src.searchParams)).toEqual({ embed: "1", lesson, step: "1", embedder: `http://127.0.0.1:${plain.port}` });
     const seen = () => page.evaluate(() => (window as unknown as { seen: string[] }).seen);
     await expect
       .poll(seen, { timeout: 120_000 })
-      .toEqual(expect.arrayContaining(["page.storage-denied", "lesson.loaded", "lesson.step-started 1"]));
-    const player = page.frameLocator("linux-in-a-tab iframe");
+      .toEqual(
+        expect.arrayContaining(["page.storage-denied", "lesson.loaded", "lesson.step-started 1", "lesson.refused lesson-pin-mismatch"]),
+      );
+    const player = page.frameLocator("linux-in-a-tab:not(#mispinned) iframe");
     await expect(player.getByTestId("lesson-show-me")).toBeEnabled({ timeout: BOOT_TIMEOUT_MS });
     await player.getByTestId("lesson-show-me").click();
     await expect.poll(seen, { timeout: 120_000 }).toEqual(expect.arrayContaining(["lesson.step-passed 1", "lesson.step-started 2"]));
+  } finally {
+    await page.close();
+    await plain.close();
+  }
+});
+
+test("every row of the verdict table embeds: row 8 (the vault's) on another site runs and gives its verdict, by the KMS", async () => {
+  test.setTimeout(BOOT_TIMEOUT_MS);
+  const plain = await serveDocsPage(`<!doctype html><title>row 8</title>
+    <iframe id="row8" width="800" height="500" style="border:0" allow="loopback-network" src="${playground}?embed=1&amp;scenario=8"></iframe>`);
+  const page = await session.context.newPage();
+  try {
+    await page.goto(`http://127.0.0.1:${plain.port}/`);
+    const embed = page.frameLocator("#row8");
+    await expect(embed.locator(".embed-title")).toHaveText("8. Push with a read grant");
+    await expect(embed.getByTestId("embed-error")).toHaveCount(0);
+    await expect(embed.locator(".embed-explanation")).toContainText("Decided by the KMS");
+    const run = embed.locator("[data-embed-run]");
+    await expect(run).toBeEnabled({ timeout: BOOT_TIMEOUT_MS });
+    await run.click();
+    await expect(embed.locator(".embed-status")).toContainText("vault-op-not-granted by kms", { timeout: 120_000 });
+    await expect(embed.locator(".embed-explanation")).toContainText("as row 8 expects");
   } finally {
     await page.close();
     await plain.close();

@@ -148,7 +148,7 @@ test("a scenario that names no row shows which values are valid, and nothing bre
   const message = page.getByTestId("embed-error");
   await expectInside(message);
   await expect(message).toContainText('scenario="99" is not a row of the verdict table');
-  await expect(message).toContainText("1–7");
+  await expect(message).toContainText("1–8");
   await expect(message).toContainText("ip-literal");
   await expect(page.locator("[data-embed-run]")).toHaveCount(0);
   await expectInside(page.locator(".embed-open"));

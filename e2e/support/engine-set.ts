@@ -44,6 +44,41 @@ function engineSet(open: (url: string) => Promise<EnginePage>): void {
       if (row.proxyPanel) expect(await proxyPanelText(page)).toContain(row.proxyPanel);
     });
 
+  test("row 6's refusal is the kernel's decision, in the Kernel panel and on the timeline", async () => {
+    await expectKernelDecisionShown(page, "landlock-denied", "net.connect_tcp 93.184.216.34:443", "93.184.216.34:443");
+  });
+
+  test("a filesystem refusal is the kernel's decision, in the Kernel panel and on the timeline", async () => {
+    const from = await page.evaluate(() => window.__tab?.log.nextSeq ?? 0, null);
+    // Read and execute everywhere, write nowhere: the shell's redirection is refused by Landlock.
+    const status = await page.evaluate(async () => {
+      const guest = await window.__tab?.guestReady;
+      if (!guest) throw new Error("no guest");
+      return (await guest.driver.run("llrun --ro / sh -c 'echo x > /tmp/engine-landlock-probe'")).status;
+    }, null);
+    expect(status).not.toBe(0);
+    await waitInPage(
+      page,
+      "the kernel's decision on the write",
+      (from) => window.__tab?.log.events().some((e) => e.seq >= from && e.kind === "kernel.decision") ?? false,
+      from,
+      60_000,
+    );
+    const decisions = await page.evaluate(
+      (from) =>
+        (window.__tab?.log.events() ?? []).flatMap((e) =>
+          e.seq >= from && e.kind === "kernel.decision"
+            ? [{ code: e.code, by: e.by, access: e.access.join(","), path: e.path ?? "", program: e.program }]
+            : [],
+        ),
+      from,
+    );
+    expect(decisions).toEqual([
+      { code: "landlock-denied", by: "kernel", access: "fs.make_reg", path: "/tmp", program: "/usr/bin/busybox" },
+    ]);
+    await expectKernelDecisionShown(page, "landlock-denied", "fs.make_reg /tmp", "/tmp");
+  });
+
   test("the TLS the page terminated for row 1 used X25519, and the terminal told why row 2 was refused", async () => {
     test.skip(!canServeUpstream, "row 1 needs the local upstream on port 443 (root)");
     const session = await page.evaluate(() => window.__tab?.log.ofKind("tls.session").find((e) => e.phase === "established") ?? null, null);
@@ -146,7 +181,11 @@ const ROWS: Row[] = [
     row: 6,
     id: "landlock-denied",
     title: "a direct connect() under the agent's policy gets EACCES from the kernel",
-    verdicts: [{ kind: "kernel.result", code: "EACCES", target: "93.184.216.34:443" }],
+    verdicts: [
+      { kind: "kernel.result", code: "EACCES", target: "93.184.216.34:443" },
+      // Decided from the kernel's own Landlock audit record (the line above is the guest's view).
+      { kind: "kernel.decision", code: "landlock-denied", by: "kernel", access: "net.connect_tcp", target: "93.184.216.34:443" },
+    ],
   },
   {
     row: 7,
@@ -211,10 +250,42 @@ function verdictsSince(page: EnginePage, from: number): Promise<Record<string, s
           return [{ kind: e.kind, code: e.code, by: e.by, mode: e.mode, target: e.target, upstreamPath: e.upstreamPath ?? "" }];
         if (e.kind === "tls.verdict") return [{ kind: e.kind, code: e.code, by: e.by, target: e.target }];
         if (e.kind === "kernel.result") return [{ kind: e.kind, code: e.result, target: e.target }];
+        if (e.kind === "kernel.decision") return [{ kind: e.kind, code: e.code, by: e.by, access: e.access.join(","), target: e.target }];
         if (e.kind === "wire.dns") return [{ kind: e.kind, target: e.name }];
         return [];
       }),
     from,
+  );
+}
+
+/**
+ * The kernel's decision as a person finds it: a row of the Kernel panel (its tab selected as a
+ * person would) naming the code and the access with its object, and a refused mark in the
+ * timeline's kernel lane whose description names the code and the object.
+ */
+async function expectKernelDecisionShown(page: EnginePage, code: string, panelText: string, object: string): Promise<void> {
+  await page.click('[data-tab="kernel"]');
+  await waitInPage(
+    page,
+    `a Kernel panel row "${code} … ${panelText}"`,
+    ({ code, panelText }) =>
+      [...document.querySelectorAll("#panel-kernel tbody tr")].some(
+        (r) =>
+          (r.textContent ?? "").includes(code) && (r.textContent ?? "").includes(panelText) && (r as HTMLElement).offsetParent !== null,
+      ),
+    { code, panelText },
+    30_000,
+  );
+  await waitInPage(
+    page,
+    `a refused mark in the timeline's kernel lane naming ${code} and ${object}`,
+    ({ code, object }) =>
+      [...document.querySelectorAll('section.timeline .mark[data-lane="kernel"][data-allowed="false"]')].some((m) => {
+        const said = m.getAttribute("aria-label") ?? "";
+        return said.includes(code) && said.includes(object);
+      }),
+    { code, object },
+    30_000,
   );
 }
 

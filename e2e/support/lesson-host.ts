@@ -16,6 +16,8 @@ import { createTestCa } from "./test-ca";
 export interface LessonHost {
   /** `https://lessons.docs.test/` */
   origin: string;
+  /** The loopback port it listens on (an engine without host-resolver rules reaches it through a proxy). */
+  port: number;
   /** Every path asked for, in order. */
   requests: string[];
   chromiumArgs: string[];
@@ -39,6 +41,7 @@ export async function startLessonHost(files: Record<string, string>): Promise<Le
       .digest("base64");
   return {
     origin: `https://${LESSON_HOST}/`,
+    port,
     requests,
     chromiumArgs: [
       `--host-resolver-rules=MAP ${LESSON_HOST}:443 127.0.0.1:${port}`,

@@ -78,6 +78,24 @@ export class WebDriverSession {
     await this.run("POST", `/element/${found[ELEMENT]}/click`, {});
   }
 
+  /** Types `text` into the first element matching `selector` (the driver's key events; "\uE007" is Enter). */
+  async sendKeys(selector: string, text: string): Promise<void> {
+    const found = ElementRef.parse(await this.run("POST", "/element", { using: "css selector", value: selector }));
+    await this.run("POST", `/element/${found[ELEMENT]}/value`, { text });
+  }
+
+  /** Makes the frame of the first element matching `selector` the one later commands run in; null: the top-level page. */
+  async switchToFrame(selector: string | null): Promise<void> {
+    if (selector === null) return void (await this.run("POST", "/frame", { id: null }));
+    const found = ElementRef.parse(await this.run("POST", "/element", { using: "css selector", value: selector }));
+    await this.run("POST", "/frame", { id: found });
+  }
+
+  /** A PNG of the window as the reader sees it. */
+  async screenshot(): Promise<Buffer> {
+    return Buffer.from(z.string().parse(await this.run("GET", "/screenshot")), "base64");
+  }
+
   async delete(): Promise<void> {
     await this.run("DELETE", "");
   }

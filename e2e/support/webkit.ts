@@ -11,10 +11,29 @@ import { driverReady, WebDriverSession } from "./webdriver";
  * large share of the docs' readers run. The processes started here are stopped by `close`.
  */
 export async function openWebKitPage(url: string, size = { width: 1280, height: 720 }): Promise<EnginePage> {
+  const { session, stop } = await launchWebKit(size);
+  try {
+    await session.navigate(url);
+    return webDriverPage("webkit", session, stop);
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+/**
+ * Starts Xvfb (when needed), WebKitWebDriver and a MiniBrowser session of this size; `extra`
+ * adds MiniBrowser arguments and W3C capabilities (a proxy, `acceptInsecureCerts`). `stop`
+ * ends the session and every process started here.
+ */
+export async function launchWebKit(
+  size: { width: number; height: number },
+  extra: { args?: string[]; capabilities?: Record<string, unknown> } = {},
+): Promise<{ session: WebDriverSession; stop(): Promise<void> }> {
   const webkit = findWebKit();
   if (!webkit) throw new Error("no WebKit here: run `npm test` (scripts/ensure-browsers.ts installs webkit2gtk-driver and xvfb)");
   const started: ChildProcess[] = [];
-  const stop = () => {
+  const kill = () => {
     for (const child of started.reverse()) child.kill("SIGTERM");
   };
   try {
@@ -28,19 +47,22 @@ export async function openWebKitPage(url: string, size = { width: 1280, height: 
     const base = `http://127.0.0.1:${port}`;
     await driverReady(base, 30_000);
     const session = await WebDriverSession.create(base, {
-      "webkitgtk:browserOptions": { binary: webkit.executablePath, args: ["--automation"] },
+      "webkitgtk:browserOptions": { binary: webkit.executablePath, args: ["--automation", ...(extra.args ?? [])] },
       pageLoadStrategy: "normal",
+      ...extra.capabilities,
     });
     // Each evaluate is short (waits poll), but a boot's first evaluate may meet a busy page.
     await session.setTimeouts({ script: 300_000, pageLoad: 300_000 });
     await session.setWindowSize(size.width, size.height);
-    await session.navigate(url);
-    return webDriverPage("webkit", session, async () => {
-      await session.delete().catch(() => undefined);
-      stop();
-    });
+    return {
+      session,
+      stop: async () => {
+        await session.delete().catch(() => undefined);
+        kill();
+      },
+    };
   } catch (error) {
-    stop();
+    kill();
     throw error;
   }
 }
@@ -52,23 +74,26 @@ export function webDriverPage(engine: string, session: WebDriverSession, close: 
     version: session.browser,
     goto: (url) => session.navigate(url),
     reload: () => session.refresh(),
-    async evaluate(fn, arg) {
-      const answer = (await session.executeAsync(
-        `const done = arguments[arguments.length - 1];
-         const fn = (${fn.toString()});
-         const arg = arguments[0];
-         Promise.resolve()
-           .then(() => fn(arg))
-           .then((value) => done({ ok: true, value: value === undefined ? null : value }),
-                 (error) => done({ ok: false, error: String((error && error.stack) || error) }));`,
-        [arg],
-      )) as { ok: true; value: never } | { ok: false; error: string };
-      if (!answer.ok) throw new Error(`in ${engine}: ${answer.error}`);
-      return answer.value;
-    },
+    evaluate: (fn, arg) => evaluateIn(session, engine, fn, arg),
     click: (selector) => session.click(selector),
     close,
   };
+}
+
+/** Runs `fn(arg)` in the session's current frame (EnginePage.evaluate says how `fn` travels). */
+export async function evaluateIn<A, R>(session: WebDriverSession, engine: string, fn: (arg: A) => R | Promise<R>, arg: A): Promise<R> {
+  const answer = (await session.executeAsync(
+    `const done = arguments[arguments.length - 1];
+     const fn = (${fn.toString()});
+     const arg = arguments[0];
+     Promise.resolve()
+       .then(() => fn(arg))
+       .then((value) => done({ ok: true, value: value === undefined ? null : value }),
+             (error) => done({ ok: false, error: String((error && error.stack) || error) }));`,
+    [arg],
+  )) as { ok: true; value: R } | { ok: false; error: string };
+  if (!answer.ok) throw new Error(`in ${engine}: ${answer.error}`);
+  return answer.value;
 }
 
 /** Starts Xvfb on the first free display (it says which on a pipe once it is ready). */

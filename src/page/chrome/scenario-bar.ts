@@ -12,6 +12,8 @@ export interface ScenarioBar {
   run(id: string): Promise<ConsoleTaskResult>;
   /** Adds a row a feature provides (row 8 comes with the vault), before the explanation line. */
   add(scenario: Scenario): void;
+  /** Resolves once the bar lists this row (at once for the page's own rows; row 8 once the vault feature added it). */
+  listed(id: string): Promise<void>;
 }
 
 /**
@@ -33,6 +35,7 @@ export function mountScenarioBar(options: {
   const explanation = h("p", { class: "scenario-explanation", attrs: { "aria-live": "polite" } });
   const buttons = new Map<string, HTMLButtonElement>();
   const waitingRuns = new Map<string, number>();
+  const listeners = new Map<string, (() => void)[]>();
 
   const setWaiting = (id: string, delta: number) => {
     const n = (waitingRuns.get(id) ?? 0) + delta;
@@ -124,6 +127,12 @@ export function mountScenarioBar(options: {
       scenarios.push(scenario);
       bar.insertBefore(button(scenario), bar.querySelector(".scenario-waiting") ?? explanation);
       bar.hidden = false;
+      for (const listener of listeners.get(scenario.id) ?? []) listener();
+      listeners.delete(scenario.id);
+    },
+    listed(id) {
+      if (scenarios.some((s) => s.id === id)) return Promise.resolve();
+      return new Promise((resolve) => listeners.set(id, [...(listeners.get(id) ?? []), resolve]));
     },
   };
 }

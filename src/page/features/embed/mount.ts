@@ -2,9 +2,10 @@ import "./embed.css";
 import type { ConsoleTaskResult } from "../../../console";
 import { eventsInWindows, verdictSequence } from "../../../log";
 import { h, replaceChildren } from "../../chrome/dom";
-import { SCENARIOS, type Scenario } from "../../chrome/scenarios";
+import type { Scenario } from "../../chrome/scenarios";
 import type { PageContext } from "../context";
 import { type EmbedRequest, embedExplanation, fullPlaygroundHref, ranExplanation, readEmbedRequest } from "./params";
+import { EMBEDDABLE_ROWS } from "./rows";
 
 /**
  * Embed mode for docs: `?embed=1&scenario=N` (a row of the verdict table,
@@ -15,7 +16,7 @@ import { type EmbedRequest, embedExplanation, fullPlaygroundHref, ranExplanation
  * hidden by embed.css, scoped under `.embed`.
  */
 export function mount(ctx: PageContext): void {
-  const request = readEmbedRequest(ctx.link, SCENARIOS);
+  const request = readEmbedRequest(ctx.link, EMBEDDABLE_ROWS);
   if (request.mode === "off") return;
   // `?embed=1&lesson=…`: the lesson player (features/lessons) fills the embed; here only its shape.
   if (ctx.link.lesson !== null || ctx.link.hash.includes("lesson-draft=")) {
@@ -72,7 +73,16 @@ export function mount(ctx: PageContext): void {
     explanation,
   );
 
-  ctx.guest.then(
+  const listed = ctx.scenarios.listed(scenario.id);
+  // Row 8 is in the scenario bar once the vault feature has mounted (after the guest is up):
+  // until then the bar says what it waits for rather than "starting the guest".
+  void ctx.guest.then(
+    () => {
+      status.textContent = "the guest is ready; setting up this row…";
+    },
+    () => undefined,
+  );
+  Promise.all([ctx.guest, listed]).then(
     () => {
       runButton.disabled = false;
       status.textContent = "ready: click Run";

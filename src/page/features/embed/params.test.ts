@@ -1,17 +1,21 @@
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { SCENARIOS } from "../../chrome/scenarios";
 import { readPageLink } from "../../link";
 import { embedExplanation, fullPlaygroundHref, ranExplanation, readEmbedRequest, validValues } from "./params";
+import { EMBEDDABLE_ROWS } from "./rows";
 
 // Embed mode for docs: `?embed=1&scenario=N` picks one row of the verdict table
 // (docs/decisions/0005-the-page-is-the-only-network-client.md) by row number or id; anything else is explained.
-const read = (query: string) => readEmbedRequest(readPageLink(`https://tab.example/?${query}`), SCENARIOS);
+const read = (query: string) => readEmbedRequest(readPageLink(`https://tab.example/?${query}`), EMBEDDABLE_ROWS);
 
 describe("which scenario an embed link names (a row of the verdict table)", () => {
   it.each([
     ["a row number picks that row", "embed=1&scenario=4", "ip-literal"],
     ["the first row is row 1", "embed=1&scenario=1", "served"],
-    ["the last row is row 7", "embed=1&scenario=7", "dns"],
+    ["row 7 is a row", "embed=1&scenario=7", "dns"],
+    ["the last row is row 8, the vault's", "embed=1&scenario=8", "vault-push-read"],
+    ["row 8 by its id", "embed=1&scenario=vault-push-read", "vault-push-read"],
     ["an id picks its row", "embed=1&scenario=ip-literal", "ip-literal"],
     ["an id is matched without regard to case", "embed=1&scenario=Landlock-Denied", "landlock-denied"],
     ["surrounding spaces are ignored", "embed=1&scenario=%206%20", "landlock-denied"],
@@ -44,8 +48,21 @@ describe("which scenario an embed link names (a row of the verdict table)", () =
     expect(request.mode).toBe("invalid");
     if (request.mode !== "invalid") return;
     expect(request.message).toContain(echoed);
-    expect(request.message).toContain("1–7");
+    expect(request.message).toContain("1–8");
     expect(request.message).toContain("ip-literal");
+  });
+
+  it("every row of the verdict table in its design record is embeddable, by number and by id", () => {
+    const record = readFileSync("docs/decisions/0005-the-page-is-the-only-network-client.md", "utf8");
+    const rows = [...record.matchAll(/^\| (\d+) +\|/gm)].map((m) => Number(m[1]));
+    expect(rows.length).toBeGreaterThanOrEqual(8);
+    for (const row of rows) {
+      const byNumber = read(`embed=1&scenario=${row}`);
+      expect(byNumber.mode, `scenario=${row}`).toBe("scenario");
+      if (byNumber.mode !== "scenario") continue;
+      expect(byNumber.scenario.row).toBe(row);
+      expect(read(`embed=1&scenario=${byNumber.scenario.id}`)).toEqual(byNumber);
+    }
   });
 
   it("echoes a hostile value shortened and without control characters", () => {
@@ -69,8 +86,9 @@ describe("the embed bar's text and link", () => {
     ["row 4 is decided by the proxy", 4, "the proxy", "Verdict table, row 4"],
     ["row 5 is decided by the design", 5, "the design", "Verdict table, row 5"],
     ["row 6 is decided by the kernel", 6, "the kernel (Landlock)", "Verdict table, row 6"],
+    ["row 8 is decided by the KMS", 8, "the KMS", "Verdict table, row 8"],
   ])("%s, and the paragraph cites its row of the verdict table", (_name, row, by, cite) => {
-    const scenario = SCENARIOS.find((s) => s.row === row);
+    const scenario = EMBEDDABLE_ROWS.find((s) => s.row === row);
     if (!scenario) throw new Error(`no row ${row}`);
     const text = embedExplanation(scenario);
     expect(text).toContain(`Decided by ${by}`);

@@ -28,7 +28,7 @@ export function readEmbedRequest(link: Pick<PageLink, "embed" | "scenario">, sce
   };
 }
 
-/** "a row number 1–7 or an id: served, host-not-allowed, …" */
+/** "a row number 1–8 or an id: served, host-not-allowed, …" */
 export function validValues(scenarios: readonly Scenario[]): string {
   if (scenarios.length === 0) return "a scenario (this build has none)";
   const rows = scenarios.map((s) => s.row);
@@ -60,6 +60,7 @@ const DECIDER_TEXT: Partial<Record<Decider, string>> = {
   proxy: "the proxy (.net in the design: the page, the only TLS client)",
   kernel: "the kernel (Landlock)",
   design: "the design (the page sets SNI itself)",
+  kms: "the KMS (it holds the vault's keys: a read grant gets no key to sign a push)",
 };
 
 /** The embed bar's paragraph: who decides, the verdict, and the row's own explanation. */
