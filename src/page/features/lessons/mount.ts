@@ -82,7 +82,7 @@ export function mount(ctx: FeatureContext): void {
   };
   const panel = createLessonsPanel(log);
   panel.addHeader(view.element);
-  ctx.addPanel(panel);
+  ctx.panels.add(panel);
 
   function type(command: string | null | undefined, act: "lesson-show-me" | "lesson-demo"): void {
     const g = guest;
@@ -95,13 +95,13 @@ export function mount(ctx: FeatureContext): void {
         state.typing = false;
         host.render();
       });
-    ctx.layout.terminalBox.querySelector("textarea")?.focus();
+    ctx.terminal.focus();
   }
 
   async function close(): Promise<void> {
     await leaveLesson(host);
     state.lesson = null;
-    ctx.layout.root.classList.remove("lesson-focus");
+    ctx.setMode({ kind: "lesson-focus", on: false });
     host.dispatch({ kind: "close" });
     void refreshIndex();
   }

@@ -194,32 +194,31 @@ export function mount(ctx: FeatureContext): void {
     skillNote(run, verb, outcome, `model step (page): ${step.step} → ${step.lines.join(" | ")}`);
   };
 
-  ctx
-    .panel("runner")
-    .addHeader(
-      h(
-        "div",
-        { class: "panel-header runner-controls", attrs: { "data-model": "", role: "group", "aria-label": "Model-driven agent" } },
-        h("strong", {}, "Model"),
-        " ",
-        provider,
-        " ",
-        model,
-        " ",
-        base,
-        " ",
-        key,
-        " ",
-        goal,
-        " ",
-        runButton,
-        " ",
-        policyNote,
-        " ",
-        allowButton,
-        " ",
-        status,
-      ),
-    );
+  ctx.panels.addHeader(
+    "runner",
+    h(
+      "div",
+      { class: "panel-header runner-controls", attrs: { "data-model": "", role: "group", "aria-label": "Model-driven agent" } },
+      h("strong", {}, "Model"),
+      " ",
+      provider,
+      " ",
+      model,
+      " ",
+      base,
+      " ",
+      key,
+      " ",
+      goal,
+      " ",
+      runButton,
+      " ",
+      policyNote,
+      " ",
+      allowButton,
+      " ",
+      status,
+    ),
+  );
   ctx.expose("model", { run, armed: () => endpoint.armed() });
 }

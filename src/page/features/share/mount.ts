@@ -27,7 +27,7 @@ export const AGENT_ACT = "agent";
  * scenarios, and the Replay panel compares the sender's sequence with the replay's.
  */
 export function mount(ctx: FeatureContext): void {
-  const { log, layout } = ctx;
+  const { log } = ctx;
   const ran: string[] = [];
   /** Verdicts produced while scenarios ran: their windows on the log. */
   const windows: ScenarioWindow[] = [];
@@ -46,27 +46,35 @@ export function mount(ctx: FeatureContext): void {
   });
   const sequenceOfRuns = (): SequenceStep[] => verdictSequence(eventsInWindows(log.events(), windows));
 
-  // What the link will not replay (commands typed by hand, lesson steps), beside the link.
+  // The top bar's Share button, the link it made, and what the link will not replay (commands
+  // typed by hand, lesson steps) beside it; a policy too large for the link asks where it is
+  // published in `refSlot`.
+  const shareButton = h("button", { id: "share", attrs: { type: "button" } }, "Share");
+  const shareOutput = h("input", {
+    class: "share-output",
+    attrs: { readonly: "", "aria-label": "Share link", tabindex: "-1", hidden: "" },
+  });
   const leftOut = h("div", { class: "share-left-out", attrs: { "data-testid": "share-left-out", "aria-live": "polite", hidden: "" } });
-  layout.shareOutput.after(leftOut);
+  const refSlot = h("div", { attrs: { style: "display: contents" } });
+  for (const element of [shareButton, shareOutput, leftOut, refSlot]) ctx.place("share", element);
   const showLink = async (url: string) => {
-    layout.shareOutput.value = url;
-    layout.shareOutput.hidden = false;
+    shareOutput.value = url;
+    shareOutput.hidden = false;
     leftOut.textContent = describeLeftOut(leftOutOfLink(log.events(), windows));
     leftOut.hidden = leftOut.textContent === "";
-    layout.shareOutput.select();
+    shareOutput.select();
     try {
       await navigator.clipboard?.writeText(url);
     } catch {
       // The link is shown selected in the field either way.
     }
   };
-  layout.shareButton.addEventListener("click", () => {
+  shareButton.addEventListener("click", () => {
     void (async () => {
       const policyJson = canonicalJson(ctx.policy.current());
       const policy = policyJson === canonicalJson(DEFAULT_POLICY) ? null : policyJson;
       const state = {
-        harness: layout.harnessInput.value.trim() || ctx.link.harness,
+        harness: ctx.harness.value() || ctx.link.harness,
         policy,
         policyRef: null,
         scenarios: ran,
@@ -74,7 +82,7 @@ export function mount(ctx: FeatureContext): void {
         // What the sender allows beyond the default travels as a proposal the receiver must accept.
         allowPrefixes: ctx.services.orgAllowlist.entries().filter((e) => !ctx.services.orgAllowlist.defaults().includes(e)),
       };
-      layout.root.querySelector(".share-policy-ref")?.remove();
+      replaceChildren(refSlot);
       const packedLength = policy === null ? 0 : (await packPolicy(policy)).length;
       if (policy === null || packedLength <= MAX_INLINE_POLICY) return showLink(await buildShareUrl(ctx.link.href, state));
       // Too large for the link: by reference, once the sender says where it is published.
@@ -83,7 +91,7 @@ export function mount(ctx: FeatureContext): void {
         packedLength,
         onReference: (policyRef) => void buildShareUrl(ctx.link.href, { ...state, policyRef }).then(showLink),
       });
-      layout.shareButton.parentElement?.after(form);
+      replaceChildren(refSlot, form);
     })();
   });
 
@@ -110,7 +118,7 @@ export function mount(ctx: FeatureContext): void {
     log,
   );
   panel.addHeader(compare);
-  ctx.addPanel(panel);
+  ctx.panels.add(panel);
 
   const replay = async () => {
     const { state, problems } = await readShareState(ctx.link);
@@ -183,7 +191,7 @@ export function mount(ctx: FeatureContext): void {
     }
     const expected = state.expect ? decodeSequence(state.expect) : null;
     const actual = sequenceOfRuns();
-    ctx.selectPanel("replay");
+    ctx.panels.select("replay");
     if (!expected) {
       replaceChildren(
         compare,

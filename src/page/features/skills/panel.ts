@@ -23,6 +23,8 @@ export interface SkillsViewDeps {
   choices: SkillChoices;
   /** The registry field's value, shared with the model's `search_skills`. */
   registry: PageSkills["registry"];
+  /** Shows the inspection view's dialog over the page (`ctx.showDialog`). */
+  showDialog(dialog: HTMLDialogElement): void;
 }
 
 const row = "display: flex; flex-wrap: wrap; gap: 6px; align-items: center";
