@@ -1,6 +1,5 @@
 import { createRequire } from "node:module";
 import { type BrowserContext, expect, type Page, test } from "@playwright/test";
-import type { AxeResults } from "axe-core";
 import { closePlayground, waitForGuest } from "./support/guest";
 import { refuseUnplanned } from "./support/upstreams";
 import { seedWarmState } from "./support/warm-state";
@@ -33,11 +32,10 @@ async function violationsOf(path: string, ready: (page: Page) => Promise<void>):
   await waitForGuest(page);
   await ready(page);
   await page.addScriptTag({ path: AXE_SOURCE });
-  const results = await page.evaluate(() =>
-    (window as unknown as { axe: { run(context: Document, options: object): Promise<AxeResults> } }).axe.run(document, {
-      resultTypes: ["violations"],
-    }),
-  );
+  const results = await page.evaluate(() => {
+    if (!window.axe) throw new Error("axe-core did not load");
+    return window.axe.run(document, { resultTypes: ["violations"] });
+  });
   return results.violations.flatMap((v) =>
     v.nodes.map((n) => `${v.id} (${v.impact ?? "?"}): ${n.target.join(" ")}: ${v.help}; ${n.failureSummary ?? ""}`),
   );

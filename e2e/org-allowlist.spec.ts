@@ -184,7 +184,7 @@ test("a shared link proposing prefixes asks first; Reject leaves the allowlist u
 test("the same link, accepted: the prefixes are added as one logged change and the harness resolves", async () => {
   await openPage(sharedLink());
   // An empty cache: what the accepted prefixes allow is fetched now, not served from the last test's resolve.
-  await page.evaluate(() => (window.__tab?.features.resolver as { cas: { clear(): Promise<void> } } | undefined)?.cas.clear());
+  await page.evaluate(() => window.__tab?.features.resolver?.cas.clear());
   const served = library.served.length;
   const card = page.getByRole("alertdialog", { name: "Allow the prefixes this link proposes?" });
   await card.getByRole("button", { name: "Accept" }).click();

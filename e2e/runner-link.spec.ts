@@ -85,7 +85,7 @@ test("a share link to a harness runs its agent in a fresh context, with the send
   await waitForGuest(receiver);
   await answerLinkCard(receiver);
   await receiver.evaluate(async () => {
-    await (window.__tab!.features.share as { replayed: Promise<void> }).replayed;
+    await window.__tab?.features.share?.replayed;
   });
   await expect(receiver.getByTestId("replay-verdict")).toHaveText(/The replay produced the sender's verdict sequence/);
   expect(await agentLines(receiver, 0)).toEqual(AGENT_SAW);

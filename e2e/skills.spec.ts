@@ -20,7 +20,7 @@ test.beforeAll(async ({ browser }) => {
   // put in the DOM (text or attribute), it is recorded with whether an inspection view existed.
   await context.addInitScript((canary: string) => {
     const seen: string[] = [];
-    (window as unknown as { __canarySeen: string[] }).__canarySeen = seen;
+    window.__canarySeen = seen;
     const where = (node: Node) => {
       const inDialog = (node instanceof Element ? node : node.parentElement)?.closest("dialog[data-testid='skill-inspection']");
       return inDialog ? "inspection" : "elsewhere";
@@ -98,8 +98,7 @@ test("acquiring a hit shows its progress, the handle and its provenance", async 
   await expect(record).toContainText("scripts/extract.py");
   // The handle table (its own IndexedDB store) holds the record, parsed back with the schema.
   const stored = await page.evaluate(async (h) => {
-    const skills = window.__tab?.features.skills as { handles: { get(h: string): Promise<{ pin: string } | null> } };
-    return skills.handles.get(h);
+    return (await window.__tab?.features.skills?.handles.get(h)) ?? null;
   }, handle ?? "");
   expect(stored?.pin).toContain("9fceb02d0ae598e95dc970b74767f19372d61af8");
 });
@@ -122,7 +121,7 @@ test("the skill text never reached the choosing view; the inspection view opens 
   expect(await page.evaluate(() => document.body.textContent)).not.toContain(CANARY);
   expect(await page.locator("#panel-skills").evaluate((el) => el.outerHTML)).not.toContain(CANARY);
   expect(await page.evaluate(() => document.documentElement.outerHTML)).not.toContain(CANARY);
-  expect(await page.evaluate(() => (window as unknown as { __canarySeen: string[] }).__canarySeen)).toEqual([]);
+  expect(await page.evaluate(() => window.__canarySeen)).toEqual([]);
   expect(await page.evaluate(() => JSON.stringify(window.__tab?.log.events()))).not.toContain(CANARY);
   await expect(page.getByTestId("skill-inspection")).toHaveCount(0);
 
@@ -138,7 +137,7 @@ test("the skill text never reached the choosing view; the inspection view opens 
   // Shown as text: the markdown is not rendered into elements.
   expect(await dialog.getByTestId("skill-text").evaluate((el) => el.children.length)).toBe(0);
   // It was added only inside the inspection view, which is outside the choosing view.
-  expect(await page.evaluate(() => (window as unknown as { __canarySeen: string[] }).__canarySeen)).not.toContain("elsewhere");
+  expect(await page.evaluate(() => window.__canarySeen)).not.toContain("elsewhere");
   expect(await page.locator("#panel-skills").evaluate((el) => el.outerHTML)).not.toContain(CANARY);
   const inspected = await page.evaluate(
     (from) =>

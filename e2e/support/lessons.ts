@@ -42,9 +42,8 @@ export async function openWithRoutes(
 export const lessonEvents = (page: Page) =>
   page.evaluate(() =>
     (window.__tab?.log.events() ?? []).flatMap((e) => {
-      const x = e as unknown as { kind: string; source?: string; steps?: number; code?: string; step?: number; result?: string };
-      if (x.kind === "lesson.load") return [x.code ? `refused ${x.code}` : `load ${x.source} ${x.steps}`];
-      if (x.kind === "lesson.step") return [`step ${x.step} ${x.result}`];
+      if (e.kind === "lesson.load") return [e.code ? `refused ${e.code}` : `load ${e.source} ${e.steps}`];
+      if (e.kind === "lesson.step") return [`step ${e.step} ${e.result}`];
       return [];
     }),
   );
