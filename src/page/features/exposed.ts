@@ -6,7 +6,7 @@ import type { OrgAllowlist, Resolution } from "../../resolver";
 import type { ContractResult } from "../cache/contract";
 import type { Scenario } from "../chrome/scenarios";
 import type { CasDatabase, PageDigest, PageServices, PageSkills, PageVault, ResolveMode, RunOptions, RunResult } from "../services/types";
-import type { ModelRunOptions } from "./model/mount";
+import type { ModelRunOptions } from "./model/model-run";
 import type { TimelineCounts, TimelineMark } from "./timeline/model";
 
 /**
