@@ -1,6 +1,6 @@
 import { type BrowserContext, expect, type Page, test } from "@playwright/test";
-import { BOOT_TIMEOUT_MS, closePlayground, typeAndWait, waitForGuest } from "./support/guest";
-import { LESSON_BASE, lessonEvents, lessonLink, openWithRoutes, serveLesson, sha256 } from "./support/lessons";
+import { BOOT_TIMEOUT_MS, closePlayground, openPlayground, typeAndWait, waitForGuest } from "./support/guest";
+import { LESSON_BASE, lessonEvents, lessonLink, serveLesson, sha256 } from "./support/lessons";
 import { routeZen, upstream } from "./support/upstreams";
 
 // The lesson player in the real page with the real guest: a lesson loaded by its pinned URL,
@@ -52,11 +52,14 @@ let page: Page;
 
 test.beforeAll(async ({ browser }) => {
   test.setTimeout(BOOT_TIMEOUT_MS + 60_000);
-  ({ context, page } = await openWithRoutes(browser, lessonLink(LESSON_URL, PIN), async (c) => {
-    await serveLesson(c, LESSON_URL, LESSON);
-    // Served with different bytes than the link's pin was made from.
-    await serveLesson(c, CHANGED_URL, LESSON.replace("Who decides", "Who decides (edited)"));
-    await routeZen(c, "Practicality beats purity.");
+  ({ context, page } = await openPlayground(browser, lessonLink(LESSON_URL, PIN), {
+    refuseUnplanned: true,
+    setup: async (c) => {
+      await serveLesson(c, LESSON_URL, LESSON);
+      // Served with different bytes than the link's pin was made from.
+      await serveLesson(c, CHANGED_URL, LESSON.replace("Who decides", "Who decides (edited)"));
+      await routeZen(c, "Practicality beats purity.");
+    },
   }));
 });
 test.afterAll(async () => {

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { type BrowserContext, expect, type Page, test } from "@playwright/test";
 import { type RoutedLibrary, routeGithubLibrary } from "./support/github-library";
+import { openPlayground } from "./support/guest";
 import { type ResolverRunSummary, resolverRunAfter } from "./support/resolver-runs";
 
 // The org allowlist in the page: a pinned harness from a real library
@@ -59,13 +60,15 @@ async function openAllowlist(): Promise<void> {
 
 test.beforeAll(async ({ browser }) => {
   test.setTimeout(180_000);
-  context = await browser.newContext({ viewport: { width: 1280, height: 720 } });
-  // Registered first, so the library's routes (registered after) take precedence: only the
-  // page's origin and the routed library answer; anything else is refused loudly.
-  await context.route(/^https?:\/\/(?!127\.0\.0\.1)/, (route) => route.abort("blockedbyclient"));
-  library = await routeGithubLibrary(context);
-  page = await context.newPage();
-  page.on("pageerror", (error) => console.log(`[page error] ${error.message}`));
+  // Unplanned requests are refused first, so the library's routes (registered after) take
+  // precedence: only the page's origin and the routed library answer.
+  ({ context, page } = await openPlayground(browser, null, {
+    warm: false,
+    refuseUnplanned: true,
+    setup: async (context) => {
+      library = await routeGithubLibrary(context);
+    },
+  }));
   await openPage();
 });
 test.afterAll(async () => {

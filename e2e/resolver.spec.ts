@@ -1,5 +1,6 @@
 import type { BrowserContext } from "@playwright/test";
 import { expect, type Page, test } from "@playwright/test";
+import { openPlayground } from "./support/guest";
 import { type ResolverRunSummary, resolverRunAfter } from "./support/resolver-runs";
 
 // Page side: the resolver and the content-addressed cache in the real browser, on the
@@ -37,11 +38,8 @@ async function clickAndRun(name: string): Promise<RunSummary> {
 
 test.beforeAll(async ({ browser }) => {
   test.setTimeout(180_000);
-  context = await browser.newContext({ viewport: { width: 1280, height: 720 }, acceptDownloads: true });
   // Only the page's own origin answers; every other host is refused loudly.
-  await context.route(/^https?:\/\/(?!127\.0\.0\.1)/, (route) => route.abort("blockedbyclient"));
-  page = await context.newPage();
-  page.on("pageerror", (error) => console.log(`[page error] ${error.message}`));
+  ({ context, page } = await openPlayground(browser, null, { warm: false, acceptDownloads: true, refuseUnplanned: true }));
   await openPage();
 });
 test.afterAll(async () => {

@@ -1,11 +1,10 @@
 import { createHash } from "node:crypto";
 import { type BrowserContext, expect, type Page, type Route, test } from "@playwright/test";
 import { answerLinkCard } from "./support/consent";
-import { closePlayground, openPlayground, type Playground, runInGuest, waitForGuest } from "./support/guest";
+import { closePlayground, openPlayground, type Playground, runInGuest } from "./support/guest";
 import { answerRecorded, SAMPLE_FIXTURES, SKILL_FIXTURES } from "./support/recordings";
 import { consoleText, nextSeq, runAgent, stepLines } from "./support/runs";
 import { CORS, refuseUnplanned } from "./support/upstreams";
-import { seedWarmState } from "./support/warm-state";
 
 // An agent acquires what it needs while it runs, under the harness's own rules.
 // `tab-fetch URL#sha256=…` in the guest is POST /v0/resolve on the page's proxy, resolved by
@@ -175,13 +174,8 @@ test("a share link replays the run's run-time fetches from the receiver's own re
   expect(new URL(link).searchParams.get("expect")).toContain("runtime-fetch-limit:resolver");
 
   // A fresh context: its own (empty) cache, its own resolver, its own guest.
-  const context = await browser.newContext({ viewport: { width: 1280, height: 720 } });
+  const { context, page: receiver } = await openPlayground(browser, link, { warm: true, setup: routeRemote });
   try {
-    await routeRemote(context);
-    const receiver = await context.newPage();
-    await seedWarmState(receiver);
-    await receiver.goto(link);
-    await waitForGuest(receiver);
     await answerLinkCard(receiver);
     await receiver.evaluate(async () => {
       await window.__tab?.features.share?.replayed;

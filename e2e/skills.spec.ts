@@ -1,5 +1,5 @@
 import { type BrowserContext, expect, type Page, test } from "@playwright/test";
-import { closePlayground, waitForGuest } from "./support/guest";
+import { closePlayground, openPlayground, waitForGuest } from "./support/guest";
 import { answerRecorded, SKILL_FIXTURES } from "./support/recordings";
 import { nextSeq, runAgent } from "./support/runs";
 
@@ -15,9 +15,20 @@ let page: Page;
 
 test.beforeAll(async ({ browser }) => {
   test.setTimeout(180_000);
-  context = await browser.newContext({ viewport: { width: 1280, height: 720 } });
-  // Watch the whole document from before the page's first script: if the canary is ever
-  // put in the DOM (text or attribute), it is recorded with whether an inspection view existed.
+  ({ context, page } = await openPlayground(browser, "./", { warm: false, refuseUnplanned: true, setup: watchAndRoute, wait: "none" }));
+  await page.waitForFunction(() => window.__tab?.features.skills !== undefined);
+  await page.locator("#tab-skills").click();
+});
+test.afterAll(async () => {
+  await closePlayground(context ? { context, page } : undefined);
+});
+
+/**
+ * Watches the whole document from before the page's first script: if the canary is ever put
+ * in the DOM (text or attribute), it is recorded with whether an inspection view existed. The
+ * registry and GitHub answer from the recordings.
+ */
+async function watchAndRoute(context: BrowserContext): Promise<void> {
   await context.addInitScript((canary: string) => {
     const seen: string[] = [];
     window.__canarySeen = seen;
@@ -35,19 +46,10 @@ test.beforeAll(async ({ browser }) => {
       }
     }).observe(document, { subtree: true, childList: true, characterData: true, attributes: true });
   }, CANARY);
-  await context.route(/^https?:\/\/(?!127\.0\.0\.1)/, (route) => route.abort("blockedbyclient"));
   for (const host of ["skills.sh", "api.github.com", "raw.githubusercontent.com", "docs.example.com"]) {
     await context.route(`https://${host}/**`, answerRecorded([SKILL_FIXTURES]));
   }
-  page = await context.newPage();
-  page.on("pageerror", (error) => console.log(`[page error] ${error.message}`));
-  await page.goto("./");
-  await page.waitForFunction(() => window.__tab?.features.skills !== undefined);
-  await page.locator("#tab-skills").click();
-});
-test.afterAll(async () => {
-  await closePlayground(context ? { context, page } : undefined);
-});
+}
 
 const view = () => page.getByTestId("skills-choosing-view");
 

@@ -1,8 +1,6 @@
 import { createHash } from "node:crypto";
-import type { Browser, BrowserContext, Page } from "@playwright/test";
-import { waitForGuest } from "./guest";
-import { refuseUnplanned, upstream } from "./upstreams";
-import { keepWarmState, seedWarmState } from "./warm-state";
+import type { BrowserContext, Page } from "@playwright/test";
+import { upstream } from "./upstreams";
 
 /** Under the sample bundle's org allowlist, so the page may fetch a lesson from there. */
 export const LESSON_BASE = "https://raw.githubusercontent.com/example-org/agent-library/main/lessons/";
@@ -15,27 +13,6 @@ export const lessonLink = (url: string, pin: string, extra = "") => `./?lesson=$
 /** Serves `text` at `url` (and its CORS preflight) through Playwright routing: no network. */
 export async function serveLesson(context: BrowserContext, url: string, text: string): Promise<void> {
   await context.route(url, upstream(200, { "content-type": "application/yaml" }, text));
-}
-
-/**
- * A context whose routes are in place before the first load (a lesson link fetches at once),
- * with the suite's warm state, on `path`, the guest up.
- */
-export async function openWithRoutes(
-  browser: Browser,
-  path: string,
-  routes: (context: BrowserContext) => Promise<void>,
-): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 720 } });
-  await refuseUnplanned(context);
-  await routes(context);
-  const page = await context.newPage();
-  page.on("pageerror", (error) => console.log(`[page error] ${error.message}`));
-  await seedWarmState(page);
-  await page.goto(path);
-  await waitForGuest(page);
-  await keepWarmState(page);
-  return { context, page };
 }
 
 /** The lesson events on the page's log, as short strings ("load url 3", "step 1 failed"). */
