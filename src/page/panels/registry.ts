@@ -1,6 +1,6 @@
 import type { EventPanel } from "./event-panel";
 import type { PanelId } from "./ids";
-import { createPanelTabs } from "./tabs";
+import { createPanelTabs, type PanelTabs } from "./tabs";
 
 /**
  * The page's panels by typed id (./ids.ts): the built-in six and the ones features add. What a
@@ -21,8 +21,16 @@ export interface PagePanels {
 }
 
 export function createPagePanels(builtIn: readonly EventPanel[]): PagePanels {
-  const panels = new Map<PanelId, EventPanel>(builtIn.map((p) => [p.id, p]));
   const tabs = createPanelTabs([...builtIn]);
+  return { element: tabs.element, ...panelRegistry(builtIn, tabs) };
+}
+
+/** The panels by id over their tabs (no DOM of its own: tested with stand-ins in Node). */
+export function panelRegistry(
+  builtIn: readonly Pick<EventPanel, "id" | "addHeader">[],
+  tabs: Pick<PanelTabs, "select" | "add">,
+): Omit<PagePanels, "element"> {
+  const panels = new Map<PanelId, Pick<EventPanel, "id" | "addHeader">>(builtIn.map((p) => [p.id, p]));
   const headers = new Map<PanelId, HTMLElement[]>();
   /** A panel asked to be shown before it was added. */
   let wanted: PanelId | null = null;
@@ -33,7 +41,6 @@ export function createPagePanels(builtIn: readonly EventPanel[]): PagePanels {
     } else wanted = id;
   };
   return {
-    element: tabs.element,
     add(panel) {
       if (panels.has(panel.id)) throw new Error(`the ${panel.id} panel was added twice`);
       panels.set(panel.id, panel);
