@@ -8,11 +8,15 @@ import { createPanelTabs, type PanelTabs } from "./tabs";
  * feature depends on another having mounted first: the Replay panel's log replay (policy) and
  * the panel itself (share) may come in either order.
  */
-export interface PagePanels {
+export interface PagePanels extends PanelRegistry<EventPanel> {
   /** The tab list and the panels, for the page's panels box. */
   readonly element: HTMLElement;
+}
+
+/** The panels by id (`P`: a panel, or a stand-in in tests). */
+export interface PanelRegistry<P> {
   /** Adds a feature's panel; its tab takes its place in PANEL_ORDER. */
-  add(panel: EventPanel): void;
+  add(panel: P): void;
   /** Adds a feature's own element above a panel's events (once the panel exists). */
   addHeader(id: PanelId, element: HTMLElement): void;
   /** Shows a panel (once it exists, unless another was shown since). */
@@ -26,11 +30,11 @@ export function createPagePanels(builtIn: readonly EventPanel[]): PagePanels {
 }
 
 /** The panels by id over their tabs (no DOM of its own: tested with stand-ins in Node). */
-export function panelRegistry(
-  builtIn: readonly Pick<EventPanel, "id" | "addHeader">[],
-  tabs: Pick<PanelTabs, "select" | "add">,
-): Omit<PagePanels, "element"> {
-  const panels = new Map<PanelId, Pick<EventPanel, "id" | "addHeader">>(builtIn.map((p) => [p.id, p]));
+export function panelRegistry<P extends Pick<EventPanel, "id" | "addHeader">>(
+  builtIn: readonly P[],
+  tabs: Pick<PanelTabs, "select"> & { add(panel: P): void },
+): PanelRegistry<P> {
+  const panels = new Map<PanelId, P>(builtIn.map((p) => [p.id, p]));
   const headers = new Map<PanelId, HTMLElement[]>();
   /** A panel asked to be shown before it was added. */
   let wanted: PanelId | null = null;
