@@ -1,9 +1,6 @@
 import { createRequire } from "node:module";
 import { type BrowserContext, expect, type Page, test } from "@playwright/test";
-import type { AxeResults } from "axe-core";
-import { closePlayground, waitForGuest } from "./support/guest";
-import { refuseUnplanned } from "./support/upstreams";
-import { seedWarmState } from "./support/warm-state";
+import { closePlayground, openPlayground, waitForGuest } from "./support/guest";
 
 // The page's four faces checked by axe-core (WCAG 2 A/AA and axe's best practices, its
 // defaults) once each is drawn and its guest is up: the playground, the embed view a docs site
@@ -17,11 +14,8 @@ let context: BrowserContext;
 let page: Page;
 
 test.beforeAll(async ({ browser }) => {
-  context = await browser.newContext({ viewport: { width: 1280, height: 720 } });
-  await refuseUnplanned(context);
-  page = await context.newPage();
-  page.on("pageerror", (error) => console.log(`[page error] ${error.message}`));
-  await seedWarmState(page);
+  // Each face loads its own page in this context, restoring the suite's kept guest state.
+  ({ context, page } = await openPlayground(browser, null, { refuseUnplanned: true }));
 });
 test.afterAll(async () => {
   await closePlayground(context ? { context, page } : undefined);
@@ -33,11 +27,10 @@ async function violationsOf(path: string, ready: (page: Page) => Promise<void>):
   await waitForGuest(page);
   await ready(page);
   await page.addScriptTag({ path: AXE_SOURCE });
-  const results = await page.evaluate(() =>
-    (window as unknown as { axe: { run(context: Document, options: object): Promise<AxeResults> } }).axe.run(document, {
-      resultTypes: ["violations"],
-    }),
-  );
+  const results = await page.evaluate(() => {
+    if (!window.axe) throw new Error("axe-core did not load");
+    return window.axe.run(document, { resultTypes: ["violations"] });
+  });
   return results.violations.flatMap((v) =>
     v.nodes.map((n) => `${v.id} (${v.impact ?? "?"}): ${n.target.join(" ")}: ${v.help}; ${n.failureSummary ?? ""}`),
   );

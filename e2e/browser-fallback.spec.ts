@@ -1,7 +1,6 @@
-import { expect, test } from "@playwright/test";
-import { BOOT_TIMEOUT_MS, closePlayground, type Playground, terminalRows, waitForGuest } from "./support/guest";
-import { refuseUnplanned, routeZen, runScenario } from "./support/upstreams";
-import { keepWarmState, seedWarmState } from "./support/warm-state";
+import { type BrowserContext, expect, test } from "@playwright/test";
+import { BOOT_TIMEOUT_MS, closePlayground, openPlayground, type Playground, terminalRows } from "./support/guest";
+import { routeZen, runScenario } from "./support/upstreams";
 
 // A browser whose WebCrypto lacks X25519 (older Safari releases among them) is told so before the
 // guest starts and still works: the page's TLS with the guest takes P-256, asking the guest's
@@ -13,8 +12,14 @@ let pg: Playground;
 
 test.beforeAll(async ({ browser }) => {
   test.setTimeout(BOOT_TIMEOUT_MS);
-  const context = await browser.newContext({ viewport: { width: 1280, height: 720 } });
-  await refuseUnplanned(context);
+  pg = await openPlayground(browser, "./", { refuseUnplanned: true, setup: takeAwayX25519 });
+});
+test.afterAll(async () => {
+  await closePlayground(pg);
+});
+
+/** The zen upstream, and Chromium's X25519 taken away before the page's scripts run. */
+async function takeAwayX25519(context: BrowserContext): Promise<void> {
   await routeZen(context, "Fall back, but never fall over.");
   await context.addInitScript(() => {
     const subtle = globalThis.crypto.subtle;
@@ -31,17 +36,7 @@ test.beforeAll(async ({ browser }) => {
         named(algorithm) === "X25519" ? refuse() : (importKey as (...a: unknown[]) => unknown)(format, data, algorithm, ...rest),
     });
   });
-  const page = await context.newPage();
-  page.on("pageerror", (error) => console.log(`[page error] ${error.message}`));
-  await seedWarmState(page);
-  await page.goto("./");
-  await waitForGuest(page);
-  await keepWarmState(page);
-  pg = { context, page };
-});
-test.afterAll(async () => {
-  await closePlayground(pg);
-});
+}
 
 test("without X25519 the page says before boot that TLS uses P-256, and row 1 is served over P-256", async () => {
   const page = pg.page;

@@ -68,10 +68,7 @@ async function scenarioWindow(page: Page, id: string, from: number): Promise<{ s
 const verdictsIn = (events: Seen[], w: { start: Seen; end: Seen }) =>
   events.filter((e) => e.kind === "proxy.decision" && e.seq > w.start.seq && e.seq < w.end.seq).map((e) => `${e.code}:${e.by}`);
 
-const shareSequence = (page: Page) =>
-  page.evaluate(() =>
-    (window.__tab!.features.share as { sequence(): { code: string; by: string }[] }).sequence().map((s) => `${s.code}:${s.by}`),
-  );
+const shareSequence = (page: Page) => page.evaluate(() => (window.__tab?.features.share?.sequence() ?? []).map((s) => `${s.code}:${s.by}`));
 
 test("a scenario clicked while a typed command runs starts after it, ends after its own decision, and the share link carries its verdict", async () => {
   test.setTimeout(240_000);

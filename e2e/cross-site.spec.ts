@@ -80,10 +80,7 @@ test("on another site with third-party storage blocked, the lesson embed loads a
   const page = session.context.pages()[0] ?? (await session.context.newPage());
   page.on("pageerror", (e) => console.log(`[docs error] ${e.message}`));
   await page.goto(`${docsOrigin}/docs.html`);
-  const messages = () =>
-    page.evaluate(() =>
-      (window as unknown as { messages: { type: string; step?: number }[] }).messages.map((m) => `${m.type}${m.step ? ` ${m.step}` : ""}`),
-    );
+  const messages = () => page.evaluate(() => (window.messages ?? []).map((m) => `${m.type}${m.step ? ` ${m.step}` : ""}`));
   await expect.poll(messages, { timeout: 120_000 }).toEqual(expect.arrayContaining(["lesson.loaded", "lesson.step-started 1"]));
   expect(host.requests).toContain("/tour.yaml");
 
@@ -151,7 +148,7 @@ test("the custom element on a plain page of another site builds the player and r
     await expect(frame).toHaveAttribute("allow", "loopback-network");
     const src = new URL((await frame.getAttribute("src")) ?? "");
     expect(Object.fromEntries(src.searchParams)).toEqual({ embed: "1", lesson, step: "1", embedder: `http://127.0.0.1:${plain.port}` });
-    const seen = () => page.evaluate(() => (window as unknown as { seen: string[] }).seen);
+    const seen = () => page.evaluate(() => window.seen ?? []);
     await expect
       .poll(seen, { timeout: 120_000 })
       .toEqual(

@@ -41,12 +41,10 @@ test.afterAll(async () => {
   await closePlayground(pg);
 });
 
-type LessonsApi = { opened: Promise<void>; open(name: string): Promise<void>; setupDone(): Promise<void> };
-
 /** Waits for the lesson the page opened (from its link or the API) and for its setup or replay typing to end. */
 async function settled(page: Page): Promise<void> {
   await page.evaluate(async () => {
-    const lessons = window.__tab?.features.lessons as LessonsApi | undefined;
+    const lessons = window.__tab?.features.lessons;
     await lessons?.opened;
     await lessons?.setupDone();
   });
@@ -87,7 +85,7 @@ for (const { name, steps } of INDEX.lessons) {
   test(`${name}: every step passes by Show me, and again after a reload at step ${[...reloads].join(", ")}`, async () => {
     test.setTimeout(120_000 + steps * (EVERY ? 150_000 : 60_000));
     const page = pg.page;
-    await page.evaluate((n) => (window.__tab?.features.lessons as LessonsApi | undefined)?.open(n), name);
+    await page.evaluate((n) => (window.__tab?.features.lessons)?.open(n), name);
     await settled(page);
     for (let step = 1; step <= steps; step++) {
       if (reloads.has(step)) await reloadAt(page, name, step);

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { expect, test } from "@playwright/test";
-import { closePlayground } from "./support/guest";
-import { lessonEvents, lessonLink, openWithRoutes, serveLesson, sha256 } from "./support/lessons";
+import { closePlayground, openPlayground } from "./support/guest";
+import { lessonEvents, lessonLink, serveLesson, sha256 } from "./support/lessons";
 import { upstream } from "./support/upstreams";
 
 // A docs author who hosts the playground names their lesson host once, in tab.config.json beside
@@ -15,9 +15,12 @@ test("a fresh reader of a deployment whose tab.config.json names the lesson host
   test.setTimeout(360_000);
   const base = test.info().project.use.baseURL ?? "http://127.0.0.1:4399/";
   const config = { version: 1, lessonOrigins: ["https://docs.example/lessons/"] };
-  const opened = await openWithRoutes(browser, lessonLink(LESSON_URL, PIN), async (context) => {
-    await context.route(`${base}tab.config.json`, upstream(200, { "content-type": "application/json" }, JSON.stringify(config)));
-    await serveLesson(context, LESSON_URL, TEXT);
+  const opened = await openPlayground(browser, lessonLink(LESSON_URL, PIN), {
+    refuseUnplanned: true,
+    setup: async (context) => {
+      await context.route(`${base}tab.config.json`, upstream(200, { "content-type": "application/json" }, JSON.stringify(config)));
+      await serveLesson(context, LESSON_URL, TEXT);
+    },
   });
   try {
     await expect.poll(() => lessonEvents(opened.page), { timeout: 60_000 }).toEqual(["load url 4"]);
@@ -29,7 +32,10 @@ test("a fresh reader of a deployment whose tab.config.json names the lesson host
 
 test("without tab.config.json the same lesson is refused not-allowlisted (the bundled default)", async ({ browser }) => {
   test.setTimeout(360_000);
-  const opened = await openWithRoutes(browser, lessonLink(LESSON_URL, PIN), (context) => serveLesson(context, LESSON_URL, TEXT));
+  const opened = await openPlayground(browser, lessonLink(LESSON_URL, PIN), {
+    refuseUnplanned: true,
+    setup: (context) => serveLesson(context, LESSON_URL, TEXT),
+  });
   try {
     await expect.poll(() => lessonEvents(opened.page), { timeout: 60_000 }).toEqual(["refused not-allowlisted"]);
   } finally {

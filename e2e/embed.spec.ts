@@ -1,5 +1,5 @@
 import { type BrowserContext, expect, type Locator, type Page, test } from "@playwright/test";
-import { closePlayground, waitForGuest } from "./support/guest";
+import { closePlayground, openPlayground, waitForGuest } from "./support/guest";
 import { scenarioEnded } from "./support/scenarios";
 
 // Embed mode for docs: `?embed=1&scenario=N` fits an 800×500 iframe (terminal, the
@@ -16,15 +16,14 @@ const pageErrors: string[] = [];
 
 test.beforeAll(async ({ browser }) => {
   test.setTimeout(TIMEOUT_MS);
-  context = await browser.newContext({ viewport: VIEWPORT });
   // Anything that reaches the network in this file unplanned is a bug: refuse it loudly.
   // Row 4 is refused before any fetch, so no upstream is answered.
-  await context.route(/^https?:\/\/(?!127\.0\.0\.1)/, (route) => route.abort("blockedbyclient"));
-  page = await context.newPage();
-  page.on("pageerror", (error) => {
-    pageErrors.push(error.message);
-    console.log(`[page error] ${error.message}`);
-  });
+  ({ context, page } = await openPlayground(browser, null, {
+    viewport: VIEWPORT,
+    warm: false,
+    refuseUnplanned: true,
+    onPageError: (message) => pageErrors.push(message),
+  }));
 });
 test.afterAll(async () => {
   await closePlayground(context ? { context, page } : undefined);

@@ -1,7 +1,7 @@
 import { type Browser, expect, type Page, test } from "@playwright/test";
 import { SNAPSHOT_FLAG } from "../src/page/emulator/snapshot-names";
-import { BOOT_TIMEOUT_MS, closePlayground, type Playground, runInGuest, terminalRows, waitForGuest } from "./support/guest";
-import { refuseUnplanned, routeZen } from "./support/upstreams";
+import { BOOT_TIMEOUT_MS, closePlayground, openPlayground, type Playground, runInGuest, terminalRows, waitForGuest } from "./support/guest";
+import { routeZen } from "./support/upstreams";
 import { keepWarmState, seedWarmState } from "./support/warm-state";
 
 // A first visit restores the shipped post-boot state (vendor/guest/state.bin.zst)
@@ -24,18 +24,20 @@ async function firstVisit(
   browser: Browser,
   loading?: { before(page: Page): Promise<void>; during(page: Page): Promise<void> },
 ): Promise<Visit> {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 720 } });
-  await refuseUnplanned(context);
-  await routeZen(context, "Fresh machines only.");
-  const page = await context.newPage();
-  page.on("pageerror", (error) => console.log(`[page error] ${error.message}`));
   const fetched: string[] = [];
-  page.on("request", (request) => {
-    const m = /\/guest\/([^/?#]+)$/.exec(request.url());
-    if (m?.[1]) fetched.push(m[1]);
+  const { context, page } = await openPlayground(browser, "./", {
+    warm: false,
+    refuseUnplanned: true,
+    setup: (context) => routeZen(context, "Fresh machines only."),
+    beforeLoad: async (page) => {
+      page.on("request", (request) => {
+        const m = /\/guest\/([^/?#]+)$/.exec(request.url());
+        if (m?.[1]) fetched.push(m[1]);
+      });
+      await loading?.before(page);
+    },
+    wait: "none",
   });
-  await loading?.before(page);
-  await page.goto("./");
   await loading?.during(page);
   await waitForGuest(page);
   const visit = { context, page, fetched };
@@ -274,8 +276,7 @@ test("a state saved without the page's localStorage flag is still restored, not 
   // The state the cold boot above saved, in a browser whose localStorage is empty (as for a
   // visitor whose state was saved before the page kept its flag): the first script starts
   // the shipped state's download at once, and the page asks IndexedDB before it takes it.
-  const context = await browser.newContext();
-  const page = await context.newPage();
+  const { context, page } = await openPlayground(browser, null, { warm: false });
   const visit = { context, page, fetched: [] as string[] };
   visits.push(visit);
   expect(await seedWarmState(page)).toBe(true);

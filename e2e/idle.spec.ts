@@ -11,19 +11,21 @@ const machineOf = (target: Page | Frame) => target.evaluate(() => window.__tab?.
 
 test("an embed below the fold starts no machine until it is scrolled into view, and pauses once scrolled away", async ({ browser }) => {
   test.setTimeout(TIMEOUT_MS);
-  const context = await browser.newContext({ viewport: { width: 1000, height: 700 } });
-  const page = await context.newPage();
-  page.on("pageerror", (error) => console.log(`[page error] ${error.message}`));
   // A docs page on the playground's own origin: two embeds, the second 3000 px below the first.
-  await page.route("**/docs-with-embeds.html", (route) =>
-    route.fulfill({
-      contentType: "text/html",
-      body: `<!doctype html><meta charset="utf-8"><title>docs</title><style>body{margin:0}iframe{display:block;width:800px;height:500px;border:0}</style>
+  const { context, page } = await openPlayground(browser, "./docs-with-embeds.html", {
+    viewport: { width: 1000, height: 700 },
+    warm: false,
+    wait: "none",
+    beforeLoad: (page) =>
+      page.route("**/docs-with-embeds.html", (route) =>
+        route.fulfill({
+          contentType: "text/html",
+          body: `<!doctype html><meta charset="utf-8"><title>docs</title><style>body{margin:0}iframe{display:block;width:800px;height:500px;border:0}</style>
 <iframe id="above" src="./?embed=1&scenario=1"></iframe><div style="height:3000px"></div><iframe id="below" src="./?embed=1&scenario=1"></iframe>`,
-    }),
-  );
+        }),
+      ),
+  });
   try {
-    await page.goto("./docs-with-embeds.html");
     const above = await (await page.locator("#above").elementHandle())?.contentFrame();
     const below = await (await page.locator("#below").elementHandle())?.contentFrame();
     if (!above || !below) throw new Error("the embeds' frames are missing");

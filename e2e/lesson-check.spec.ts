@@ -1,7 +1,7 @@
 import { type BrowserContext, expect, type Page, test } from "@playwright/test";
 import { answerLinkCard } from "./support/consent";
-import { BOOT_TIMEOUT_MS, closePlayground, typeAndWait } from "./support/guest";
-import { LESSON_BASE, lessonEvents, lessonLink, openWithRoutes, serveLesson, sha256 } from "./support/lessons";
+import { BOOT_TIMEOUT_MS, closePlayground, openPlayground, typeAndWait } from "./support/guest";
+import { LESSON_BASE, lessonEvents, lessonLink, serveLesson, sha256 } from "./support/lessons";
 
 // A `check:` step in the real page: the check runs after the learner's command, as its own
 // console task, and the step passes only when the state it checks is there.
@@ -23,7 +23,10 @@ let context: BrowserContext;
 let page: Page;
 test.beforeAll(async ({ browser }) => {
   test.setTimeout(BOOT_TIMEOUT_MS + 60_000);
-  ({ context, page } = await openWithRoutes(browser, lessonLink(URL_, sha256(LESSON)), (c) => serveLesson(c, URL_, LESSON)));
+  ({ context, page } = await openPlayground(browser, lessonLink(URL_, sha256(LESSON)), {
+    refuseUnplanned: true,
+    setup: (c) => serveLesson(c, URL_, LESSON),
+  }));
   // Its check: types a command after the reader's own: a lesson from a URL asks first (decision 0028).
   await expect(page.getByTestId("consent-card").getByTestId("consent-checks")).toContainText("test -s /tmp/e2e-note");
   await answerLinkCard(page);

@@ -1,17 +1,13 @@
 import { expect, test } from "@playwright/test";
-import { waitForGuest } from "./support/guest";
-import { refuseUnplanned } from "./support/upstreams";
+import { openPlayground, waitForGuest } from "./support/guest";
 
 // A docs page that embeds step 1 of a lesson must not undo a reader's progress in it: `&step=N`
 // starts there, and what the browser kept stays until this visit passes beyond it.
 test("a link's &step=1 does not overwrite the reader's saved progress", async ({ browser }) => {
   test.setTimeout(360_000);
-  const context = await browser.newContext({ viewport: { width: 1280, height: 720 } });
-  await refuseUnplanned(context);
-  const page = await context.newPage();
+  // The reader's own browser with nothing kept: the shipped state, no saved progress.
+  const { context, page } = await openPlayground(browser, "./?lesson=01-tour", { refuseUnplanned: true, warm: false });
   try {
-    await page.goto("./?lesson=01-tour");
-    await waitForGuest(page);
     const run = page.getByTestId("lesson-run");
     for (const next of ["2", "3"]) {
       await expect(page.getByTestId("lesson-show-me")).toBeEnabled({ timeout: 120_000 });

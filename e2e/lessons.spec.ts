@@ -1,6 +1,6 @@
 import { type BrowserContext, expect, type Page, test } from "@playwright/test";
-import { BOOT_TIMEOUT_MS, closePlayground, typeAndWait, waitForGuest } from "./support/guest";
-import { LESSON_BASE, lessonEvents, lessonLink, openWithRoutes, serveLesson, sha256 } from "./support/lessons";
+import { BOOT_TIMEOUT_MS, closePlayground, openPlayground, typeAndWait, waitForGuest } from "./support/guest";
+import { LESSON_BASE, lessonEvents, lessonLink, serveLesson, sha256 } from "./support/lessons";
 import { routeZen, upstream } from "./support/upstreams";
 
 // The lesson player in the real page with the real guest: a lesson loaded by its pinned URL,
@@ -52,11 +52,14 @@ let page: Page;
 
 test.beforeAll(async ({ browser }) => {
   test.setTimeout(BOOT_TIMEOUT_MS + 60_000);
-  ({ context, page } = await openWithRoutes(browser, lessonLink(LESSON_URL, PIN), async (c) => {
-    await serveLesson(c, LESSON_URL, LESSON);
-    // Served with different bytes than the link's pin was made from.
-    await serveLesson(c, CHANGED_URL, LESSON.replace("Who decides", "Who decides (edited)"));
-    await routeZen(c, "Practicality beats purity.");
+  ({ context, page } = await openPlayground(browser, lessonLink(LESSON_URL, PIN), {
+    refuseUnplanned: true,
+    setup: async (c) => {
+      await serveLesson(c, LESSON_URL, LESSON);
+      // Served with different bytes than the link's pin was made from.
+      await serveLesson(c, CHANGED_URL, LESSON.replace("Who decides", "Who decides (edited)"));
+      await routeZen(c, "Practicality beats purity.");
+    },
   }));
 });
 test.afterAll(async () => {
@@ -73,7 +76,7 @@ test("a lesson loaded by its pinned URL shows its first step, and the load is a 
   // The step's Markdown is elements built one by one: `code` is a <code>, nothing is raw HTML.
   await expect(page.getByTestId("lesson-step").locator("code").first()).toHaveText("/etc/hostname");
   expect(await lessonEvents(page)).toEqual(["load url 3"]);
-  const pin = await page.evaluate(() => (window.__tab?.features.lessons as { state(): { pin: string } } | undefined)?.state().pin);
+  const pin = await page.evaluate(() => window.__tab?.features.lessons?.state().pin);
   expect(pin).toBe(PIN);
 });
 
@@ -167,12 +170,7 @@ test("embedded in an iframe, the lesson posts its load, its step started and pas
     docs.on("console", (m) => console.log(`[docs] ${m.text()}`));
     docs.on("pageerror", (e) => console.log(`[docs error] ${e.message}`));
     await docs.goto(`${EMBEDDER}/docs-embed.html`);
-    const messages = () =>
-      docs.evaluate(() =>
-        (window as unknown as { messages: { type: string; step?: number; pin?: string }[] }).messages.map(
-          (m) => `${m.type}${m.step ? ` ${m.step}` : ""}`,
-        ),
-      );
+    const messages = () => docs.evaluate(() => (window.messages ?? []).map((m) => `${m.type}${m.step ? ` ${m.step}` : ""}`));
     await expect.poll(messages, { timeout: 60_000 }).toEqual(["lesson.loaded", "lesson.step-started 2"]);
     const frame = docs.frameLocator("#demo");
     await expect(frame.getByTestId("lesson-run-demo")).toBeEnabled({ timeout: BOOT_TIMEOUT_MS });
@@ -180,9 +178,7 @@ test("embedded in an iframe, the lesson posts its load, its step started and pas
     await expect
       .poll(messages, { timeout: 120_000 })
       .toEqual(["lesson.loaded", "lesson.step-started 2", "lesson.step-passed 2", "lesson.step-started 3"]);
-    const origins = await docs.evaluate(() => [
-      ...new Set((window as unknown as { messages: { origin: string; pin: string }[] }).messages.map((m) => m.origin)),
-    ]);
+    const origins = await docs.evaluate(() => [...new Set((window.messages ?? []).map((m) => m.origin))]);
     expect(origins).toEqual([base]);
   } finally {
     await docs.close();

@@ -56,8 +56,7 @@ test.beforeAll(async ({ browser }) => {
     upstream(302, { location: "https://evil.example/" }, ""),
   );
   await pg.page.evaluate(async () => {
-    const vault = window.__tab?.features.vault as { ready(): Promise<void> } | undefined;
-    await vault?.ready();
+    await window.__tab?.features.vault?.ready();
   });
 });
 test.afterAll(async () => {

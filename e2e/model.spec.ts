@@ -1,6 +1,6 @@
 import { expect, type Page, type Route, test } from "@playwright/test";
 import { closePlayground, openPlayground, type Playground, runInGuest } from "./support/guest";
-import { nextSeq, type RunResult as Result, stepLines } from "./support/runs";
+import { nextSeq, stepLines } from "./support/runs";
 import { scenarioEnded } from "./support/scenarios";
 import { CORS, refuseUnplanned, routeZen } from "./support/upstreams";
 
@@ -55,14 +55,10 @@ test.afterAll(async () => {
 });
 
 const step = stepLines;
-interface ModelFeature {
-  run(options: unknown): Promise<unknown>;
-  armed(): unknown;
-}
 /** Whether the model endpoint is still armed (null: closed, as it must be after a run). */
 const armedRun = (page: Page) =>
   page.evaluate(() => {
-    const model = window.__tab?.features.model as ModelFeature | undefined;
+    const model = window.__tab?.features.model;
     return model ? model.armed() : "no model feature";
   });
 const eventsSince = (page: Page, from: number) => page.evaluate((f) => window.__tab?.log.events().filter((e) => e.seq >= f) ?? [], from);
@@ -81,14 +77,14 @@ test("a model host not on the policy: the model call is refused host-not-allowed
   await fillModelSection(page, "read the zen");
   await expect(page.locator("[data-model-policy]")).toContainText("host-not-allowed");
   const from = await nextSeq(page);
-  const result = (await page.evaluate(
+  const result = await page.evaluate(
     async (o) => {
-      const model = window.__tab?.features.model as ModelFeature | undefined;
+      const model = window.__tab?.features.model;
       if (!model) throw new Error("no model feature");
       return model.run(o);
     },
     { preflight: null, steps: ["model read the zen", "done the model call was refused; finished without it"] },
-  )) as Result;
+  );
 
   expect(result).toMatchObject({ outcome: "ok", stage: "done" });
   expect(step(result, { verb: "model", phase: "end", outcome: "refused", code: "host-not-allowed", calls: "1" })).toHaveLength(1);

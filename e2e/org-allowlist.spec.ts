@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { type BrowserContext, expect, type Page, test } from "@playwright/test";
 import { type RoutedLibrary, routeGithubLibrary } from "./support/github-library";
+import { openPlayground } from "./support/guest";
 import { type ResolverRunSummary, resolverRunAfter } from "./support/resolver-runs";
 
 // The org allowlist in the page: a pinned harness from a real library
@@ -59,13 +60,15 @@ async function openAllowlist(): Promise<void> {
 
 test.beforeAll(async ({ browser }) => {
   test.setTimeout(180_000);
-  context = await browser.newContext({ viewport: { width: 1280, height: 720 } });
-  // Registered first, so the library's routes (registered after) take precedence: only the
-  // page's origin and the routed library answer; anything else is refused loudly.
-  await context.route(/^https?:\/\/(?!127\.0\.0\.1)/, (route) => route.abort("blockedbyclient"));
-  library = await routeGithubLibrary(context);
-  page = await context.newPage();
-  page.on("pageerror", (error) => console.log(`[page error] ${error.message}`));
+  // Unplanned requests are refused first, so the library's routes (registered after) take
+  // precedence: only the page's origin and the routed library answer.
+  ({ context, page } = await openPlayground(browser, null, {
+    warm: false,
+    refuseUnplanned: true,
+    setup: async (context) => {
+      library = await routeGithubLibrary(context);
+    },
+  }));
   await openPage();
 });
 test.afterAll(async () => {
@@ -184,7 +187,7 @@ test("a shared link proposing prefixes asks first; Reject leaves the allowlist u
 test("the same link, accepted: the prefixes are added as one logged change and the harness resolves", async () => {
   await openPage(sharedLink());
   // An empty cache: what the accepted prefixes allow is fetched now, not served from the last test's resolve.
-  await page.evaluate(() => (window.__tab?.features.resolver as { cas: { clear(): Promise<void> } } | undefined)?.cas.clear());
+  await page.evaluate(() => window.__tab?.features.resolver?.cas.clear());
   const served = library.served.length;
   const card = page.getByRole("alertdialog", { name: "Allow the prefixes this link proposes?" });
   await card.getByRole("button", { name: "Accept" }).click();

@@ -1,12 +1,10 @@
 import { expect, test } from "@playwright/test";
 import { type RunningRelay, runRelay } from "../src/cli/relay/testing/harness";
 import { answerLinkCard } from "./support/consent";
-import { BOOT_TIMEOUT_MS, closePlayground, type Playground, runInGuest, waitForGuest } from "./support/guest";
+import { BOOT_TIMEOUT_MS, closePlayground, openPlayground, type Playground, runInGuest } from "./support/guest";
 import { type HttpsUpstream, startHttpsUpstream } from "./support/https-upstream";
 import { type NginxFront, nginxBinary, startNginxFront } from "./support/nginx";
 import { createTestCa } from "./support/test-ca";
-import { refuseUnplanned } from "./support/upstreams";
-import { keepWarmState, seedWarmState } from "./support/warm-state";
 
 // docs/relay.md's recipe for many users, with the page: nginx terminating TLS (a certificate
 // from the test CA, for localhost) on loopback in front of two `npx tab relay` instances, the
@@ -52,19 +50,16 @@ test.beforeAll(async ({ browser }) => {
     ...ca.issue(["localhost"]),
     relayPorts: relays.map((r) => Number(new URL(r.url).port)),
   });
-  const context = await browser.newContext({ viewport: { width: 1280, height: 720 }, ignoreHTTPSErrors: true });
-  await refuseUnplanned(context);
-  await context.addInitScript((pem) => {
-    Reflect.set(globalThis, "__TAB_TEST_TRUST_ANCHORS__", [pem]);
-  }, ca.certPem);
-  const page = await context.newPage();
-  page.on("pageerror", (error) => console.log(`[page error] ${error.message}`));
-  await seedWarmState(page);
-  await page.goto(`./?relay=${encodeURIComponent(`wss://localhost:${nginx.port}/wisp/`)}`);
-  await waitForGuest(page);
+  pg = await openPlayground(browser, `./?relay=${encodeURIComponent(`wss://localhost:${nginx.port}/wisp/`)}`, {
+    refuseUnplanned: true,
+    ignoreHTTPSErrors: true,
+    setup: (context) =>
+      context.addInitScript((pem) => {
+        Reflect.set(globalThis, "__TAB_TEST_TRUST_ANCHORS__", [pem]);
+      }, ca.certPem),
+  });
+  const page = pg.page;
   await answerLinkCard(page);
-  await keepWarmState(page);
-  pg = { context, page };
   const applied = await page.evaluate((text) => window.__tab?.policy.replaceText(text, "relay deployment spec"), JSON.stringify(POLICY));
   expect(applied).toMatchObject({ ok: true });
 });

@@ -1,11 +1,9 @@
 import { expect, type Page, test } from "@playwright/test";
 import { type RunningRelay, runRelay } from "../src/cli/relay/testing/harness";
 import { answerLinkCard } from "./support/consent";
-import { BOOT_TIMEOUT_MS, closePlayground, type Playground, runInGuest, waitForGuest } from "./support/guest";
+import { BOOT_TIMEOUT_MS, closePlayground, openPlayground, type Playground, runInGuest } from "./support/guest";
 import { type HttpsUpstream, startHttpsUpstream } from "./support/https-upstream";
 import { createTestCa } from "./support/test-ca";
-import { refuseUnplanned } from "./support/upstreams";
-import { keepWarmState, seedWarmState } from "./support/warm-state";
 
 // The page with a relay: a local HTTPS upstream with its own test CA and NO CORS
 // headers, behind `npx tab relay` (a real child process). The page opens a Wisp stream to the
@@ -55,19 +53,15 @@ test.beforeAll(async ({ browser }) => {
     `wrong.test=${UPSTREAM_ADDRESS}`,
     ...(PORT === 443 ? [] : ["--allow-ports", String(PORT)]),
   ]);
-  const context = await browser.newContext({ viewport: { width: 1280, height: 720 } });
-  await refuseUnplanned(context);
-  await context.addInitScript((pem) => {
-    Reflect.set(globalThis, "__TAB_TEST_TRUST_ANCHORS__", [pem]);
-  }, ca.certPem);
-  const page = await context.newPage();
-  page.on("pageerror", (error) => console.log(`[page error] ${error.message}`));
-  await seedWarmState(page);
-  await page.goto(`./?relay=${encodeURIComponent(relay.url)}`);
-  await waitForGuest(page);
+  pg = await openPlayground(browser, `./?relay=${encodeURIComponent(relay.url)}`, {
+    refuseUnplanned: true,
+    setup: (context) =>
+      context.addInitScript((pem) => {
+        Reflect.set(globalThis, "__TAB_TEST_TRUST_ANCHORS__", [pem]);
+      }, ca.certPem),
+  });
+  const page = pg.page;
   await answerLinkCard(page);
-  await keepWarmState(page);
-  pg = { context, page };
   const applied = await page.evaluate((text) => window.__tab?.policy.replaceText(text, "relay spec"), JSON.stringify(POLICY));
   expect(applied).toMatchObject({ ok: true });
 });

@@ -1,5 +1,6 @@
 import type { BrowserContext } from "@playwright/test";
 import { expect, type Page, test } from "@playwright/test";
+import { openPlayground } from "./support/guest";
 import { type ResolverRunSummary, resolverRunAfter } from "./support/resolver-runs";
 
 // Page side: the resolver and the content-addressed cache in the real browser, on the
@@ -37,11 +38,8 @@ async function clickAndRun(name: string): Promise<RunSummary> {
 
 test.beforeAll(async ({ browser }) => {
   test.setTimeout(180_000);
-  context = await browser.newContext({ viewport: { width: 1280, height: 720 }, acceptDownloads: true });
   // Only the page's own origin answers; every other host is refused loudly.
-  await context.route(/^https?:\/\/(?!127\.0\.0\.1)/, (route) => route.abort("blockedbyclient"));
-  page = await context.newPage();
-  page.on("pageerror", (error) => console.log(`[page error] ${error.message}`));
+  ({ context, page } = await openPlayground(browser, null, { warm: false, acceptDownloads: true, refuseUnplanned: true }));
   await openPage();
 });
 test.afterAll(async () => {
@@ -50,7 +48,8 @@ test.afterAll(async () => {
 
 test("the CAS contract (src/cas/contract.ts) passes against the real IndexedDB store in the browser", async () => {
   const results = await page.evaluate(async () => {
-    const resolver = window.__tab?.features.resolver as { runCasContract(): Promise<{ name: string; ok: boolean; error?: string }[]> };
+    const resolver = window.__tab?.features.resolver;
+    if (!resolver) throw new Error("no resolver feature");
     return resolver.runCasContract();
   });
   expect(results.length).toBeGreaterThanOrEqual(10);
@@ -59,10 +58,8 @@ test("the CAS contract (src/cas/contract.ts) passes against the real IndexedDB s
 
 test("a large entry is hashed off the main thread (a Comlink worker) and cached under the right sha256", async () => {
   const result = await page.evaluate(async () => {
-    const resolver = window.__tab?.features.resolver as {
-      cas: { put(bytes: Uint8Array): Promise<string>; get(sha: string): Promise<{ status: string }> };
-      digest: { hashed: { inline: number; worker: number } };
-    };
+    const resolver = window.__tab?.features.resolver;
+    if (!resolver) throw new Error("no resolver feature");
     const bytes = new Uint8Array(2 * 1024 * 1024);
     for (let i = 0; i < bytes.length; i++) bytes[i] = (i * 31) & 0xff;
     const expected = Array.from(new Uint8Array(await crypto.subtle.digest("SHA-256", bytes)), (b) => b.toString(16).padStart(2, "0")).join(
@@ -122,8 +119,7 @@ test("the lock file downloads as lock.yaml with the remote pins", async () => {
   const download = await downloading;
   expect(download.suggestedFilename()).toBe("lock.yaml");
   const text = await page.evaluate(() => {
-    const resolver = window.__tab?.features.resolver as { lockFileText(): string | null } | undefined;
-    return resolver?.lockFileText() ?? null;
+    return window.__tab?.features.resolver?.lockFileText() ?? null;
   });
   expect(text).toContain(POLICY_SHA);
   expect(text).toContain("source: harness/demo.yaml");
@@ -141,8 +137,7 @@ test("a reload keeps the cache: the second resolve serves every remote resource 
 test("an IndexedDB entry edited behind the cache's back is cache-corrupt: evicted, logged, not served", async () => {
   // Flip one byte of the cached policy directly in IndexedDB, as another tab or an extension could.
   const db = await page.evaluate(() => {
-    const resolver = window.__tab?.features.resolver as { db: { name: string; store: string } } | undefined;
-    return resolver?.db ?? { name: "", store: "" };
+    return window.__tab?.features.resolver?.db ?? { name: "", store: "" };
   });
   expect(db.name).not.toBe("");
   await page.evaluate(

@@ -78,14 +78,10 @@ test("a share link to a harness runs its agent in a fresh context, with the send
   expect(new URL(link).searchParams.get("expect")).toContain("landlock-denied:kernel");
   await sender.context.close();
 
-  const receiverContext = await browser.newContext({ viewport: { width: 1280, height: 720 } });
-  await route(receiverContext);
-  const receiver = await receiverContext.newPage();
-  await receiver.goto(link);
-  await waitForGuest(receiver);
+  const { context: receiverContext, page: receiver } = await openPlayground(browser, link, { setup: route });
   await answerLinkCard(receiver);
   await receiver.evaluate(async () => {
-    await (window.__tab!.features.share as { replayed: Promise<void> }).replayed;
+    await window.__tab?.features.share?.replayed;
   });
   await expect(receiver.getByTestId("replay-verdict")).toHaveText(/The replay produced the sender's verdict sequence/);
   expect(await agentLines(receiver, 0)).toEqual(AGENT_SAW);

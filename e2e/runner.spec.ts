@@ -238,16 +238,14 @@ test("a run attaches an acquired skill by handle; its scripts stay host-side unt
   // An acquired skill as the Skills panel leaves it: bytes in the page's CAS, a handle record
   // in the handle table (e2e/skills.spec.ts acquires one through the registry and GitHub).
   const handle = await page.evaluate(async (canary) => {
-    const skills = window.__tab?.features.skills as {
-      store: { put(b: Uint8Array): Promise<string> };
-      handles: { put(r: unknown): Promise<void> };
-    };
+    const skills = window.__tab?.features.skills;
+    if (!skills) throw new Error("no skills feature");
     const enc = new TextEncoder();
     const md = enc.encode(`---\nname: greet\n---\nGreet the user. ${canary}\n`);
     const script = enc.encode("echo greeted-by-skill-script\n");
     const skillMdSha256 = await skills.store.put(md);
     const scriptSha = await skills.store.put(script);
-    const record = {
+    const record: Parameters<typeof skills.handles.put>[0] = {
       handle: "skill:e2e0greet",
       discoveryId: "acme/skills/greet",
       method: "git-commit-sha",
@@ -292,8 +290,7 @@ test("a run attaches an acquired skill by handle; its scripts stay host-side unt
 
   // Now the operator allows scripts for exactly this pin: the next run gets them and runs one.
   await page.evaluate(() => {
-    const skills = window.__tab?.features.skills as { choices: { setScriptsAllowed(pin: string, on: boolean): void } };
-    skills.choices.setScriptsAllowed("acme/skills/greet@0123456789abcdef0123456789abcdef01234567", true);
+    window.__tab?.features.skills?.choices.setScriptsAllowed("acme/skills/greet@0123456789abcdef0123456789abcdef01234567", true);
   });
   const allowed = await run(page, { skills: [handle], preflight: null, steps: [`skill-script ${handle} greet.sh`, "done ok"] });
   expect(step(allowed, { step: "skills", handle, scripts: "allowed", given: "1" })).toHaveLength(1);

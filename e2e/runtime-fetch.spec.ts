@@ -1,11 +1,10 @@
 import { createHash } from "node:crypto";
 import { type BrowserContext, expect, type Page, type Route, test } from "@playwright/test";
 import { answerLinkCard } from "./support/consent";
-import { closePlayground, openPlayground, type Playground, runInGuest, waitForGuest } from "./support/guest";
+import { closePlayground, openPlayground, type Playground, runInGuest } from "./support/guest";
 import { answerRecorded, SAMPLE_FIXTURES, SKILL_FIXTURES } from "./support/recordings";
 import { consoleText, nextSeq, runAgent, stepLines } from "./support/runs";
 import { CORS, refuseUnplanned } from "./support/upstreams";
-import { seedWarmState } from "./support/warm-state";
 
 // An agent acquires what it needs while it runs, under the harness's own rules.
 // `tab-fetch URL#sha256=…` in the guest is POST /v0/resolve on the page's proxy, resolved by
@@ -175,16 +174,11 @@ test("a share link replays the run's run-time fetches from the receiver's own re
   expect(new URL(link).searchParams.get("expect")).toContain("runtime-fetch-limit:resolver");
 
   // A fresh context: its own (empty) cache, its own resolver, its own guest.
-  const context = await browser.newContext({ viewport: { width: 1280, height: 720 } });
+  const { context, page: receiver } = await openPlayground(browser, link, { warm: true, setup: routeRemote });
   try {
-    await routeRemote(context);
-    const receiver = await context.newPage();
-    await seedWarmState(receiver);
-    await receiver.goto(link);
-    await waitForGuest(receiver);
     await answerLinkCard(receiver);
     await receiver.evaluate(async () => {
-      await (window.__tab!.features.share as { replayed: Promise<void> }).replayed;
+      await window.__tab?.features.share?.replayed;
     });
     await expect(receiver.getByTestId("replay-verdict")).toHaveText(/The replay produced the sender's verdict sequence/);
     const runtime = await receiver.evaluate(
@@ -244,14 +238,14 @@ test("the model-driven agent: search → acquire → use_skill by handle; the te
     () => `done quoted: ${SKILL_SENTENCE}`,
   ];
   const from = await nextSeq(page);
-  const result = (await page.evaluate(
+  const result = await page.evaluate(
     async (o) => {
-      const model = window.__tab?.features.model as { run(o: unknown): Promise<unknown> } | undefined;
+      const model = window.__tab?.features.model;
       if (!model) throw new Error("no model feature");
       return model.run(o);
     },
     { harness: "demo", preflight: null, goal: "use a pdf skill", repo: REPO },
-  )) as Awaited<ReturnType<typeof runAgent>>;
+  );
   expect(result).toMatchObject({ outcome: "ok", stage: "done" });
   expect(calls).toHaveLength(6);
 
@@ -274,8 +268,7 @@ test("the model-driven agent: search → acquire → use_skill by handle; the te
     expect(call.body.system).toContain(SKILL_CANARY);
   }
   const record = await page.evaluate(async (h) => {
-    const skills = window.__tab?.features.skills as { handles: { get(h: string): Promise<unknown> } } | undefined;
-    return JSON.stringify((await skills?.handles.get(h)) ?? null);
+    return JSON.stringify((await window.__tab?.features.skills?.handles.get(h)) ?? null);
   }, handle);
   expect(record).toContain(SKILL_PIN);
   const pins = new Set(record.match(/\b[0-9a-f]{40}(?:[0-9a-f]{24})?\b/g) ?? []);

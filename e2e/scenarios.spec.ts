@@ -186,9 +186,26 @@ test("GET /v0/policy serves the active policy and its hash", async () => {
   expect(body.policy.hosts.map((h) => h.host)).toContain("api.github.com");
 });
 
-test("the README screenshot: the playground after the scenarios (kept true by this suite)", async () => {
+test("the README's picture shows what its caption says: the terminal beside the six panels, and the Proxy panel holds the rows' verdicts", async () => {
   const page = pg.page;
   await page.locator('[data-tab="proxy"]').click();
-  await page.waitForTimeout(500); // let the terminal and panels paint before the picture
+  await expect(page.locator('[data-tab="proxy"]')).toHaveAttribute("aria-selected", "true");
+  // The caption (README.md, docs/guide.md): the guest's terminal beside the Wire, Proxy,
+  // Resolver, Cache, Policy and Kernel panels, under the scenario bar.
+  for (const id of ["wire", "proxy", "resolver", "cache", "policy", "kernel"])
+    await expect(page.locator(`[data-tab="${id}"]`)).toBeVisible();
+  await expect(page.locator("[data-scenario]").first()).toBeVisible();
+  const terminal = await page.locator("#terminal").boundingBox();
+  const panel = await page.locator("#panel-proxy").boundingBox();
+  expect(terminal && panel && terminal.x + terminal.width <= panel.x + 1).toBe(true);
+  // What the rows above decided is on screen: a served row and the proxy's refusals.
+  const proxy = page.locator("#panel-proxy");
+  await expect(proxy.locator("tbody tr.tone-ok").filter({ hasText: "served" }).first()).toBeVisible();
+  for (const code of ["host-not-allowed", "ip-literal", "redirect-other-host"])
+    await expect(proxy.locator("tbody tr.tone-refused").filter({ hasText: code }).first()).toBeAttached();
+  // The terminal shows the commands the rows typed.
+  expect((await terminalRows(page)).join("\n")).toContain("curl");
+  // Once the panels and the terminal have painted (two frames), the picture.
+  await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
   await page.screenshot({ path: "docs/screenshots/playground.png" });
 });

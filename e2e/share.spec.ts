@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { expect, type Page, test } from "@playwright/test";
+import { type BrowserContext, expect, test } from "@playwright/test";
 import { answerLinkCard } from "./support/consent";
 import { openPlayground } from "./support/guest";
 import { refuseUnplanned, routeZen, runScenario } from "./support/upstreams";
@@ -8,15 +8,15 @@ import { refuseUnplanned, routeZen, runScenario } from "./support/upstreams";
 // verdict sequence (codes and deciders, not timings) in a fresh context with empty IndexedDB.
 test.describe.configure({ mode: "serial" });
 
-async function routeUpstreams(page: Page) {
-  await refuseUnplanned(page.context());
-  await routeZen(page.context(), "Keep it logically awesome.");
+async function routeUpstreams(context: BrowserContext) {
+  await refuseUnplanned(context);
+  await routeZen(context, "Keep it logically awesome.");
 }
 
 test("a share link replays the sender's verdict sequence in a fresh browser context", async ({ browser }) => {
   test.setTimeout(420_000);
   const sender = await openPlayground(browser);
-  await routeUpstreams(sender.page);
+  await routeUpstreams(sender.context);
   // The sender tightens the policy (no raw.githubusercontent.com) and runs three rows.
   await sender.page.evaluate(async () => {
     const holder = window.__tab?.policy;
@@ -32,21 +32,18 @@ test("a share link replays the sender's verdict sequence in a fresh browser cont
   expect(link).toContain("scenarios=served%2Chost-not-allowed%2Cip-literal");
   expect(link).toContain("policy=");
   expect(link).toContain("expect=");
-  const sent = await sender.page.evaluate(() => (window.__tab!.features.share as { sequence(): unknown[] }).sequence());
+  const sent = await sender.page.evaluate(() => window.__tab?.features.share?.sequence() ?? []);
   expect(sent.length).toBeGreaterThanOrEqual(3);
   await sender.context.close();
 
-  const receiverContext = await browser.newContext({ viewport: { width: 1280, height: 720 } });
-  const receiver = await receiverContext.newPage();
-  await routeUpstreams(receiver);
-  await receiver.goto(link);
+  const { context: receiverContext, page: receiver } = await openPlayground(browser, link, { setup: routeUpstreams, wait: "none" });
   await receiver.waitForFunction(() => window.__tab?.features.share !== undefined);
   await answerLinkCard(receiver);
   await receiver.evaluate(async () => {
-    await (window.__tab!.features.share as { replayed: Promise<void> }).replayed;
+    await window.__tab?.features.share?.replayed;
   });
   await expect(receiver.getByTestId("replay-verdict")).toHaveText(/The replay produced the sender's verdict sequence/);
-  const replayed = await receiver.evaluate(() => (window.__tab!.features.share as { sequence(): unknown[] }).sequence());
+  const replayed = await receiver.evaluate(() => window.__tab?.features.share?.sequence() ?? []);
   expect(replayed).toEqual(sent);
   const changes = await receiver.evaluate(() => window.__tab?.log.ofKind("policy.change").map((e) => e.source));
   expect(changes).toContain("share link");
@@ -58,9 +55,7 @@ test("a policy too large for the link travels by URL pinned with its sha256; oth
   browser,
 }) => {
   test.setTimeout(300_000);
-  const sender = await browser.newContext({ viewport: { width: 1280, height: 720 }, acceptDownloads: true });
-  const page = await sender.newPage();
-  await page.goto("./");
+  const { context: sender, page } = await openPlayground(browser, "./", { warm: false, acceptDownloads: true, wait: "none" });
   await page.waitForFunction(() => window.__tab?.features.share !== undefined);
   await page.evaluate(async () => {
     const holder = window.__tab!.policy;
@@ -83,16 +78,22 @@ test("a policy too large for the link travels by URL pinned with its sha256; oth
   expect(new URL(link).searchParams.get("policy-ref")).toMatch(/^https:\/\/pub\.example\/policies\/policy\.json#sha256=[0-9a-f]{64}$/);
   await sender.close();
 
-  const receiver = await browser.newContext({ viewport: { width: 1280, height: 720 } });
-  await receiver.route(/^https?:\/\/(?!127\.0\.0\.1)/, (route) => route.abort("blockedbyclient"));
-  await receiver.route("https://pub.example/policies/policy.json", (route) =>
-    route.fulfill({ status: 200, headers: { "access-control-allow-origin": "*" }, body: published }),
-  );
-  await receiver.route("https://pub.example/policies/tampered.json", (route) =>
-    route.fulfill({ status: 200, headers: { "access-control-allow-origin": "*" }, body: Buffer.concat([published, Buffer.from(" ")]) }),
-  );
-  const rpage = await receiver.newPage();
-  await rpage.goto(link);
+  const { context: receiver, page: rpage } = await openPlayground(browser, link, {
+    refuseUnplanned: true,
+    wait: "none",
+    setup: async (context) => {
+      await context.route("https://pub.example/policies/policy.json", (route) =>
+        route.fulfill({ status: 200, headers: { "access-control-allow-origin": "*" }, body: published }),
+      );
+      await context.route("https://pub.example/policies/tampered.json", (route) =>
+        route.fulfill({
+          status: 200,
+          headers: { "access-control-allow-origin": "*" },
+          body: Buffer.concat([published, Buffer.from(" ")]),
+        }),
+      );
+    },
+  });
   await answerLinkCard(rpage);
   await rpage.waitForFunction(() => window.__tab?.log.ofKind("policy.change").some((e) => e.source === "share link"), null, {
     timeout: 60_000,

@@ -1,5 +1,5 @@
 import { type BrowserContext, expect, type Page, test } from "@playwright/test";
-import { closePlayground, waitForGuest } from "./support/guest";
+import { closePlayground, openPlayground, waitForGuest } from "./support/guest";
 import { answerRecorded, SKILL_FIXTURES } from "./support/recordings";
 import { nextSeq, runAgent } from "./support/runs";
 
@@ -15,12 +15,23 @@ let page: Page;
 
 test.beforeAll(async ({ browser }) => {
   test.setTimeout(180_000);
-  context = await browser.newContext({ viewport: { width: 1280, height: 720 } });
-  // Watch the whole document from before the page's first script: if the canary is ever
-  // put in the DOM (text or attribute), it is recorded with whether an inspection view existed.
+  ({ context, page } = await openPlayground(browser, "./", { warm: false, refuseUnplanned: true, setup: watchAndRoute, wait: "none" }));
+  await page.waitForFunction(() => window.__tab?.features.skills !== undefined);
+  await page.locator("#tab-skills").click();
+});
+test.afterAll(async () => {
+  await closePlayground(context ? { context, page } : undefined);
+});
+
+/**
+ * Watches the whole document from before the page's first script: if the canary is ever put
+ * in the DOM (text or attribute), it is recorded with whether an inspection view existed. The
+ * registry and GitHub answer from the recordings.
+ */
+async function watchAndRoute(context: BrowserContext): Promise<void> {
   await context.addInitScript((canary: string) => {
     const seen: string[] = [];
-    (window as unknown as { __canarySeen: string[] }).__canarySeen = seen;
+    window.__canarySeen = seen;
     const where = (node: Node) => {
       const inDialog = (node instanceof Element ? node : node.parentElement)?.closest("dialog[data-testid='skill-inspection']");
       return inDialog ? "inspection" : "elsewhere";
@@ -35,19 +46,10 @@ test.beforeAll(async ({ browser }) => {
       }
     }).observe(document, { subtree: true, childList: true, characterData: true, attributes: true });
   }, CANARY);
-  await context.route(/^https?:\/\/(?!127\.0\.0\.1)/, (route) => route.abort("blockedbyclient"));
   for (const host of ["skills.sh", "api.github.com", "raw.githubusercontent.com", "docs.example.com"]) {
     await context.route(`https://${host}/**`, answerRecorded([SKILL_FIXTURES]));
   }
-  page = await context.newPage();
-  page.on("pageerror", (error) => console.log(`[page error] ${error.message}`));
-  await page.goto("./");
-  await page.waitForFunction(() => window.__tab?.features.skills !== undefined);
-  await page.locator("#tab-skills").click();
-});
-test.afterAll(async () => {
-  await closePlayground(context ? { context, page } : undefined);
-});
+}
 
 const view = () => page.getByTestId("skills-choosing-view");
 
@@ -98,8 +100,7 @@ test("acquiring a hit shows its progress, the handle and its provenance", async 
   await expect(record).toContainText("scripts/extract.py");
   // The handle table (its own IndexedDB store) holds the record, parsed back with the schema.
   const stored = await page.evaluate(async (h) => {
-    const skills = window.__tab?.features.skills as { handles: { get(h: string): Promise<{ pin: string } | null> } };
-    return skills.handles.get(h);
+    return (await window.__tab?.features.skills?.handles.get(h)) ?? null;
   }, handle ?? "");
   expect(stored?.pin).toContain("9fceb02d0ae598e95dc970b74767f19372d61af8");
 });
@@ -122,7 +123,7 @@ test("the skill text never reached the choosing view; the inspection view opens 
   expect(await page.evaluate(() => document.body.textContent)).not.toContain(CANARY);
   expect(await page.locator("#panel-skills").evaluate((el) => el.outerHTML)).not.toContain(CANARY);
   expect(await page.evaluate(() => document.documentElement.outerHTML)).not.toContain(CANARY);
-  expect(await page.evaluate(() => (window as unknown as { __canarySeen: string[] }).__canarySeen)).toEqual([]);
+  expect(await page.evaluate(() => window.__canarySeen)).toEqual([]);
   expect(await page.evaluate(() => JSON.stringify(window.__tab?.log.events()))).not.toContain(CANARY);
   await expect(page.getByTestId("skill-inspection")).toHaveCount(0);
 
@@ -138,7 +139,7 @@ test("the skill text never reached the choosing view; the inspection view opens 
   // Shown as text: the markdown is not rendered into elements.
   expect(await dialog.getByTestId("skill-text").evaluate((el) => el.children.length)).toBe(0);
   // It was added only inside the inspection view, which is outside the choosing view.
-  expect(await page.evaluate(() => (window as unknown as { __canarySeen: string[] }).__canarySeen)).not.toContain("elsewhere");
+  expect(await page.evaluate(() => window.__canarySeen)).not.toContain("elsewhere");
   expect(await page.locator("#panel-skills").evaluate((el) => el.outerHTML)).not.toContain(CANARY);
   const inspected = await page.evaluate(
     (from) =>

@@ -67,7 +67,7 @@ test("embedded with all site data blocked, the player posts page.storage-denied 
   const docs = await session.context.newPage();
   try {
     await docs.goto(`${origin}/docs-denied.html`);
-    const messages = () => docs.evaluate(() => (window as unknown as { messages: { type: string; notKept?: string[] }[] }).messages);
+    const messages = () => docs.evaluate(() => window.messages ?? []);
     await expect
       .poll(async () => (await messages()).map((m) => m.type), { timeout: 120_000 })
       .toEqual(expect.arrayContaining(["page.storage-denied", "lesson.loaded", "lesson.step-started"]));

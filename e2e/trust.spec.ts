@@ -198,7 +198,7 @@ test("a hostile framing parent gets the card inside its frame, no setup run, no 
     await expect(frame.getByTestId("lesson-card")).toContainText("is not an origin");
     await parent.waitForTimeout(2_000);
     expect(canarySaw).toEqual([]);
-    const messages = () => parent.evaluate(() => (window as unknown as { messages: unknown[] }).messages.length);
+    const messages = () => parent.evaluate(() => (window.messages ?? []).length);
     expect(await messages()).toBe(0);
 
     await card.locator('button[data-decision="accept"]').click();

@@ -18,21 +18,14 @@ test.beforeAll(async ({ browser }) => {
   // Nothing in this file may reach the network: the vault lives in the page.
   await pg.context.route(/^https?:\/\/(?!127\.0\.0\.1)/, (route) => route.abort("blockedbyclient"));
   await pg.page.evaluate(async () => {
-    const vault = window.__tab?.features.vault as { ready(): Promise<void> } | undefined;
-    await vault?.ready();
+    await window.__tab?.features.vault?.ready();
   });
 });
 test.afterAll(async () => {
   await closePlayground(pg);
 });
 
-interface VaultFeature {
-  head(): Promise<string | null>;
-  knownHead(): Promise<{ generation: number; manifest: string | null } | null>;
-}
-
-const headOf = (page: Page) =>
-  page.evaluate(() => (window.__tab?.features.vault as VaultFeature | undefined)?.head() ?? Promise.resolve(null));
+const headOf = (page: Page) => page.evaluate(() => window.__tab?.features.vault?.head() ?? Promise.resolve(null));
 
 /** The approval card for a write grant on the demo vault, once the guest has asked. */
 async function answerApproval(page: Page, decision: "approve" | "deny", command: string): Promise<void> {
@@ -208,7 +201,7 @@ test("an older manifest put back in the page's cache is refused on pull as a rol
     allowed: false,
   });
   // Nothing lost: the KMS still knows generation 2, and with the head put right it pulls again.
-  expect(await page.evaluate(() => (window.__tab?.features.vault as VaultFeature | undefined)?.knownHead())).toEqual({
+  expect(await page.evaluate(() => window.__tab?.features.vault?.knownHead())).toEqual({
     generation: 2,
     manifest: current,
   });

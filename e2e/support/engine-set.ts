@@ -83,10 +83,7 @@ function engineSet(open: (url: string) => Promise<EnginePage>): void {
     test.skip(!canServeUpstream, "row 1 needs the local upstream on port 443 (root)");
     const session = await page.evaluate(() => window.__tab?.log.ofKind("tls.session").find((e) => e.phase === "established") ?? null, null);
     expect(session).toMatchObject({ sni: "api.github.com", group: "x25519" });
-    const notices = await page.evaluate(
-      () => (window.__tab?.features.verdictNotice as { shown(): string[] } | undefined)?.shown() ?? [],
-      null,
-    );
+    const notices = await page.evaluate(() => window.__tab?.features.verdictNotice?.shown() ?? [], null);
     expect(notices).toContainEqual(expect.stringContaining("host-not-allowed"));
   });
 
@@ -109,15 +106,14 @@ function engineSet(open: (url: string) => Promise<EnginePage>): void {
   test("a lesson step passes when its command is run by Show me", async () => {
     await waitInPage(page, "the lessons feature", () => window.__tab?.features.lessons !== undefined, null, 60_000);
     await page.evaluate(async () => {
-      const lessons = window.__tab?.features.lessons as { open(name: string): Promise<void> };
-      await lessons.open("03-landlock-files");
+      await window.__tab?.features.lessons?.open("03-landlock-files");
     }, null);
     await page.click('[data-tab="lessons"]');
     await page.click('[data-testid="lesson-show-me"]');
     await waitInPage(
       page,
       "the lesson's first step to pass",
-      () => ((window.__tab?.features.lessons as { state(): { step: number | null } } | undefined)?.state().step ?? 0) >= 1,
+      () => (window.__tab?.features.lessons?.state().step ?? 0) >= 1,
       null,
       120_000,
     );

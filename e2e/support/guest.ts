@@ -1,4 +1,5 @@
 import type { Browser, BrowserContext, Page } from "@playwright/test";
+import { refuseUnplanned } from "./upstreams";
 import { keepWarmState, seedWarmState } from "./warm-state";
 
 /**
@@ -16,21 +17,55 @@ export interface Playground {
 export interface OpenOptions {
   /** Boot the kernel from scratch (`?boot=fresh`: tests of the boot itself), not from the suite's kept state or the shipped one. */
   cold?: boolean;
+  /**
+   * Start from the state an earlier file's cold boot kept (default: for a relative path, unless
+   * `cold`; true for a link given whole); false: the page restores the shipped state, as a
+   * first visit does.
+   */
+  warm?: boolean;
+  /** Refuse every request off the playground's origin that no route answers (registered before `setup`'s routes, so theirs win). */
+  refuseUnplanned?: boolean;
+  /** What the context needs before the first load: routes, init scripts (a lesson link fetches at once). */
+  setup?(context: BrowserContext): Promise<unknown>;
+  /** Runs with the page before it loads `path` (its own routes, listeners). */
+  beforeLoad?(page: Page): Promise<unknown>;
+  /** Told every uncaught error of the page (each is printed either way). */
+  onPageError?(message: string): void;
+  /** Default 1280×720. */
+  viewport?: { width: number; height: number };
+  acceptDownloads?: boolean;
+  ignoreHTTPSErrors?: boolean;
+  /** After the load: wait for the guest and the features (default), or for nothing. */
+  wait?: "guest" | "none";
 }
 
 /**
- * A fresh browser context on the playground with the guest up. Unless `cold`, the context
- * starts with the state an earlier file's cold boot saved (e2e/support/warm-state.ts), as a
- * returning visitor's browser would, so each file does not pay for a boot.
+ * A fresh browser context on the playground, built the one way every file builds one. With a
+ * `path`, the page loads it and (unless `wait: "none"`) the guest is up and the features
+ * mounted; with `null`, the test loads its pages itself. Unless `cold` or `warm: false`, the
+ * context starts with the state an earlier file's cold boot saved (e2e/support/warm-state.ts),
+ * as a returning visitor's browser would, so each file does not pay for a boot.
  */
-export async function openPlayground(browser: Browser, path = "./", options: OpenOptions = {}): Promise<Playground> {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 720 } });
+export async function openPlayground(browser: Browser, path: string | null = "./", options: OpenOptions = {}): Promise<Playground> {
+  const context = await browser.newContext({
+    viewport: options.viewport ?? { width: 1280, height: 720 },
+    ...(options.acceptDownloads ? { acceptDownloads: true } : {}),
+    ...(options.ignoreHTTPSErrors ? { ignoreHTTPSErrors: true } : {}),
+  });
+  if (options.refuseUnplanned) await refuseUnplanned(context);
+  await options.setup?.(context);
   const page = await context.newPage();
-  page.on("pageerror", (error) => console.log(`[page error] ${error.message}`));
-  const local = path.startsWith("./");
-  if (local && !options.cold) await seedWarmState(page);
+  page.on("pageerror", (error) => {
+    console.log(`[page error] ${error.message}`);
+    options.onPageError?.(error.message);
+  });
+  const local = path === null || path.startsWith("./");
+  if (options.warm ?? (local && !options.cold)) await seedWarmState(page);
+  await options.beforeLoad?.(page);
+  if (path === null) return { context, page };
   // With nothing saved, the page would restore the shipped state: `?boot=fresh` boots the image.
   await page.goto(options.cold ? withBootFresh(path) : path);
+  if (options.wait === "none") return { context, page };
   await waitForGuest(page);
   if (local) await keepWarmState(page);
   return { context, page };

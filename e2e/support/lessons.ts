@@ -1,8 +1,6 @@
 import { createHash } from "node:crypto";
-import type { Browser, BrowserContext, Page } from "@playwright/test";
-import { waitForGuest } from "./guest";
-import { refuseUnplanned, upstream } from "./upstreams";
-import { keepWarmState, seedWarmState } from "./warm-state";
+import type { BrowserContext, Page } from "@playwright/test";
+import { upstream } from "./upstreams";
 
 /** Under the sample bundle's org allowlist, so the page may fetch a lesson from there. */
 export const LESSON_BASE = "https://raw.githubusercontent.com/example-org/agent-library/main/lessons/";
@@ -17,34 +15,12 @@ export async function serveLesson(context: BrowserContext, url: string, text: st
   await context.route(url, upstream(200, { "content-type": "application/yaml" }, text));
 }
 
-/**
- * A context whose routes are in place before the first load (a lesson link fetches at once),
- * with the suite's warm state, on `path`, the guest up.
- */
-export async function openWithRoutes(
-  browser: Browser,
-  path: string,
-  routes: (context: BrowserContext) => Promise<void>,
-): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 720 } });
-  await refuseUnplanned(context);
-  await routes(context);
-  const page = await context.newPage();
-  page.on("pageerror", (error) => console.log(`[page error] ${error.message}`));
-  await seedWarmState(page);
-  await page.goto(path);
-  await waitForGuest(page);
-  await keepWarmState(page);
-  return { context, page };
-}
-
 /** The lesson events on the page's log, as short strings ("load url 3", "step 1 failed"). */
 export const lessonEvents = (page: Page) =>
   page.evaluate(() =>
     (window.__tab?.log.events() ?? []).flatMap((e) => {
-      const x = e as unknown as { kind: string; source?: string; steps?: number; code?: string; step?: number; result?: string };
-      if (x.kind === "lesson.load") return [x.code ? `refused ${x.code}` : `load ${x.source} ${x.steps}`];
-      if (x.kind === "lesson.step") return [`step ${x.step} ${x.result}`];
+      if (e.kind === "lesson.load") return [e.code ? `refused ${e.code}` : `load ${e.source} ${e.steps}`];
+      if (e.kind === "lesson.step") return [`step ${e.step} ${e.result}`];
       return [];
     }),
   );

@@ -1,13 +1,16 @@
 import type { Page } from "@playwright/test";
-import type { RunResult } from "../../src/page/services/types";
+import type { RunOptions, RunResult } from "../../src/page/services/types";
 
 /** What `window.__tab.features.runner.run()` answers (src/runner/run.ts). */
 export type { RunResult };
 
+/** What a test may pass to a run from outside the page: its options that cross `page.evaluate` (no callbacks). */
+export type AgentRunOptions = Omit<RunOptions, "signal" | "onWaiting" | "whileRunning">;
+
 /** Runs an agent through the page's runner feature, exactly as the "Run agent" button does. */
-export async function runAgent(page: Page, options: Record<string, unknown>): Promise<RunResult> {
+export async function runAgent(page: Page, options: AgentRunOptions): Promise<RunResult> {
   return page.evaluate(async (o) => {
-    const runner = window.__tab?.features.runner as { run(o: unknown): Promise<RunResult> } | undefined;
+    const runner = window.__tab?.features.runner;
     if (!runner) throw new Error("no runner feature");
     return runner.run(o);
   }, options);

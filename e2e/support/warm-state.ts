@@ -72,7 +72,7 @@ export async function keepWarmState(page: Page): Promise<void> {
       });
       idb.close();
       if (!entry) return null;
-      (window as unknown as { __warmState: ArrayBuffer }).__warmState = entry.value;
+      window.__warmState = entry.value;
       return { key: entry.key, size: entry.value.byteLength };
     },
     { db: DB, store: STORE },
@@ -82,7 +82,8 @@ export async function keepWarmState(page: Page): Promise<void> {
   for (let at = 0; at < found.size; at += CHUNK) {
     const base64 = await page.evaluate(
       ({ at, end }) => {
-        const bytes = new Uint8Array((window as unknown as { __warmState: ArrayBuffer }).__warmState, at, end - at);
+        if (!window.__warmState) throw new Error("the kept state was not read");
+        const bytes = new Uint8Array(window.__warmState, at, end - at);
         let text = "";
         for (let i = 0; i < bytes.length; i += 0x8000) text += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
         return btoa(text);
@@ -92,7 +93,7 @@ export async function keepWarmState(page: Page): Promise<void> {
     parts.push(Buffer.from(base64, "base64"));
   }
   await page.evaluate(() => {
-    delete (window as unknown as { __warmState?: ArrayBuffer }).__warmState;
+    delete window.__warmState;
   });
   mkdirSync(DIR, { recursive: true });
   // Written aside and renamed, so a file running at the same time never reads half a state.

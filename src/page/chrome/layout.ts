@@ -5,8 +5,8 @@ export interface Layout {
   harnessInput: HTMLInputElement;
   harnessForm: HTMLFormElement;
   scenarioBar: HTMLElement;
-  shareButton: HTMLButtonElement;
-  shareOutput: HTMLInputElement;
+  /** The top bar's place for the share feature's button and link (empty until it mounts). */
+  shareBox: HTMLElement;
   terminalBox: HTMLElement;
   bootBar: HTMLProgressElement;
   bootText: HTMLElement;
@@ -35,9 +35,7 @@ export function createLayout(): Layout {
   );
   const scenarioBar = h("nav", { class: "scenarios", attrs: { "aria-label": "Scenarios" } });
   scenarioBar.hidden = true;
-  const shareButton = h("button", { id: "share", attrs: { type: "button" } }, "Share");
-  const shareOutput = h("input", { class: "share-output", attrs: { readonly: "", "aria-label": "Share link", tabindex: "-1" } });
-  shareOutput.hidden = true;
+  const shareBox = h("div", { class: "share" });
   const bootBar = h("progress", { attrs: { max: "1", value: "0", "aria-label": "Guest boot progress" } });
   const bootText = h("span", { class: "boot-text", attrs: { "aria-live": "polite" } }, "Loading the guest image…");
   const bootActions = h("span", { class: "boot-actions" });
@@ -47,7 +45,7 @@ export function createLayout(): Layout {
   const root = h(
     "div",
     { class: "app" },
-    h("header", { class: "topbar" }, h("h1", {}, "Linux in a tab"), harnessForm, h("div", { class: "share" }, shareButton, shareOutput)),
+    h("header", { class: "topbar" }, h("h1", {}, "Linux in a tab"), harnessForm, shareBox),
     scenarioBar,
     h(
       "main",
@@ -61,5 +59,5 @@ export function createLayout(): Layout {
       panelsBox,
     ),
   );
-  return { root, harnessInput, harnessForm, scenarioBar, shareButton, shareOutput, terminalBox, bootBar, bootText, bootActions, panelsBox };
+  return { root, harnessInput, harnessForm, scenarioBar, shareBox, terminalBox, bootBar, bootText, bootActions, panelsBox };
 }

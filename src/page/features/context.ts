@@ -2,24 +2,25 @@ import type { ConsoleTurns, WatchedGuest } from "../../console";
 import type { EventLog } from "../../log";
 import type { PolicyHolder } from "../../policy";
 import type { ConsentGate } from "../../trust";
-import type { Layout } from "../chrome/layout";
 import type { ScenarioBar } from "../chrome/scenario-bar";
 import type { GuestTerminal } from "../chrome/terminal";
 import type { PageNetwork } from "../emulator/network";
 import type { PageLink } from "../link";
-import type { EventPanel } from "../panels";
+import type { PagePanels, PanelId } from "../panels";
 import type { PageServices } from "../services/types";
+import type { ExposedFeatures } from "./exposed";
 
 /**
- * What a page feature (resolver, skills, vault, runner, share…) gets to plug itself in. Each
- * feature is one folder under ./features whose `mount.ts` exports `mount(ctx)`; the playground
- * loads them with `import()` once the first screen is up and mounts them in order (./index.ts).
- * A feature that needs no services takes this context alone. What features share is in `services`, never in each
- * other's exposed objects.
+ * What a page feature (resolver, skills, vault, runner, share…) gets to plug itself in: the
+ * page's parts and a few verbs, never the page's layout. A feature builds its own elements and
+ * hands them to the page (a panel, a panel's header, a place, a dialog); it does not reach into
+ * elements it did not build. Each feature is one folder under ./features whose `mount.ts`
+ * exports `mount(ctx)`; the playground loads them with `import()` once the first screen is up
+ * (./index.ts). A feature that needs no services takes this context alone. What features share
+ * is in `services`, never in each other's exposed objects.
  */
 export interface PageContext {
   log: EventLog;
-  layout: Layout;
   policy: PolicyHolder;
   /** The page's link, read once (src/page/link.ts): features never read `location` for parameters. */
   link: PageLink;
@@ -32,20 +33,48 @@ export interface PageContext {
   guest: Promise<WatchedGuest>;
   /** The network once the guest exists (null before). */
   network(): PageNetwork | null;
-  /** A built-in panel by id ("wire", "proxy", "resolver", "cache", "policy", "kernel"). */
-  panel(id: string): EventPanel;
-  /** Adds a new panel with its own tab. */
-  addPanel(panel: EventPanel): void;
-  selectPanel(id: string): void;
+  /** The panels by typed id; what a feature asks of a panel not yet added waits for it. */
+  panels: FeaturePanels;
   /** Runs a verdict-table scenario by id (types its commands into the guest). */
   scenarios: ScenarioBar;
   /** Typing into the guest console: one conversation at a time (scenarios, runs, tours). */
   turns: ConsoleTurns;
-  /** The terminal on the guest's console (what a feature writes there is never sent to the guest). */
+  /** The terminal on the guest's console (what a feature writes there is never sent to the guest); `focus()` focuses it. */
   terminal: GuestTerminal;
-  /** Exposes something on `window.__tab.features[name]` (for e2e tests and curious users); features never read it. */
-  expose(name: string, value: unknown): void;
+  /** The top bar's harness field. */
+  harness: HarnessField;
+  /** Sets how the page is laid out: a lesson's focus (the player beside the terminal), or an embed showing one panel. */
+  setMode(mode: PageMode): void;
+  /** Puts a feature's own element in one of the page's places. */
+  place(where: PagePlace, element: HTMLElement): void;
+  /** Shows a feature's own modal dialog over the page; it is removed when it closes. */
+  showDialog(dialog: HTMLDialogElement): void;
+  /** Exposes something on `window.__tab.features[name]` (for e2e tests and curious users), typed by ./exposed.ts; features never read it. */
+  expose<K extends keyof ExposedFeatures>(name: K, value: ExposedFeatures[K]): void;
 }
+
+/** A feature's view of the panels: add its own, give one a header, show one. */
+export type FeaturePanels = Omit<PagePanels, "element">;
+
+/** The top bar's "Harness" field: what it holds, and its submission (Enter or Resolve). */
+export interface HarnessField {
+  /** The field's text, trimmed ("" when empty). */
+  value(): string;
+  set(value: string): void;
+  onSubmit(listener: (value: string) => void): void;
+}
+
+export type PageMode =
+  /** A lesson is open: the page quiets what a learner does not need (lessons.css). */
+  | { kind: "lesson-focus"; on: boolean }
+  /** Embed mode (`?embed=…`): only the terminal and this panel (embed.css). */
+  | { kind: "embed"; panel: PanelId };
+
+/**
+ * Where a feature's element may go: beside the Share button in the top bar, above the panels
+ * (the timeline), or at the top of the page (the embed's bar).
+ */
+export type PagePlace = "share" | "above-panels" | "page-top";
 
 /** What a feature that uses the page's services gets: the page's context and the services, loaded. */
 export interface FeatureContext extends PageContext {

@@ -2,7 +2,8 @@ import type { PageLink } from "../link";
 import type { PageServices } from "../services/types";
 import type { FeatureContext, PageContext } from "./context";
 
-export type { FeatureContext, PageContext } from "./context";
+export type { FeatureContext, FeaturePanels, HarnessField, PageContext, PageMode, PagePlace } from "./context";
+export type { ExposedFeatures } from "./exposed";
 
 /**
  * One page feature: its code, loaded with `import()` so it is not part of the first screen's
@@ -12,7 +13,10 @@ type Feature =
   | { name: string; services: true; load(): Promise<{ mount(ctx: FeatureContext): void }> }
   | { name: string; services: false; load(): Promise<{ mount(ctx: PageContext): void }> };
 
-/** Every page feature, mounted in this order (the order of the tabs they add). */
+/**
+ * Every page feature, mounted in this order. Their panels' tabs take their places in the panels'
+ * own order (panels/ids.ts), and what one asks of a panel another adds waits for it.
+ */
 const FEATURES: readonly Feature[] = [
   { name: "resolve", services: true, load: () => import("./resolve/mount") },
   { name: "skills", services: true, load: () => import("./skills/mount") },
@@ -20,7 +24,6 @@ const FEATURES: readonly Feature[] = [
   { name: "runner", services: true, load: () => import("./runner/mount") },
   { name: "model", services: true, load: () => import("./model/mount") },
   { name: "share", services: true, load: () => import("./share/mount") },
-  // After share: it adds the Replay panel this feature's log replay sits in.
   { name: "policy", services: false, load: () => import("./policy/mount") },
   { name: "timeline", services: false, load: () => import("./timeline/mount") },
   { name: "lessons", services: true, load: () => import("./lessons/mount") },

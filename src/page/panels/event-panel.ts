@@ -1,5 +1,6 @@
 import { displayText, type EventKind, type EventLog, type LogEvent } from "../../log";
 import { formatTime, h, replaceChildren } from "../chrome/dom";
+import type { PanelId } from "./ids";
 
 export type Tone = "ok" | "refused" | "info" | "warn";
 
@@ -11,7 +12,7 @@ export interface Row {
 }
 
 export interface EventPanelSpec {
-  id: string;
+  id: PanelId;
   title: string;
   kinds: readonly EventKind[];
   columns: readonly string[];
@@ -25,7 +26,7 @@ export interface EventPanelSpec {
 }
 
 export interface EventPanel {
-  readonly id: string;
+  readonly id: PanelId;
   readonly title: string;
   readonly element: HTMLElement;
   /** Events shown since the tab was last looked at (for the tab's badge). */

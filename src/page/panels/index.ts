@@ -1,18 +1,13 @@
 import type { EventLog } from "../../log";
 import { createEventPanel, type EventPanel, type EventPanelSpec } from "./event-panel";
+import type { BuiltInPanelId } from "./ids";
 import { cacheRow, kernelRow, policyRow, proxyRow, resolverRow, wireRow } from "./rows";
 
-export interface PanelHeaders {
-  wire?: HTMLElement;
-  proxy?: HTMLElement;
-  resolver?: HTMLElement;
-  cache?: HTMLElement;
-  policy?: HTMLElement;
-  kernel?: HTMLElement;
-}
+/** The headers the playground gives some of the built-in panels (the policy editor, the wire counters). */
+export type PanelHeaders = Partial<Record<BuiltInPanelId, HTMLElement>>;
 
 /** The six panels, each a view of the one log, in their tab order. */
-export const PANELS: readonly (Omit<EventPanelSpec, "header"> & { id: keyof PanelHeaders })[] = [
+export const PANELS: readonly (Omit<EventPanelSpec, "header"> & { id: BuiltInPanelId })[] = [
   {
     id: "wire",
     title: "Wire",
@@ -68,4 +63,6 @@ export function createPanels(log: EventLog, headers: PanelHeaders = {}): EventPa
 }
 
 export { createEventPanel, type EventPanel, type EventPanelSpec, type Row, type Tone } from "./event-panel";
+export { type BuiltInPanelId, type FeaturePanelId, PANEL_ORDER, type PanelId } from "./ids";
+export { createPagePanels, type PagePanels } from "./registry";
 export { createPanelTabs } from "./tabs";

@@ -1,5 +1,6 @@
 import { h } from "../chrome/dom";
 import type { EventPanel } from "./event-panel";
+import { type PanelId, panelRank } from "./ids";
 
 /**
  * The panels as an ARIA tab list: ←/→/Home/End move between tabs, Enter/Space or focus
@@ -7,8 +8,8 @@ import type { EventPanel } from "./event-panel";
  */
 export interface PanelTabs {
   element: HTMLElement;
-  select(id: string): void;
-  /** Adds a panel (and its tab) after the existing ones. */
+  select(id: PanelId): void;
+  /** Adds a panel (and its tab) in its place of PANEL_ORDER (./ids.ts), whenever it is added. */
   add(panel: EventPanel): void;
 }
 
@@ -34,7 +35,7 @@ export function createPanelTabs(panels: EventPanel[]): PanelTabs {
   };
   const tabs = panels.map(makeTab);
 
-  const select = (id: string, focus = false) => {
+  const select = (id: PanelId, focus = false) => {
     for (const t of tabs) {
       const on = t.panel.id === id;
       t.tab.setAttribute("aria-selected", String(on));
@@ -69,9 +70,17 @@ export function createPanelTabs(panels: EventPanel[]): PanelTabs {
   for (const t of tabs) t.tab.addEventListener("click", () => select(t.panel.id, true));
   const add = (panel: EventPanel) => {
     const t = makeTab(panel);
-    tabs.push(t);
-    list.appendChild(t.tab);
-    element.appendChild(panel.element);
+    const at = tabs.findIndex((other) => panelRank(other.panel.id) > panelRank(panel.id));
+    const before = at < 0 ? undefined : tabs[at];
+    if (before) {
+      tabs.splice(at, 0, t);
+      list.insertBefore(t.tab, before.tab);
+      element.insertBefore(panel.element, before.panel.element);
+    } else {
+      tabs.push(t);
+      list.appendChild(t.tab);
+      element.appendChild(panel.element);
+    }
     panel.element.hidden = true;
     t.tab.addEventListener("click", () => select(panel.id, true));
   };

@@ -20,16 +20,12 @@ export function mount(ctx: PageContext): void {
   if (request.mode === "off") return;
   // `?embed=1&lesson=…`: the lesson player (features/lessons) fills the embed; here only its shape.
   if (ctx.link.lesson !== null || ctx.link.hash.includes("lesson-draft=")) {
-    document.documentElement.classList.add("embed");
-    ctx.layout.root.classList.add("embed");
-    ctx.layout.root.dataset.embedPanel = "lessons";
+    ctx.setMode({ kind: "embed", panel: "lessons" });
     return;
   }
   const panel = request.mode === "scenario" ? request.scenario.expect.panel : "proxy";
-  document.documentElement.classList.add("embed");
-  ctx.layout.root.classList.add("embed");
-  ctx.layout.root.dataset.embedPanel = panel;
-  ctx.selectPanel(panel);
+  ctx.setMode({ kind: "embed", panel });
+  ctx.panels.select(panel);
 
   const open = h(
     "a",
@@ -41,7 +37,7 @@ export function mount(ctx: PageContext): void {
     "Open in the full playground ↗",
   );
   const bar = h("section", { class: "embed-bar", attrs: { "aria-label": "Scenario" } });
-  ctx.layout.root.prepend(bar);
+  ctx.place("page-top", bar);
 
   if (request.mode === "invalid") {
     replaceChildren(

@@ -68,14 +68,14 @@ export function mount(ctx: FeatureContext): void {
       state.step = currentStep(model) ?? 0;
       state.attempt = model.attempt;
       state.replay = model.replay ?? null;
-      ctx.layout.root.classList.toggle("lesson-focus", focusesPage(model));
+      ctx.setMode({ kind: "lesson-focus", on: focusesPage(model) });
       if (event.kind === "restart") state.note = null;
       host.render();
     },
   };
   const panel = createLessonsPanel(log);
   panel.addHeader(view.element);
-  ctx.addPanel(panel);
+  ctx.panels.add(panel);
 
   function type(command: string | null | undefined, act: "lesson-show-me" | "lesson-demo"): void {
     const g = guest;
@@ -88,7 +88,7 @@ export function mount(ctx: FeatureContext): void {
         state.typing = false;
         host.render();
       });
-    ctx.layout.terminalBox.querySelector("textarea")?.focus();
+    ctx.terminal.focus();
   }
 
   async function close(): Promise<void> {

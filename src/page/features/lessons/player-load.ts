@@ -49,7 +49,7 @@ export async function openLesson(p: PlayerHost, request: LessonRequest, startAt:
   if (fromLink && !(await consented(p, got.source, lesson, confined))) return;
   await leaveLesson(p);
   state.lesson = { title: lesson.title, summary: lesson.summary, pin: lesson.pin, source: got.source.source, steps: lesson.steps };
-  ctx.selectPanel("lessons");
+  ctx.panels.select("lessons");
   // The setup waits for the lesson's policy; lesson.load is logged before the policy change.
   let applied = (): void => undefined;
   p.policy.applied = new Promise((resolve) => {
@@ -75,7 +75,7 @@ async function bringDemoVault(p: PlayerHost, policy: Policy): Promise<void> {
   const seeded = await seedDemoVault(p.ctx.services.vault.service, policy).catch((error: unknown) => ({
     allowed: false,
     code: "vault-unavailable",
-    reason: (error as Error).message,
+    reason: messageOf(error),
   }));
   if (seeded && !seeded.allowed)
     p.state.note = `The demo vault could not be filled (${seeded.code}: ${seeded.reason}), so a pull of it finds nothing.`;
@@ -103,7 +103,7 @@ async function consented(
     return true;
   }
   state.pending = { title: lesson.title, steps: lesson.steps.map((s) => s.title) };
-  ctx.selectPanel("lessons");
+  ctx.panels.select("lessons");
   p.render();
   const accepted = await ctx.consent.offer({
     kind: "lesson",
@@ -129,7 +129,7 @@ export function refuseLesson(p: PlayerHost, code: string, reason: string, source
   p.ctx.log.append(refusedLoadEvent(source === "link" || source === "bundled" ? source : "url", code, reason));
   p.post({ type: "lesson.refused", code, reason });
   p.state.refusal = { code, reason };
-  p.ctx.selectPanel("lessons");
+  p.ctx.panels.select("lessons");
   p.render();
 }
 

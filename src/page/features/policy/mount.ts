@@ -32,6 +32,6 @@ export function mount(ctx: PageContext): void {
     createPolicyImportView(policy),
     h("div", { class: "policy-download" }, download),
   );
-  ctx.panel("policy").addHeader(tools);
-  ctx.panel("replay").addHeader(createLogReplayView(policy));
+  ctx.panels.addHeader("policy", tools);
+  ctx.panels.addHeader("replay", createLogReplayView(policy));
 }

@@ -42,12 +42,12 @@ export function mount(ctx: FeatureContext): void {
     note,
   );
   const tree = createResolverTree(ctx.log);
-  const allowlistView = createAllowlistView(orgAllowlist, () => ctx.selectPanel("resolver"));
-  ctx.panel("resolver").addHeader(h("div", { class: "panel-header" }, controls, allowlistView, tree.element));
-  ctx.panel("cache").addHeader(createCacheView(cas, ctx.log));
+  const allowlistView = createAllowlistView(orgAllowlist, () => ctx.panels.select("resolver"));
+  ctx.panels.addHeader("resolver", h("div", { class: "panel-header" }, controls, allowlistView, tree.element));
+  ctx.panels.addHeader("cache", createCacheView(cas, ctx.log));
 
   async function run(harness: string, mode: ResolveMode): Promise<Resolution | null> {
-    ctx.selectPanel("resolver");
+    ctx.panels.select("resolver");
     note.textContent = `${mode === "resolve" ? "resolving" : mode === "warm" ? "warming the cache for" : "resolving offline"} ${label(harness)}…`;
     try {
       const resolution = await session.resolve(harness, mode);
@@ -71,10 +71,7 @@ export function mount(ctx: FeatureContext): void {
     downloadText("lock.yaml", text, "application/yaml");
   }
 
-  ctx.layout.harnessForm.addEventListener("submit", (event) => {
-    event.preventDefault();
-    const value = ctx.layout.harnessInput.value.trim();
-    if (value === "") return;
+  ctx.harness.onSubmit((value) => {
     current = value;
     void run(value, "resolve");
   });
@@ -92,7 +89,7 @@ export function mount(ctx: FeatureContext): void {
 
   if (ctx.link.harness !== null) {
     const harness = ctx.link.harness;
-    if (harness !== SAMPLE) ctx.layout.harnessInput.value = harness;
+    if (harness !== SAMPLE) ctx.harness.set(harness);
     // A link that proposes allowlist entries is resolved once the operator has answered, so
     // its harness meets the allowlist the operator chose (rejected: refused as before).
     void orgAllowlist.settled().then(() => run(harness, "resolve"));

@@ -66,19 +66,18 @@ export function mount(ctx: FeatureContext): void {
       );
     else if (state.phase === "running") {
       show(() => `running ${state.harness}…`);
-      ctx.selectPanel("runner");
+      ctx.panels.select("runner");
     } else if (state.phase === "done") show(() => `${state.result.id}: ${state.result.outcome} (${state.result.stage})`);
     else show(() => `failed: ${state.message}`);
   });
 
   // The button sits in the Resolver panel's header (next to what was resolved) and in the
   // Runner panel, which shows the run's steps as the guest reports them.
-  ctx
-    .panel("resolver")
-    .addHeader(
-      h("div", { class: "runner-controls" }, buttons[0]!, " ", h("span", {}, "runs the harness's agent in the guest"), " ", statuses[0]!),
-    );
-  ctx.addPanel(
+  ctx.panels.addHeader(
+    "resolver",
+    h("div", { class: "runner-controls" }, buttons[0]!, " ", h("span", {}, "runs the harness's agent in the guest"), " ", statuses[0]!),
+  );
+  ctx.panels.add(
     createEventPanel(
       {
         id: "runner",

@@ -6,6 +6,8 @@ export interface InspectDeps {
   store: SkillBlobStore;
   handles: SkillHandleStore;
   log: EventLog;
+  /** Shows the dialog over the page (and removes it when it closes): `ctx.showDialog`. */
+  showDialog(dialog: HTMLDialogElement): void;
 }
 
 /**
@@ -44,8 +46,6 @@ export async function openInspection(handle: string, deps: InspectDeps): Promise
     close,
   );
   close.addEventListener("click", () => dialog.close());
-  dialog.addEventListener("close", () => dialog.remove());
-  document.body.appendChild(dialog);
-  dialog.showModal();
+  deps.showDialog(dialog);
   return null;
 }

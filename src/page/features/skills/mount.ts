@@ -10,8 +10,8 @@ import { createSkillsView } from "./panel";
  */
 export function mount(ctx: FeatureContext): void {
   const { store, handles, choices, registry } = ctx.services.skills;
-  const view = createSkillsView({ log: ctx.log, fetch: ctx.services.fetch, store, handles, choices, registry });
-  ctx.addPanel(
+  const view = createSkillsView({ log: ctx.log, fetch: ctx.services.fetch, store, handles, choices, registry, showDialog: ctx.showDialog });
+  ctx.panels.add(
     createEventPanel(
       {
         id: "skills",

@@ -16,18 +16,10 @@ export function mount(ctx: PageContext): void {
     if (mark) store.add(mark);
   }
 
-  const hasPanel = (id: string) => {
-    try {
-      ctx.panel(id);
-      return true;
-    } catch {
-      return false;
-    }
-  };
   // The Resolver panel lists skills steps too, for a page without the Skills panel.
-  const panelFor = (mark: TimelineMark) => (mark.panel === "skills" && !hasPanel("skills") ? "resolver" : mark.panel);
-  const view = createTimelineView({ onSelect: (mark) => ctx.selectPanel(panelFor(mark)) });
-  ctx.layout.panelsBox.prepend(view.element);
+  const panelFor = (mark: TimelineMark) => (mark.panel === "skills" && !ctx.panels.has("skills") ? "resolver" : mark.panel);
+  const view = createTimelineView({ onSelect: (mark) => ctx.panels.select(panelFor(mark)) });
+  ctx.place("above-panels", view.element);
 
   // Redraw at most once a frame however fast events arrive.
   let pending = false;

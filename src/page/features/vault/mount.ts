@@ -15,8 +15,8 @@ import { SGIT, VAULT_SCENARIO } from "./scenario";
 export function mount(ctx: FeatureContext): void {
   const { service, approvals } = ctx.services.vault;
   // The vault's requests and verdicts show in the Proxy panel: its question does too, in view.
-  const card = createApprovalCard(approvals, () => ctx.selectPanel("proxy"));
-  ctx.panel("proxy").addHeader(card.element);
+  const card = createApprovalCard(approvals, () => ctx.panels.select("proxy"));
+  ctx.panels.addHeader("proxy", card.element);
   const delivered = ctx.guest.then((guest) => guest.writeFile("bin/sgit", utf8(sgitScript)));
   delivered.catch((error: unknown) => {
     ctx.log.append({
