@@ -4,15 +4,19 @@ import {
   describeLineErrors,
   describeReplaySummary,
   describeSkipped,
+  LOG_FORMATS,
   readLogLineChunks,
   readLogLines,
   replayLog,
 } from "../../../policy-tools";
 import { h, replaceChildren } from "../../chrome/dom";
+import { createReplayDraft } from "./replay-draft";
 
 /**
  * The Replay panel's log replay: a `GET /v0/log` stream (Download log, `npx tab proxy`, any
- * `.net` speaking the same lines), dropped or pasted, re-decided against the current policy.
+ * `.net` speaking the same lines) or another proxy's decision log (smokescreen, gh-aw-firewall's
+ * audit.jsonl, OpenShell's OCSF lines), dropped or pasted, re-decided against the current
+ * policy; then drafted into a policy in the format it came in (replay-draft.ts).
  * Only the decisions are read: other lines are counted in the summary; a decision line that
  * cannot be read is named and nothing is re-decided. A file is read from its stream, line by
  * line, never held as one string.
@@ -21,8 +25,8 @@ export function createLogReplayView(policy: PolicyHolder): HTMLElement {
   const text = h("textarea", {
     class: "log-replay-input",
     attrs: {
-      placeholder: "Drop a log (.jsonl) here, or paste its lines",
-      "aria-label": "A log to replay (JSON lines, as GET /v0/log serves them)",
+      placeholder: "Drop a log here (this page's, smokescreen's, gh-aw-firewall's audit.jsonl, OpenShell's OCSF log), or paste its lines",
+      "aria-label": "A log to replay (JSON lines: GET /v0/log, smokescreen, gh-aw-firewall audit.jsonl, OpenShell OCSF)",
       spellcheck: "false",
       "data-testid": "log-replay-input",
     },
@@ -30,7 +34,7 @@ export function createLogReplayView(policy: PolicyHolder): HTMLElement {
   const file = h("input", {
     attrs: {
       type: "file",
-      accept: ".jsonl,.json,.txt,application/x-ndjson",
+      accept: ".jsonl,.json,.log,.txt,application/x-ndjson",
       "aria-label": "Open a log file",
       "data-testid": "log-replay-file",
     },
@@ -49,9 +53,12 @@ export function createLogReplayView(policy: PolicyHolder): HTMLElement {
     rows,
   );
 
+  const draft = createReplayDraft();
+
   const show = (read: DecisionRead, source: string) => {
     replaceChildren(rows);
     table.hidden = true;
+    draft.clear();
     if (!read.ok) {
       summary.className = "log-replay-summary invalid";
       summary.textContent = `not replayed: ${describeLineErrors(read.errors, source)}`;
@@ -59,9 +66,16 @@ export function createLogReplayView(policy: PolicyHolder): HTMLElement {
     }
     const result = replayLog(policy.current(), read.lines);
     summary.className = `log-replay-summary ${result.summary.changed ? "changed" : "unchanged"}`;
-    summary.textContent = [describeReplaySummary(result.summary), describeSkipped(read.skipped, "a replay")]
+    const format = read.format ? LOG_FORMATS[read.format]?.label : undefined;
+    summary.textContent = [
+      format ? `read as ${format}` : "",
+      describeReplaySummary(result.summary),
+      describeSkipped(read.skipped, "a replay"),
+    ]
       .filter((t) => t !== "")
       .join("; ");
+    summary.dataset.format = read.format ?? "tab";
+    draft.offer(read.lines, read.format);
     table.hidden = result.rows.length === 0;
     for (const row of result.rows) {
       const was = row.logged.wouldRefuse ? `would refuse ${row.logged.wouldRefuse}` : row.logged.code;
@@ -112,6 +126,7 @@ export function createLogReplayView(policy: PolicyHolder): HTMLElement {
     h("div", { class: "log-replay-bar" }, run, file),
     summary,
     table,
+    draft.element,
   );
 }
 
