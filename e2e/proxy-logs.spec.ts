@@ -149,3 +149,12 @@ test("where the translated policy decides differently from the proxy, the Replay
   await expect(row).toContainText("CONNECT api.github.com:443");
   await expect(row).toContainText("host-not-allowed");
 });
+
+test("a log opened where a policy goes is not applied, and the Policy panel says where it belongs", async () => {
+  const page = pg.page;
+  await page.locator('[data-tab="policy"]').click();
+  await page.getByTestId("policy-import-file").setInputFiles(join(testdata, "openshell-ocsf.jsonl"));
+  await expect(page.getByTestId("policy-import-status")).toContainText(
+    "not applied: openshell-ocsf.jsonl is a log (OpenShell OCSF JSON lines), not a policy: drop it on the Replay panel",
+  );
+});

@@ -1,5 +1,5 @@
 import type { PolicyHolder } from "../../../policy";
-import { foreignPolicyFormat, POLICY_FORMATS } from "../../../policy-tools";
+import { foreignPolicyFormat, LOG_FORMATS, POLICY_FORMATS, readLogLines } from "../../../policy-tools";
 import { h } from "../../chrome/dom";
 
 /** The source an imported policy is applied under (its `policy.change` event says so). */
@@ -43,6 +43,13 @@ export function createPolicyImportView(policy: PolicyHolder): HTMLElement {
     }
     const text = await chosen.text();
     const format = foreignPolicyFormat(text);
+    if (!format && looksLikeLog(text)) {
+      // A log opened where a policy goes: say where it belongs rather than "not a valid policy".
+      const read = readLogLines(text);
+      const label = read.ok && read.format ? LOG_FORMATS[read.format]?.label : "this page's log";
+      status.textContent = `not applied: ${chosen.name} is a log (${label}), not a policy: drop it on the Replay panel to re-decide it and draft a policy from it in its format`;
+      return;
+    }
     if (!format) {
       const applied = await policy.replaceText(text, IMPORT_SOURCE);
       status.textContent = applied.ok ? `applied ${chosen.name}` : `not applied: ${chosen.name}: ${applied.errors.join("; ")}`;
@@ -69,4 +76,18 @@ export function createPolicyImportView(policy: PolicyHolder): HTMLElement {
     h("label", {}, " smokescreen role ", role),
     status,
   );
+}
+
+/** Whether a text is JSON lines (a log) rather than one policy document: its first two lines each an object. */
+function looksLikeLog(text: string): boolean {
+  const lines = text.split("\n", 3).filter((l) => l.trim() !== "");
+  if (lines.length < 2) return false;
+  return lines.every((line) => {
+    try {
+      const value: unknown = JSON.parse(line);
+      return typeof value === "object" && value !== null && !Array.isArray(value);
+    } catch {
+      return false;
+    }
+  });
 }

@@ -16,6 +16,20 @@ const FILE_NAMES: Readonly<Record<string, string>> = {
   openshell: "drafted-openshell-policy.yaml",
 };
 
+/** Lines of a draft shown on the page; a longer one is cut (the download has it whole): laying out megabytes of text takes seconds. */
+const MAX_SHOWN_LINES = 400;
+
+function shownDraft(text: string): string {
+  let at = -1;
+  for (let n = 0; n < MAX_SHOWN_LINES; n++) {
+    at = text.indexOf("\n", at + 1);
+    if (at === -1) return text;
+  }
+  if (at === text.length - 1) return text;
+  const rest = text.slice(at + 1).split("\n").length - 1;
+  return `${text.slice(0, at + 1)}… ${rest} more lines in the downloaded file\n`;
+}
+
 export interface ReplayDraft {
   element: HTMLElement;
   /** The log just replayed: its decisions and the proxy it came from (null: this project's). */
@@ -59,7 +73,7 @@ export function createReplayDraft(): ReplayDraft {
     const name = format.value === LOG_FORMAT ? (held.logFormat ?? OWN_FORMAT) : format.value;
     const foreign = POLICY_FORMATS[name];
     const exported = foreign ? foreign.export(learned.policy, {}) : { value: `${JSON.stringify(learned.policy, null, 2)}\n`, notes: [] };
-    text.textContent = exported.value;
+    text.textContent = shownDraft(exported.value);
     text.hidden = false;
     status.textContent = [
       `drafted from ${learned.learnedFrom} requests${foreign ? `, as ${foreign.label}` : ", as this project's policy"}`,

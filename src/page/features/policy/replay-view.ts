@@ -5,6 +5,7 @@ import {
   describeReplaySummary,
   describeSkipped,
   LOG_FORMATS,
+  type ReplayRow,
   readLogLineChunks,
   readLogLines,
   replayLog,
@@ -77,7 +78,8 @@ export function createLogReplayView(policy: PolicyHolder): HTMLElement {
     summary.dataset.format = read.format ?? "tab";
     draft.offer(read.lines, read.format);
     table.hidden = result.rows.length === 0;
-    for (const row of result.rows) {
+    const shown = rowsToShow(result.rows);
+    for (const row of shown) {
       const was = row.logged.wouldRefuse ? `would refuse ${row.logged.wouldRefuse}` : row.logged.code;
       const now = row.replayed.wouldRefuse ? `would refuse ${row.replayed.wouldRefuse}` : row.replayed.code;
       rows.append(
@@ -92,6 +94,18 @@ export function createLogReplayView(policy: PolicyHolder): HTMLElement {
         ),
       );
     }
+    if (shown.length < result.rows.length)
+      rows.append(
+        h(
+          "tr",
+          { class: "log-replay-more", attrs: { "data-testid": "log-replay-more" } },
+          h(
+            "td",
+            { attrs: { colspan: "5" } },
+            `${result.rows.length - shown.length} more unchanged rows not shown (the summary counts every row; npx tab policy replay prints them all)`,
+          ),
+        ),
+      );
   };
   const replay = () => show(readLogLines(text.value), "log");
   const load = async (chosen: File) => {
@@ -128,6 +142,25 @@ export function createLogReplayView(policy: PolicyHolder): HTMLElement {
     table,
     draft.element,
   );
+}
+
+/**
+ * The rows the table shows: every row whose verdict changed or cannot be re-decided, then
+ * unchanged ones, up to MAX_SHOWN_ROWS, in line order. A 100,000-line log as a table of 100,000
+ * rows would take the page seconds to lay out, for rows that say "unchanged".
+ */
+const MAX_SHOWN_ROWS = 1000;
+
+function rowsToShow(all: readonly ReplayRow[]): ReplayRow[] {
+  if (all.length <= MAX_SHOWN_ROWS) return [...all];
+  const notable = all.filter((r) => r.outcome !== "unchanged").slice(0, MAX_SHOWN_ROWS);
+  const room = MAX_SHOWN_ROWS - notable.length;
+  const unchanged: ReplayRow[] = [];
+  for (const row of all) {
+    if (unchanged.length >= room) break;
+    if (row.outcome === "unchanged") unchanged.push(row);
+  }
+  return [...notable, ...unchanged].sort((a, b) => a.line - b.line);
 }
 
 /** A stream's chunks as an async iterable (not every browser iterates a ReadableStream itself). */
