@@ -197,6 +197,7 @@ async function replay(positionals: string[], role?: string): Promise<number> {
 async function importPolicy(positionals: string[], values: { format?: string; role?: string }): Promise<number> {
   const [aclPath, ...extra] = positionals;
   const format = formatNamed(values.format);
+  if (values.format === OWN_FORMAT) throw new BadInput(`--format json is this project's policy; import converts other proxies' formats`);
   if (!format) throw new BadInput(`import needs --format (${Object.keys(POLICY_FORMATS).join(", ")})`);
   if (aclPath === undefined || extra.length > 0) throw new BadInput("import takes one file");
   const policy = importForeign(aclPath, await readText(aclPath), format, values.role);
@@ -207,6 +208,7 @@ async function importPolicy(positionals: string[], values: { format?: string; ro
 async function exportPolicy(positionals: string[], values: { format?: string; role?: string }): Promise<number> {
   const [policyPath, ...extra] = positionals;
   const format = formatNamed(values.format);
+  if (values.format === OWN_FORMAT) throw new BadInput(`--format json is this project's policy; export converts other proxies' formats`);
   if (!format) throw new BadInput(`export needs --format (${Object.keys(POLICY_FORMATS).join(", ")})`);
   if (policyPath === undefined || extra.length > 0) throw new BadInput("export takes one POLICY");
   const exported = format.export(await readPolicy(policyPath), values.role === undefined ? {} : { role: values.role });
