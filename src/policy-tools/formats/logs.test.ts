@@ -133,6 +133,30 @@ describe("OpenShell's OCSF JSON lines are read as decisions", () => {
     });
   });
 
+  it("an allowed upgrade (action Other) is served; an HTTP check with no request is skipped by name", () => {
+    const upgrade = {
+      class_uid: 4002,
+      class_name: "HTTP Activity",
+      action_id: 99,
+      action: "Other",
+      message: "L7_REQUEST allow_upgrade GET api.example.com:443/ws reason=",
+      http_request: { http_method: "GET", url: { scheme: "http", hostname: "api.example.com", path: "/ws", port: 443 } },
+      dst_endpoint: { domain: "api.example.com", port: 443 },
+    };
+    const credential = {
+      class_uid: 4002,
+      class_name: "HTTP Activity",
+      activity_name: "Fail",
+      action_id: 2,
+      status_detail: "credential_unavailable",
+      dst_endpoint: { domain: "api.example.com", port: 443 },
+      firewall_rule: { name: "api", type: "credential-binding" },
+    };
+    const log = read([upgrade, credential].map((l) => JSON.stringify(l)).join("\n"));
+    expect(summary(log.lines)).toEqual(["1 GET https://api.example.com/ws served"]);
+    expect([...log.skipped.byKind.keys()]).toEqual(["openshell HTTP Activity Fail without a request (a credential or authority check)"]);
+  });
+
   it("a decision line it cannot read refuses the log, named by its line", () => {
     const result = readLogLines('{"class_uid":4001,"action_id":1,"dst_endpoint":{"domain":"a.com","port":"443"}}');
     expect(result.ok).toBe(false);
