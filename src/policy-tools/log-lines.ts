@@ -11,7 +11,7 @@ import {
   type SkippedLines,
 } from "../log";
 import type { PolicyRequest } from "../policy";
-import { foreignLogReader } from "./formats/logs";
+import { foreignLogReader, isForeignLogKind } from "./formats/logs";
 
 /**
  * Reading a `GET /v0/log` stream (JSON lines) for a replay or a draft: both need only the
@@ -69,7 +69,15 @@ export async function readLogLineChunks(chunks: AsyncIterable<string>, options: 
 
 /** `312 lines of 9 kinds not needed for a replay`, or "" (the CLI's and the page's summary line). */
 export function describeSkipped(skipped: SkippedLines, purpose: "a replay" | "a draft"): string {
-  return describeSkippedLines(skipped, purpose);
+  // Another proxy's lines are known to its translator, not "a kind this version does not know": named apart.
+  const foreign = skipped.unknownKinds.filter(isForeignLogKind);
+  if (foreign.length === 0) return describeSkippedLines(skipped, purpose);
+  const text = describeSkippedLines({ ...skipped, unknownKinds: skipped.unknownKinds.filter((k) => !isForeignLogKind(k)) }, purpose);
+  const named = `${foreign
+    .slice(0, 5)
+    .map((k) => JSON.stringify(k.slice(0, 60)))
+    .join(", ")}${foreign.length > 5 ? ", …" : ""}`;
+  return text.replace(`not needed for ${purpose}`, `not needed for ${purpose} (another proxy's: ${named})`);
 }
 
 export type ProxyDecisionEvent = EventOf<"proxy.decision">;

@@ -34,3 +34,8 @@ export function foreignLogReader(): {
     },
   };
 }
+
+/** Whether a skipped kind is another proxy's line ("smokescreen CANONICAL-PROXY-CN-CLOSE", "openshell Process Activity"), as the translators above name them. */
+export function isForeignLogKind(kind: string): boolean {
+  return Object.keys(LOG_FORMATS).some((name) => kind.startsWith(`${name} `));
+}
