@@ -169,7 +169,9 @@ test("the page's Replay panel replays the downloaded file with no error, and say
   // Another proxy's log dropped on the same panel: smokescreen's decision lines are re-decided too.
   await page.getByTestId("log-replay-file").setInputFiles(join(root, "src/policy-tools/formats/testdata/smokescreen-billing.jsonl"));
   await expect(summary).toContainText("8 requests re-decided");
-  await expect(summary).toContainText('1 kind this version does not know: "smokescreen CANONICAL-PROXY-CN-CLOSE"');
+  await expect(summary).toContainText(
+    '1 line of 1 kind not needed for a replay (another proxy\'s: "smokescreen CANONICAL-PROXY-CN-CLOSE")',
+  );
 });
 
 test("npx tab policy learn drafts from the downloaded log what the page drafts from its session, and neither drafts the wildcard", async () => {

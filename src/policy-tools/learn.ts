@@ -97,6 +97,7 @@ export function learnPolicy(lines: readonly LogLine[], options: LearnOptions = {
   const parser = Policy.parse({ version: 1, hosts: [], http });
   const hosts = new Map<string, HostSeen>();
   const skipped: LearnSkip[] = [];
+  const hostReasons = new Map<string, string | null>();
   let learnedFrom = 0;
   for (const { line, event } of decisions) {
     const request = requestOfDecision(event);
@@ -107,7 +108,14 @@ export function learnPolicy(lines: readonly LogLine[], options: LearnOptions = {
       skipped.push({ line, target: event.target, reason: `the target is not one the policy decides: ${evaluated.verdict.reason}` });
       continue;
     }
-    const unlearnable = unlearnableHostReason(rawHostOf(event.target, "authority" in request), target.host);
+    const raw = rawHostOf(event.target, "authority" in request);
+    // A log names few hosts many times: each is classified once.
+    const hostKey = `${raw}\n${target.host}`;
+    let unlearnable = hostReasons.get(hostKey);
+    if (unlearnable === undefined) {
+      unlearnable = unlearnableHostReason(raw, target.host);
+      hostReasons.set(hostKey, unlearnable);
+    }
     if (unlearnable) {
       skipped.push({ line, target: event.target, reason: `${unlearnable}; a drafted policy never allows one` });
       continue;

@@ -47,16 +47,22 @@ const HELP = `${USAGE}
 
   import --format F FILE      another proxy's policy as a policy, on stdout; what cannot be expressed is named on stderr.
                               F: smokescreen (an ACL, version: v1; the service --role, or the default rule),
-                              sandbox-runtime (srt or Claude Code settings: network.allowedDomains/deniedDomains)
+                              sandbox-runtime (srt or Claude Code settings: network.allowedDomains/deniedDomains),
+                              awf (gh-aw-firewall's config: network.allowDomains/blockDomains),
+                              openshell (an OpenShell sandbox policy's network_policies)
   export --format F POLICY    the policy in format F, on stdout; what it widens or loses is named on stderr
-    --format F                with learn: the draft in format F (learn drafts in the format the user brought)
+    --format F                with learn: the draft in format F, or json for this project's policy. Without it, learn
+                              drafts in the format the user brought: the log's proxy (a smokescreen log drafts an ACL,
+                              an awf audit.jsonl an awf config, an OpenShell log an OpenShell policy), else --base's
 
   POLICY is a policy file (YAML or JSON; mode: report serves what the allowlist would refuse and logs
   wouldRefuse), or another proxy's policy file (imported as above; see docs/formats.md). LOG.jsonl is what GET /v0/log serves (the page's Download log, npx tab proxy); - reads stdin.
 
   Both read only the log's proxy decisions, line by line: lines of other kinds (known or added by a newer
   version) are skipped and counted; a decision line that cannot be read refuses the log, named by its line.
-  A smokescreen log (its CANONICAL-PROXY-DECISION JSON lines) is read as decisions the same way.
+  Other proxies' logs are read as decisions the same way, line by line (a log may mix them): smokescreen's
+  CANONICAL-PROXY-DECISION lines, gh-aw-firewall's audit.jsonl (either envelope), OpenShell's OCSF JSON lines
+  (network activity 4001, HTTP activity 4002). Where that proxy decided differently, replay says so on the line.
 
 exit status: 0 allowed / nothing changed, 1 refused / a verdict changed, 64 bad input (a bad policy, a decision
 line that cannot be read: each named by its line)`;
@@ -77,12 +83,17 @@ async function readText(path: string): Promise<string> {
 }
 
 async function readPolicy(path: string, role?: string): Promise<Policy> {
+  return (await readPolicyFile(path, role)).policy;
+}
+
+/** A policy file, this project's or another proxy's (then `format` names it). */
+async function readPolicyFile(path: string, role?: string): Promise<{ policy: Policy; format: string | null }> {
   const text = await readText(path);
   const foreign = foreignPolicyFormat(text);
-  if (foreign) return importForeign(path, text, POLICY_FORMATS[foreign]!, role);
+  if (foreign) return { policy: importForeign(path, text, POLICY_FORMATS[foreign]!, role), format: foreign };
   const loaded = parsePolicy(text);
   if (!loaded.ok) throw new BadInput(`${path} is not a valid policy:\n  ${loaded.errors.join("\n  ")}`);
-  return loaded.policy;
+  return { policy: loaded.policy, format: null };
 }
 
 /** Another proxy's policy as a policy; what the translation could not express goes to stderr, named. */
@@ -93,8 +104,11 @@ function importForeign(path: string, text: string, format: PolicyFormat, role?: 
   return imported.value;
 }
 
+/** `--format json` is this project's own policy (so a foreign log can still be drafted as one). */
+const OWN_FORMAT = "json";
+
 function formatNamed(format: string | undefined): PolicyFormat | undefined {
-  if (format === undefined) return undefined;
+  if (format === undefined || format === OWN_FORMAT) return undefined;
   const found = POLICY_FORMATS[format];
   if (!found) throw new BadInput(`--format ${JSON.stringify(format)} is not known (formats: ${Object.keys(POLICY_FORMATS).join(", ")})`);
   return found;
@@ -105,7 +119,10 @@ function formatNamed(format: string | undefined): PolicyFormat | undefined {
  * like as one string); lines of other kinds are counted, a decision line that cannot be read
  * is named and refuses the read.
  */
-async function readLog(path: string, purpose: "a replay" | "a draft"): Promise<{ lines: LogLine[]; skipped: string[] }> {
+async function readLog(
+  path: string,
+  purpose: "a replay" | "a draft",
+): Promise<{ lines: LogLine[]; skipped: string[]; format: string | null }> {
   const source = path === "-" ? process.stdin.setEncoding("utf8") : createReadStream(path, { encoding: "utf8" });
   let read: Awaited<ReturnType<typeof readLogLineChunks>>;
   try {
@@ -114,7 +131,7 @@ async function readLog(path: string, purpose: "a replay" | "a draft"): Promise<{
     throw new BadInput(`${path}: cannot be read (${(error as NodeJS.ErrnoException).code ?? messageOf(error)})`);
   }
   if (!read.ok) throw new BadInput(describeLineErrors(read.errors, path));
-  return { lines: read.lines, skipped: [describeSkipped(read.skipped, purpose)].filter((s) => s !== "") };
+  return { lines: read.lines, skipped: [describeSkipped(read.skipped, purpose)].filter((s) => s !== ""), format: read.format };
 }
 
 function out(lines: readonly string[]): void {
@@ -142,15 +159,23 @@ async function learn(positionals: string[], values: { base?: string; depth?: str
       throw new BadInput(`--depth must be a whole number from 0 to 99, not ${JSON.stringify(values.depth)}`);
     depth = Number(values.depth);
   }
-  const format = formatNamed(values.format);
-  const base = values.base === undefined ? undefined : await readPolicy(values.base, values.role);
-  const { lines, skipped } = await readLog(logPath, "a draft");
+  formatNamed(values.format);
+  const baseFile = values.base === undefined ? undefined : await readPolicyFile(values.base, values.role);
+  const base = baseFile?.policy;
+  const { lines, skipped, format: logFormat } = await readLog(logPath, "a draft");
   const learned = learnPolicy(lines, { depth, ...(base ? { base } : {}) });
   const report: string[] = [`learned from ${learned.learnedFrom} requests (depth ${depth})`];
+  // The draft is written in the format the user brought: --format, else the log's proxy, else the --base file's.
+  const formatName = values.format ?? logFormat ?? baseFile?.format ?? undefined;
+  const format = formatNamed(formatName);
   if (format) {
+    if (values.format === undefined)
+      report.push(
+        `drafted as ${format.label} (the ${logFormat ? "log" : "--base policy"}'s format; --format json for this project's policy)`,
+      );
     const exported = format.export(learned.policy, values.role === undefined ? {} : { role: values.role });
     process.stdout.write(exported.value);
-    report.push(...exported.notes.map((n) => `${values.format}: ${n}`));
+    report.push(...exported.notes.map((n) => `${formatName}: ${n}`));
   } else process.stdout.write(`${JSON.stringify(learned.policy, null, 2)}\n`);
   if (base) for (const change of diffPolicies(base, learned.policy)) if (change.kind !== "same") report.push(describeRuleChange(change));
   for (const skip of learned.skipped) report.push(`not learned: line ${skip.line} ${skip.target}: ${skip.reason}`);
@@ -173,6 +198,7 @@ async function replay(positionals: string[], role?: string): Promise<number> {
 async function importPolicy(positionals: string[], values: { format?: string; role?: string }): Promise<number> {
   const [aclPath, ...extra] = positionals;
   const format = formatNamed(values.format);
+  if (values.format === OWN_FORMAT) throw new BadInput(`--format json is this project's policy; import converts other proxies' formats`);
   if (!format) throw new BadInput(`import needs --format (${Object.keys(POLICY_FORMATS).join(", ")})`);
   if (aclPath === undefined || extra.length > 0) throw new BadInput("import takes one file");
   const policy = importForeign(aclPath, await readText(aclPath), format, values.role);
@@ -183,6 +209,7 @@ async function importPolicy(positionals: string[], values: { format?: string; ro
 async function exportPolicy(positionals: string[], values: { format?: string; role?: string }): Promise<number> {
   const [policyPath, ...extra] = positionals;
   const format = formatNamed(values.format);
+  if (values.format === OWN_FORMAT) throw new BadInput(`--format json is this project's policy; export converts other proxies' formats`);
   if (!format) throw new BadInput(`export needs --format (${Object.keys(POLICY_FORMATS).join(", ")})`);
   if (policyPath === undefined || extra.length > 0) throw new BadInput("export takes one POLICY");
   const exported = format.export(await readPolicy(policyPath), values.role === undefined ? {} : { role: values.role });

@@ -113,7 +113,7 @@ describe("a smokescreen log replays under the imported policy with zero changed 
       [9, "CONNECT hooks.example.com:443 private-address"],
     ]);
     expect(describeSkipped(read.skipped, "a replay")).toBe(
-      '1 line of 1 kind not needed for a replay (1 kind this version does not know: "smokescreen CANONICAL-PROXY-CN-CLOSE")',
+      '1 line of 1 kind not needed for a replay (another proxy\'s: "smokescreen CANONICAL-PROXY-CN-CLOSE")',
     );
     const replay = replayLog(imported("billing").value, read.lines);
     expect(replay.rows.find((r) => r.line === 9)?.outcome).toBe("not-redecidable");
