@@ -1,10 +1,10 @@
 import sgitScript from "../../../../guest/sgit?raw";
 import { utf8 } from "../../../bytes";
 import { messageOf } from "../../../platform";
+import { SGIT, VAULT_SCENARIO } from "../../chrome/vault-scenario";
 import type { FeatureContext } from "../context";
 import { createApprovalCard } from "./card";
 import { DEMO_VAULT_ID, ensureDemoVault } from "./demo";
-import { SGIT, VAULT_SCENARIO } from "./scenario";
 
 /**
  * The vault feature (row 8 of the verdict table; docs/decisions/0006-vault-keys-stay-with-the-kms.md): the in-page KMS and vault, the guest client delivered

@@ -1,5 +1,5 @@
-import type { Scenario } from "../../chrome/scenarios";
-import { DEMO_VAULT_ID } from "./demo";
+import { DEMO_VAULT_ID } from "../../kms";
+import type { Scenario } from "./scenarios";
 
 /** Where the page puts the guest client in the 9p share, as the guest sees it. */
 export const SGIT = "sh /mnt/tab/bin/sgit";
