@@ -1,5 +1,6 @@
 import type { ConsoleTurns, WatchedGuest } from "../../console";
 import type { EventLog } from "../../log";
+import type { GuestChecks } from "../../machine";
 import type { PolicyHolder } from "../../policy";
 import type { ConsentGate } from "../../trust";
 import type { Layout } from "../chrome/layout";
@@ -28,8 +29,8 @@ export interface PageContext {
    * a part of the link offers it here (or withdraws it) and does nothing with it until granted.
    */
   consent: ConsentGate;
-  /** The guest once it is ready (boots or restores). */
-  guest: Promise<WatchedGuest>;
+  /** The guest once it is ready (boots or restores); it runs a lesson's checks out of band on its control line. */
+  guest: Promise<WatchedGuest & GuestChecks>;
   /** The network once the guest exists (null before). */
   network(): PageNetwork | null;
   /** A built-in panel by id ("wire", "proxy", "resolver", "cache", "policy", "kernel"). */
