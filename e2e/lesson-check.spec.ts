@@ -59,7 +59,7 @@ test("a check step fails while the state is missing and passes once the learner 
   await expect(attempt).toContainText("exited 1");
   await typeAndWait(page, "cd /tmp");
   await expect(page.getByTestId("lesson-done")).toBeVisible({ timeout: 90_000 });
-  expect(await lessonEvents(page)).toEqual(["load url 1", "step 1 failed", "step 1 passed", "step 2 failed", "step 2 passed"]);
+  expect(await lessonEvents(page)).toEqual(["load url 2", "step 1 failed", "step 1 passed", "step 2 failed", "step 2 passed"]);
   // Out of band: the shell only ever ran the learner's four lines, and no check is on the screen.
   expect((await shellCommands(page)).filter((r) => r.by === "page")).toEqual([]);
   const screen = (await terminalRows(page)).join("\n");
