@@ -85,7 +85,7 @@ for (const { name, steps } of INDEX.lessons) {
   test(`${name}: every step passes by Show me, and again after a reload at step ${[...reloads].join(", ")}`, async () => {
     test.setTimeout(120_000 + steps * (EVERY ? 150_000 : 60_000));
     const page = pg.page;
-    await page.evaluate((n) => (window.__tab?.features.lessons)?.open(n), name);
+    await page.evaluate((n) => window.__tab?.features.lessons?.open(n), name);
     await settled(page);
     for (let step = 1; step <= steps; step++) {
       if (reloads.has(step)) await reloadAt(page, name, step);

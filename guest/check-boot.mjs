@@ -71,6 +71,8 @@ const emulator = new V86({
   vga_memory_size: 2 * 1024 * 1024,
   net_device: { type: "virtio" },
   uart1: true,
+  // the page's machine has v86's ACPI, hence a local APIC, whose timer the kernel takes (src/machine/machine.ts)
+  acpi: true,
   filesystem: {},
   autostart: true,
   disable_keyboard: true,

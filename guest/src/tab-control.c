@@ -15,6 +15,10 @@
  *                                   differs, which sends SIGWINCH to what runs there, at once.
  *   prepare-state                   the build is about to save the shipped state: runs
  *                                   tab-prepare-state (drop caches, zero free memory).
+ *   check AS MILLISECONDS BASE64    a lesson's `check:` command, run out of band as root or as
+ *                                   the learner, within its time limit (tab-check.c); answered
+ *                                   `ok STATUS BASE64-OUTPUT` once it ended, while other
+ *                                   requests go on meanwhile (its answer may come after theirs).
  *
  * Answers: `ok` (for prepare-state, `ok ` and its last line of output), or `error REASON`. A
  * line without an ID is answered `0 error ...`.
@@ -34,8 +38,10 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <termios.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "tab-tools.h"
@@ -43,8 +49,8 @@
 #define PORT "/dev/ttyS1"
 /* The shell's terminal: the kernel console (console=ttyS0 in the kernel's command line). */
 #define CONSOLE "/dev/ttyS0"
-/* The longest request: `fresh`, the clock and 256 bytes of seed in hex. */
-#define MAX_LINE 600
+/* The longest request: `check`, a command of 1000 bytes in base64 (`fresh` is under 600). */
+#define MAX_LINE CHECK_LINE_MAX
 
 static int port;
 /* The ID of the request being answered, with its space ("0 " for a line without one). */
@@ -170,7 +176,7 @@ static void winsize(const char *args)
 static void fresh(const char *args)
 {
 	long long sec, nsec;
-	char hex[MAX_LINE];
+	char hex[600];
 	int used = 0;
 	if (sscanf(args, "%lld %lld %599[0-9a-fA-F]%n", &sec, &nsec, hex, &used) != 3 || args[used] != '\0')
 		return answer_error("fresh is not SECONDS NANOSECONDS HEX");
@@ -198,6 +204,8 @@ static void request(const char *line)
 		winsize(line + 8);
 	else if (strcmp(line, "prepare-state") == 0)
 		prepare_state();
+	else if (strncmp(line, "check ", 6) == 0)
+		tab_check_start(answer_id, line + 6, put);
 	else
 		answer_error("unknown request");
 }
@@ -212,22 +220,45 @@ static void audit_line(const char *type, const char *text)
 	put("\n");
 }
 
+static long long monotonic_ms(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
 static void serve(int audit)
 {
+	/* When a denial waiting for its SYSCALL record goes without it (-1: none waits). */
+	long long audit_due = -1;
 	char line[MAX_LINE + 1];
 	size_t used = 0;
 	int too_long = 0;
-	struct pollfd fds[2] = { { .fd = port, .events = POLLIN }, { .fd = audit, .events = POLLIN } };
+	struct pollfd fds[2 + CHECK_SLOTS_MAX] = { { .fd = port, .events = POLLIN }, { .fd = audit, .events = POLLIN } };
 	for (;;) {
 		char buf[256];
 		/* A denial whose SYSCALL record has not come within 0.2 s goes without it. */
-		int ready = poll(fds, audit >= 0 ? 2 : 1, tab_audit_pending() ? 200 : -1);
+		long long now = monotonic_ms();
+		if (!tab_audit_pending())
+			audit_due = -1;
+		else if (audit_due < 0)
+			audit_due = now + 200;
+		int timeout = audit_due < 0 ? -1 : (int)(audit_due > now ? audit_due - now : 0);
+		int checks = tab_check_timeout_ms();
+		if (checks >= 0 && (timeout < 0 || checks < timeout))
+			timeout = checks;
+		int watched = audit >= 0 ? 2 : 1;
+		watched += tab_check_poll_fds(fds + watched, CHECK_SLOTS_MAX);
+		int ready = poll(fds, (nfds_t)watched, timeout);
 		if (ready < 0)
 			continue;
-		if (ready == 0)
-			tab_audit_flush(audit_line, NULL);
-		if (audit >= 0 && (fds[1].revents & POLLIN))
+		if (audit >= 0 && (fds[1].revents & POLLIN)) {
 			tab_audit_read(audit, audit_line);
+			audit_due = -1; /* a denial it leaves waiting gets its own 0.2 s */
+		} else if (audit_due >= 0 && monotonic_ms() >= audit_due) {
+			tab_audit_flush(audit_line, NULL);
+		}
+		tab_check_service(put);
 		if (!(fds[0].revents & (POLLIN | POLLHUP | POLLERR)))
 			continue;
 		ssize_t n = read(port, buf, sizeof buf);
@@ -249,7 +280,7 @@ static void serve(int audit)
 			line[used] = '\0';
 			if (too_long) {
 				strcpy(answer_id, "0 ");
-				answer_error("the request is longer than 600 bytes");
+				answer_error("the request is longer than 1600 bytes");
 			} else {
 				request(line);
 			}
@@ -297,6 +328,8 @@ int tab_control_main(int argc, char **argv)
 	}
 	setsid();
 	signal(SIGHUP, SIG_IGN);
+	/* What a check leaves running is reaped here once its group is killed (tab-check.c). */
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	int null = open("/dev/null", O_RDWR);
 	if (null >= 0) {
 		dup2(null, 0);

@@ -29,4 +29,21 @@ void tab_audit_read(int fd, void (*emit)(const char *type, const char *text));
 void tab_audit_flush(void (*emit)(const char *type, const char *text), const char *syscall_record);
 int tab_audit_pending(void);
 
+/*
+ * A lesson's `check` commands, run out of band for the host (tab-check.c): tab_check_start
+ * starts one (`check AS MILLISECONDS BASE64`, answered with ID later); tab_check_poll_fds adds
+ * the running checks' output pipes to a poll set; tab_check_timeout_ms is how long the poll may
+ * wait (-1: no check runs); tab_check_service reads output, reaps, enforces time limits and
+ * writes each finished check's answer with PUT.
+ */
+#define CHECK_SLOTS_MAX 4
+#define CHECK_OUTPUT_MAX 1024
+#define CHECK_COMMAND_MAX 1000
+#define CHECK_LINE_MAX 1600
+struct pollfd;
+void tab_check_start(const char *id, const char *args, void (*put)(const char *));
+int tab_check_poll_fds(struct pollfd *fds, int max);
+int tab_check_timeout_ms(void);
+void tab_check_service(void (*put)(const char *));
+
 #endif

@@ -43,12 +43,14 @@ export {
 export { checkLessonPin, lessonPin, type PinCheck, type PinnedRef, splitLessonRef } from "./pin";
 export { createLessonRun, LessonProgress, type LessonRun, type StepAttempt } from "./player";
 export {
+  type CheckRunner,
   decisiveWords,
   formatLessonIssues,
   LESSON_SETTLE_MS,
   type LessonLoadSource,
   lessonLoadEvent,
   refusedLoadEvent,
+  runStepChecks,
   type SetupEnd,
   type StepCheck,
   setupFailure,
@@ -58,6 +60,8 @@ export {
 export {
   CHECK_DEFAULT_SECONDS,
   CHECK_MAX_SECONDS,
+  CHECK_USERS,
+  type CheckUser,
   EVENT_KINDS,
   ExpectItem,
   eventKindName,

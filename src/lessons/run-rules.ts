@@ -2,7 +2,8 @@ import type { NewEvent } from "../log";
 import { VerdictCode } from "../log";
 import type { StepJudgement } from "./judge";
 import type { LessonIssue } from "./parse";
-import { CHECK_DEFAULT_SECONDS, type Lesson, type LessonStep, stepType } from "./schema";
+import { CHECK_DEFAULT_SECONDS, type CheckUser, type Lesson, type LessonStep, stepType } from "./schema";
+import type { CheckRun } from "./window";
 
 /**
  * The rules of a lesson run that both hosts (the page's player, `npx tab lesson test`) follow,
@@ -25,21 +26,39 @@ export function stepCommand(step: LessonStep): string | null {
   return step.run ?? null;
 }
 
-/** A step's `check` command as a host runs it: typed after the step's command settled, within its time. */
+/** A step's `check` command as a host runs it: after the step's command settled, as `as`, within its time. */
 export interface StepCheck {
   check: string;
+  as: CheckUser;
   timeoutMs: number;
 }
 
 /**
- * The checks a host runs after each command judged against `step`, in order. The guest's
- * control line (tab-control) runs no commands, so both hosts type a check on the console as
- * its own task (\`lesson-check\`), after the learner's command and never judged as one.
+ * The checks a host runs after each command judged against `step`, in order: each as root
+ * unless the item says `as: learner`, within `within` seconds (10 unless it says).
  */
 export function stepChecks(step: LessonStep): StepCheck[] {
   return step.expect.flatMap((item) =>
-    "check" in item ? [{ check: item.check, timeoutMs: (item.within ?? CHECK_DEFAULT_SECONDS) * 1000 }] : [],
+    "check" in item ? [{ check: item.check, as: item.as ?? "root", timeoutMs: (item.within ?? CHECK_DEFAULT_SECONDS) * 1000 }] : [],
   );
+}
+
+/** How a host runs one check out of band: the guest's control line (src/machine's runGuestCheck). */
+export type CheckRunner = (check: StepCheck) => Promise<Omit<CheckRun, "check">>;
+
+/**
+ * Runs a step's checks after its command settled, in order, each through `run`: out of band, on
+ * the guest's control line (guest/src/tab-check.c), never in the learner's shell or on the
+ * learner's screen. Both hosts call this one function with their guest's runner; the judge
+ * reads what it returns (CommandWindow.checks).
+ */
+export async function runStepChecks(step: LessonStep, run: CheckRunner): Promise<CheckRun[]> {
+  const runs: CheckRun[] = [];
+  for (const check of stepChecks(step)) {
+    const ran = await run(check);
+    runs.push({ check: check.check, status: ran.status, timedOut: ran.timedOut, output: ran.output });
+  }
+  return runs;
 }
 
 /** How a setup command ended, as either host saw it. */

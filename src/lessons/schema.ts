@@ -61,11 +61,18 @@ export type ExpectItem =
   | { kernel: KernelResult }
   | { dns: string }
   | { absent: string }
-  | { check: string; within?: number };
+  | { check: string; within?: number; as?: CheckUser };
 
 /** How long a `check` may run by default, and at most (seconds). */
 export const CHECK_DEFAULT_SECONDS = 10;
 export const CHECK_MAX_SECONDS = 60;
+/**
+ * Whom a `check` runs as, out of band in the guest: `root` (the default: in `/`, seeing the
+ * whole machine, as a trainer's verify script would) or `learner` (the console shell's user and
+ * working directory, so a relative path means where the learner is).
+ */
+export const CHECK_USERS = ["root", "learner"] as const;
+export type CheckUser = (typeof CHECK_USERS)[number];
 
 /** The fields an item may carry; exactly one of the first six says what kind of item it is. */
 const ITEM_KINDS = ["verdict", "exit", "output", "kernel", "dns", "absent", "check"] as const;
@@ -106,6 +113,7 @@ const RawItem = z.strictObject({
     .positive("must be a positive number of seconds")
     .max(CHECK_MAX_SECONDS, `a check runs at most ${CHECK_MAX_SECONDS} s`)
     .optional(),
+  as: oneOf(CHECK_USERS, "check user", ` (one of ${CHECK_USERS.join(", ")})`).optional(),
 });
 
 export const ExpectItem: z.ZodType<ExpectItem> = RawItem.superRefine((item, ctx) => {
@@ -121,8 +129,9 @@ export const ExpectItem: z.ZodType<ExpectItem> = RawItem.superRefine((item, ctx)
   for (const field of ["by", "target", "of"] as const)
     if (item[field] !== undefined && item.verdict === undefined)
       ctx.addIssue({ code: "custom", path: [field], message: `"${field}" qualifies a verdict item only` });
-  if (item.within !== undefined && item.check === undefined)
-    ctx.addIssue({ code: "custom", path: ["within"], message: `"within" qualifies a check item only` });
+  for (const field of ["within", "as"] as const)
+    if (item[field] !== undefined && item.check === undefined)
+      ctx.addIssue({ code: "custom", path: [field], message: `"${field}" qualifies a check item only` });
 }) as unknown as z.ZodType<ExpectItem>;
 
 export const StepType = z.enum(["task", "demo"], { error: () => `must be "task" or "demo"` });

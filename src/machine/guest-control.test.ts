@@ -103,7 +103,7 @@ describe("the guest's control line", () => {
   it("refuses a request of more than one line, or longer than the guest reads, without sending it", async () => {
     const { control, sent } = wired();
     await expect(control.request("winsize 1 1\nprepare-state")).rejects.toThrow(/one line/);
-    await expect(control.request(`fresh ${"0".repeat(700)}`)).rejects.toThrow(/at most 600 bytes/);
+    await expect(control.request(`fresh ${"0".repeat(1700)}`)).rejects.toThrow(/at most 1600 bytes/);
     expect(sent).toEqual([]);
   });
 

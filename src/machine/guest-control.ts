@@ -8,7 +8,8 @@ import type { Timers } from "../platform";
  * result) or `ID error REASON`. The ID ties an answer to its request, so one request whose
  * bytes were lost (sent while the guest could not read them) leaves the others matched. The
  * requests: the terminal's size (`winsize`), a restored guest's fresh clock and seed (`fresh`,
- * ./fresh-guest.ts) and the build's `prepare-state`.
+ * ./fresh-guest.ts), a lesson's `check` command run out of band (./guest-check.ts) and the
+ * build's `prepare-state`.
  *
  * It replaced a prompt hook that ran a program before every prompt and read its requests from
  * the share (docs/decisions/0025-the-guest-control-line.md): nothing runs in the guest until
@@ -30,10 +31,10 @@ export interface GuestControlOptions {
 
 /** v86's number for the guest's ttyS1 (serial_send_bytes, serial1-output-byte). */
 const CONTROL_SERIAL = 1;
-/** An answer line longer than this is not one: the guest's answers are a line of text. */
-const MAX_ANSWER = 1024;
+/** An answer line longer than this is not one: the longest is a check's, 1024 bytes of output in base64. */
+const MAX_ANSWER = 2048;
 /** The guest reads at most this much of a line (tab-control.c, MAX_LINE), the ID included. */
-const MAX_LINE = 600;
+export const MAX_CONTROL_LINE = 1600;
 /** IDs the guest takes: 1 to 9 digits. */
 const MAX_ID = 999_999_999;
 
@@ -42,9 +43,10 @@ export interface GuestControl {
   receive(byte: number): void;
   /**
    * Sends one request line; resolves with what follows the guest's `ok` (often nothing),
-   * rejects with a GuestControlError carrying the guest's reason.
+   * rejects with a GuestControlError carrying the guest's reason. `answerWithinMs` replaces the
+   * line's own time limit for a request that takes longer by design (a check).
    */
-  request(line: string): Promise<string>;
+  request(line: string, options?: { answerWithinMs?: number }): Promise<string>;
   /** The machine is gone: what still waits for an answer is rejected with `reason`. */
   close(reason: string): void;
   /** Calls `listener` with each audit record the guest hands on (its type, 1423 or 1424, and its text). */
@@ -127,19 +129,20 @@ export function createGuestControl(send: (bytes: Uint8Array) => void, options: G
         }
       }
     },
-    request(line) {
+    request(line, options = {}) {
       if (closed !== null) return Promise.reject(new GuestControlError(closed));
       lastId = lastId >= MAX_ID ? 1 : lastId + 1;
       const id = lastId;
       const text = `${id} ${line}`;
-      if (/[\r\n]/.test(line) || text.length > MAX_LINE)
-        return Promise.reject(new GuestControlError(`a control request is one line of at most ${MAX_LINE} bytes with its ID`));
+      if (/[\r\n]/.test(line) || text.length > MAX_CONTROL_LINE)
+        return Promise.reject(new GuestControlError(`a control request is one line of at most ${MAX_CONTROL_LINE} bytes with its ID`));
       const what = line.split(" ")[0] ?? line;
+      const within = options.answerWithinMs ?? answerWithinMs;
       return new Promise<string>((resolve, reject) => {
         const timer = timers.setTimeout(() => {
           waiting.delete(id);
-          reject(new GuestControlError(`the guest did not answer ${what} within ${answerWithinMs / 1000} s`));
-        }, answerWithinMs);
+          reject(new GuestControlError(`the guest did not answer ${what} within ${within / 1000} s`));
+        }, within);
         waiting.set(id, { what, resolve, reject, timer });
         send(new TextEncoder().encode(`${text}\n`));
       });

@@ -5,6 +5,7 @@
 export * from "./download-meter";
 export * from "./fresh-guest";
 export * from "./guest-control";
+export * from "./guest-control-check";
 export * from "./image-files";
 export * from "./machine";
 export * from "./share-fs";

@@ -17,4 +17,9 @@ describe("the guest machine", () => {
     expect(machineOptions(null).uart1).toBe(true);
     expect(machineRecord().control_port).toBe("uart1");
   });
+
+  it("has a local APIC (v86's ACPI) for the guest's clock event, and a state records it", () => {
+    expect(machineOptions(null).acpi).toBe(true);
+    expect(machineRecord().apic).toBe("acpi");
+  });
 });

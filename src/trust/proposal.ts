@@ -19,7 +19,7 @@ export interface LessonPart {
   steps: string[];
   /** The commands it types into the reader's guest before step 1. */
   setup: string[];
-  /** The commands its `check:` items type after the reader's own, to check the state left. */
+  /** The commands its `check:` items run in the guest (out of band) after the reader's own, to check the state left. */
   checks?: string[];
   policy: PolicyProposal | null;
 }

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createEventLog, type LogEvent } from "../../log";
-import { winsizeRequest } from "../../machine";
+import { runGuestCheck, winsizeRequest } from "../../machine";
 import { createPolicyHolder, DEFAULT_POLICY } from "../../policy";
 import { createGuestUpstream, type NodeGuest, startNodeGuest } from ".";
 import { takeGuestLock } from "./testing/guest-lock";
@@ -76,6 +76,28 @@ describe("the shipped guest under Node, on the page's peer and proxy", { timeout
     const run = await guest.run("stty size", { timeoutMs: 60_000 });
     expect(run.output.trim()).toBe("33 111");
     await guest.control.request(winsizeRequest(50, 200));
+  });
+
+  it("runs a lesson's check out of band: its status and output come on the control line, nothing reaches the console", async () => {
+    const printed: string[] = [];
+    const stop = guest.console.onLine((line) => printed.push(line));
+    const found = await runGuestCheck(guest.control, { command: "echo checked; test -d /tmp", as: "root", timeoutMs: 10_000 });
+    expect(found).toEqual({ status: 0, timedOut: false, output: "checked\n" });
+    expect(await runGuestCheck(guest.control, { command: "exit 3", as: "root", timeoutMs: 10_000 })).toMatchObject({ status: 3 });
+    // As the learner: the console shell's working directory (root's home at the prompt).
+    await guest.run("cd /tmp", { timeoutMs: 60_000 });
+    expect(await runGuestCheck(guest.control, { command: "pwd; id -u", as: "learner", timeoutMs: 10_000 })).toMatchObject({
+      status: 0,
+      output: "/tmp\n0\n",
+    });
+    await guest.run("cd", { timeoutMs: 60_000 });
+    // Past its time limit the whole group is killed, what it left running too.
+    const slow = await runGuestCheck(guest.control, { command: "sleep 30 & sleep 30", as: "root", timeoutMs: 1_000 });
+    expect(slow).toEqual({ status: null, timedOut: true, output: "" });
+    const left = await runGuestCheck(guest.control, { command: "pidof sleep || true", as: "root", timeoutMs: 10_000 });
+    expect(left.output).toBe("");
+    stop();
+    expect(printed.join("\n")).not.toContain("checked");
   });
 
   it("gives a command its status and output from the shell's marks", async () => {

@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { type CheckRun, type CommandWindow, lessonPin, parseLesson, stepChecks } from "../../lessons";
+import { type CheckRunner, type CommandWindow, lessonPin, parseLesson, runStepChecks } from "../../lessons";
 import { zenUnreadable } from "../../lessons/testing/windows";
 import type { NewEvent } from "../../log";
 import { loadLessonText } from "../../page/features/lessons/lesson-core";
@@ -20,15 +20,27 @@ const shipped = readdirSync(LESSONS)
   .filter((name) => name.endsWith(".yaml"))
   .sort();
 
-/** Answers each typed command with the next window recorded for it, in the order they were typed. */
+/**
+ * Answers each typed command with the next window recorded for it, in the order they were typed,
+ * and each check (run out of band after a command) with what the recording kept of it in that
+ * command's window.
+ */
 function replay(windows: readonly CommandWindow[]) {
   const queue = [...windows];
-  return async (command: string): Promise<CommandWindow> => {
+  let last: CommandWindow | undefined;
+  const type = async (command: string): Promise<CommandWindow> => {
     const next = queue.shift();
     if (!next) throw new Error(`no window recorded for \`${command}\``);
     if (next.command !== command) throw new Error(`typed \`${command}\`, the recording has \`${next.command}\``);
-    return next;
+    last = next;
+    return { ...next, checks: [] };
   };
+  const check: CheckRunner = async (c) => {
+    const ran = last?.checks?.find((r) => r.check === c.check);
+    if (!ran) throw new Error(`no run of the check \`${c.check}\` recorded after \`${last?.command}\``);
+    return ran;
+  };
+  return { type, check };
 }
 
 interface StepOutcome {
@@ -40,8 +52,10 @@ async function cliRun(text: string, pin: string, windows: readonly CommandWindow
   const parsed = parseLesson(text);
   if (!parsed.ok) throw new Error("unparsable");
   const seen: StepOutcome[] = [];
-  await runLessonSteps(parsed.lesson, pin, replay(windows), {
+  const { type, check } = replay(windows);
+  await runLessonSteps(parsed.lesson, pin, type, {
     timeoutMs: 10_000,
+    check,
     out: () => undefined,
     onAttempt: (attempt, step) => seen.push({ step, event: attempt?.event ?? null }),
   });
@@ -53,7 +67,7 @@ async function pageRun(text: string, pin: string, windows: readonly CommandWindo
   const loaded = loadLessonText({ text, pin, source: "bundled", ref: "contract" });
   if (!loaded.ok) throw new Error(loaded.reason);
   const lesson = loaded.lesson;
-  const type = replay(windows);
+  const { type, check } = replay(windows);
   let player = updatePlayer(closedPlayer, { kind: "open", lesson, saved: undefined, startAt: null });
   for (const effect of player.effects) if (effect.kind === "run-setup") for (const command of effect.commands) await type(command);
   const seen: StepOutcome[] = [];
@@ -65,12 +79,8 @@ async function pageRun(text: string, pin: string, windows: readonly CommandWindo
       continue;
     }
     const typed = await type(command);
-    // The page's mount runs the current step's checks after the command (player-load's runChecks), each typed in turn.
-    const checks: CheckRun[] = [];
-    for (const { check } of stepChecks(lesson.lesson.steps[currentStep(player.state) ?? 0]!)) {
-      const w = await type(check);
-      checks.push({ check, status: w.status, timedOut: false, output: w.output });
-    }
+    // The page's mount runs the current step's checks after the command, out of band (player-load's runChecks).
+    const checks = await runStepChecks(lesson.lesson.steps[currentStep(player.state) ?? 0]!, check);
     player = updatePlayer(player.state, { kind: "command", window: checks.length > 0 ? { ...typed, checks } : typed });
     const logged = player.effects.find((e) => e.kind === "log");
     seen.push({ step: i, event: logged?.kind === "log" ? logged.event : null });
@@ -133,9 +143,10 @@ describe("a check step runs the same in both hosts", () => {
     "      - check: test -s /tmp/note",
   ].join("\n");
 
-  it("lesson test types the check after the command and judges its status", async () => {
+  it("lesson test types only the command, runs the check out of band after it as root, and judges its status", async () => {
     const pin = await lessonPin(new TextEncoder().encode(text));
     const typed: string[] = [];
+    const checked: unknown[] = [];
     const outcomes: (string | undefined)[] = [];
     const parsed = parseLesson(text);
     if (!parsed.ok) throw new Error("unparsable");
@@ -145,16 +156,21 @@ describe("a check step runs the same in both hosts", () => {
         pin,
         async (command) => {
           typed.push(command);
-          return { command, status: command.startsWith("test") ? status : 0, interrupted: false, output: "", events: [] };
+          return { command, status: 0, interrupted: false, output: "", events: [] };
         },
         {
           timeoutMs: 10_000,
           out: () => undefined,
+          check: async (c) => {
+            checked.push(c);
+            return { status, timedOut: false, output: "" };
+          },
           onAttempt: (a) => outcomes.push(a?.event.kind === "lesson.step" ? a.event.result : undefined),
         },
       );
     }
-    expect(typed).toEqual(["echo hi > /tmp/note", "test -s /tmp/note", "echo hi > /tmp/note", "test -s /tmp/note"]);
+    expect(typed).toEqual(["echo hi > /tmp/note", "echo hi > /tmp/note"]);
+    expect(checked).toEqual([0, 1].map(() => ({ check: "test -s /tmp/note", as: "root", timeoutMs: 10_000 })));
     expect(outcomes).toEqual(["passed", "failed"]);
   });
 });

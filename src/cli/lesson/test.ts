@@ -3,7 +3,7 @@ import { lstat, writeFile } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
 import { KERNEL_REPORTS, type LateReports } from "../../console";
 import {
-  type CheckRun,
+  type CheckRunner,
   type CommandWindow,
   checkLessonPin,
   createLessonRun,
@@ -11,17 +11,17 @@ import {
   judgeBudget,
   judgedOnKernelDecision,
   type Lesson,
-  type LessonStep,
   lessonPin,
   parseLesson,
+  runStepChecks,
   type StepAttempt,
   type StepJudgement,
   setupFailure,
   splitLessonRef,
-  stepChecks,
   stepCommand,
 } from "../../lessons";
 import { createEventLog } from "../../log";
+import { runGuestCheck } from "../../machine";
 import { messageOf } from "../../platform";
 import { confineLinkPolicy, createPolicyHolder, DEFAULT_POLICY } from "../../policy";
 import { parseCommandLine } from "../args";
@@ -161,9 +161,17 @@ async function runLesson(file: LessonFile, options: RunOptions): Promise<string 
       options.recorded?.push({ lesson: basename(path), command, window });
       return window;
     };
+    // A check runs out of band on the control line, as in the page; a recording keeps it in the window it judged.
+    const check: CheckRunner = async (c) => {
+      const ran = await runGuestCheck(guest.control, { command: c.check, as: c.as, timeoutMs: c.timeoutMs });
+      const last = options.recorded?.at(-1);
+      if (last) last.window = { ...last.window, checks: [...(last.window.checks ?? []), { check: c.check, ...ran }] };
+      return ran;
+    };
     return await runLessonSteps(file.lesson, file.pin, type, {
       timeoutMs: options.timeoutMs,
       out,
+      check,
     });
   } finally {
     await guest.destroy();
@@ -176,28 +184,25 @@ export type TypeCommand = (
   options?: { timeoutMs?: number; lateReports?: LateReports },
 ) => Promise<CommandWindow & { timedOut?: boolean }>;
 
-/** Types a step's checks after its command (src/lessons' stepChecks), each within its own time. */
-export async function runChecks(step: LessonStep, type: TypeCommand): Promise<CheckRun[]> {
-  const runs: CheckRun[] = [];
-  for (const { check, timeoutMs } of stepChecks(step)) {
-    const w = await type(check, { timeoutMs });
-    runs.push({ check, status: w.status, timedOut: w.timedOut === true, output: w.output });
-  }
-  return runs;
-}
-
 /**
- * `lesson test`'s run of one lesson, DOM-free and without a guest (`type` is injected): its
- * setup (a failed command is fatal, src/lessons' setupFailure, as in the page), then each
- * step's command (src/lessons' stepCommand) judged by the core's run (`createLessonRun`, the
- * run the page drives), every step in turn even after one failed. Returns null when every step
+ * `lesson test`'s run of one lesson, DOM-free and without a guest (`type` and `check` are
+ * injected): its setup (a failed command is fatal, src/lessons' setupFailure, as in the page),
+ * then each step's command (src/lessons' stepCommand) and its checks, out of band
+ * (runStepChecks), judged by the core's run (`createLessonRun`, the run the page drives), every
+ * step in turn even after one failed. Returns null when every step
  * passed, else what failed first; `onAttempt` sees each step's attempt (the contract test).
  */
 export async function runLessonSteps(
   lesson: Lesson,
   pin: string,
   type: TypeCommand,
-  options: { timeoutMs: number; out: (line: string) => void; onAttempt?: (attempt: StepAttempt | null, index: number) => void },
+  options: {
+    timeoutMs: number;
+    out: (line: string) => void;
+    /** Runs a step's checks out of band (the guest's control line; src/lessons' runStepChecks). */
+    check: CheckRunner;
+    onAttempt?: (attempt: StepAttempt | null, index: number) => void;
+  },
 ): Promise<string | null> {
   const { out } = options;
   const run = createLessonRun(lesson, pin);
@@ -223,7 +228,7 @@ export async function runLessonSteps(
     }
     // A step judged on the kernel's word waits for its audit record (it comes on the control line).
     const typed = await type(command, judgedOnKernelDecision(step) ? { lateReports: KERNEL_REPORTS } : undefined);
-    const checks = await runChecks(step, type);
+    const checks = await runStepChecks(step, options.check);
     const window = checks.length > 0 ? { ...typed, checks } : typed;
     // The time limit covers judging too: output patterns get their own --timeout seconds.
     const attempt = run.attempt(window, judgeBudget(options.timeoutMs));

@@ -74,7 +74,7 @@ function lessonView(part: LessonPart): HTMLElement {
       ? h(
           "div",
           {},
-          h("div", {}, "After your commands it types these to check what you left:"),
+          h("div", {}, "After your commands it runs these in the guest, out of sight, to check what you left:"),
           h("pre", { class: "consent-setup", attrs: { "data-testid": "consent-checks" } }, part.checks.join("\n")),
         )
       : null,

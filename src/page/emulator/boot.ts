@@ -1,7 +1,7 @@
 import * as Comlink from "comlink";
 import { type ConsoleDriver, createConsoleDriver, createLandlockAuditReader, GuestConsole } from "../../console";
 import type { EventLog } from "../../log";
-import type { BootFiles } from "../../machine";
+import type { BootFiles, GuestCheck, GuestCheckResult } from "../../machine";
 import type { FrameLink } from "../../net";
 import { createHeldLink } from "./held-link";
 import type { JitState } from "./jit-governor";
@@ -30,6 +30,8 @@ export interface Guest {
   freshPrompt(): Promise<string | null>;
   /** Tells the guest its terminal's size now (its control line; SIGWINCH to what runs). */
   resize(size: TerminalSize): Promise<void>;
+  /** Runs a lesson's check out of band on the control line (never on the console). */
+  runCheck(check: GuestCheck): Promise<GuestCheckResult>;
   /** Marks the emulator worker's phases so far on the page's timeline (`tab:` marks). */
   markPhases(): Promise<void>;
   /** Stops the guest's CPU until `resume` (a machine nobody sees: machine-visibility.ts). */
@@ -185,6 +187,7 @@ export async function bootGuest({ worker, remote: machine }: GuestMachine, optio
     writeFile: (path, bytes) => machine.writeFile(path, bytes),
     freshPrompt: () => machine.freshPrompt(),
     resize: (size) => machine.resize(size),
+    runCheck: (check) => machine.runCheck(check),
     markPhases: () => markMachinePhases(machine).catch(() => undefined),
     pause: () => machine.pause(),
     resume: () => machine.resume(),

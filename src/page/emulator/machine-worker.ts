@@ -5,9 +5,12 @@ import {
   attachGuestControl,
   type BootFiles,
   freshen,
+  type GuestCheck,
+  type GuestCheckResult,
   type GuestControl,
   type MachineChoice,
   machineOptions,
+  runGuestCheck,
   type ShareFs,
   winsizeRequest,
   writeIntoShare,
@@ -220,6 +223,12 @@ export const machineApi = {
     // Not into a machine still restoring: the restore would drop the request's bytes.
     await ready;
     await controlLine().request(winsizeRequest(size.rows, size.cols));
+  },
+
+  /** Runs a lesson's check out of band on the control line (src/machine's runGuestCheck): never on the console. */
+  async runCheck(check: GuestCheck): Promise<GuestCheckResult> {
+    await ready;
+    return runGuestCheck(controlLine(), check);
   },
 
   /** When the worker reached each phase (machine-phases.ts), for the page's boot timeline. */

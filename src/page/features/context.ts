@@ -1,5 +1,6 @@
 import type { ConsoleTurns, WatchedGuest } from "../../console";
 import type { EventLog } from "../../log";
+import type { GuestChecks } from "../../machine";
 import type { PolicyHolder } from "../../policy";
 import type { ConsentGate } from "../../trust";
 import type { ScenarioBar } from "../chrome/scenario-bar";
@@ -29,8 +30,8 @@ export interface PageContext {
    * a part of the link offers it here (or withdraws it) and does nothing with it until granted.
    */
   consent: ConsentGate;
-  /** The guest once it is ready (boots or restores). */
-  guest: Promise<WatchedGuest>;
+  /** The guest once it is ready (boots or restores); it runs a lesson's checks out of band on its control line. */
+  guest: Promise<WatchedGuest & GuestChecks>;
   /** The network once the guest exists (null before). */
   network(): PageNetwork | null;
   /** The panels by typed id; what a feature asks of a panel not yet added waits for it. */

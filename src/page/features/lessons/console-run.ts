@@ -2,13 +2,12 @@ import { type CommandRecord, type ConsoleTaskResult, type GuestPort, runConsoleT
 import type { PageContext } from "../context";
 
 /** Why the lesson player types a command: shown in its task's start event. */
-export type LessonAct = "lesson-show-me" | "lesson-demo" | "lesson-setup" | "lesson-check";
+export type LessonAct = "lesson-show-me" | "lesson-demo" | "lesson-setup";
 
 const WORDS: Record<LessonAct, string> = {
   "lesson-show-me": "show me",
   "lesson-demo": "demo",
   "lesson-setup": "setup",
-  "lesson-check": "the step's check",
 };
 
 /** How long a command's connections may stay open after its end mark before its task ends anyway (as in `npx tab lesson test`). */
@@ -28,7 +27,6 @@ export function runOnConsole(
   command: string,
   act: LessonAct,
   onStarted?: (record: CommandRecord) => void,
-  timeoutMs?: number,
 ): Promise<ConsoleTaskResult> {
   return runConsoleTask(
     { log: ctx.log, turns: ctx.turns, guest },
@@ -38,7 +36,6 @@ export function runOnConsole(
       commands: [command],
       startMessage: `${WORDS[act]}: ${command}`,
       settleMs: SETTLE_LIMIT_MS,
-      ...(timeoutMs === undefined ? {} : { timeoutMs, interruptGraceMs: 10_000 }),
       ...(onStarted ? { onStarted } : {}),
     },
   );

@@ -1,6 +1,6 @@
 import type { WatchedCommand } from "../../../console";
 import { DEMO_VAULT_ID, seedDemoVault } from "../../../kms";
-import { type CheckRun, setupFailure, stepChecks } from "../../../lessons";
+import { type CheckRun, runStepChecks, setupFailure, stepChecks } from "../../../lessons";
 import { messageOf } from "../../../platform";
 import { confineLinkPolicy, type Policy } from "../../../policy";
 import { describePolicyChange } from "../../../trust";
@@ -94,7 +94,7 @@ async function consented(
 ): Promise<boolean> {
   const { ctx, state } = p;
   const policy = confined ? { changes: describePolicyChange(ctx.policy.current(), confined.policy), refused: confined.refused } : null;
-  // `check:` items type commands too (after the reader's own): they are shown and asked for like the setup.
+  // `check:` items run commands in the guest too (out of band, after the reader's own): shown and asked for like the setup.
   const checks = lesson.lesson.steps.flatMap((step) => stepChecks(step).map((c) => c.check));
   const effects =
     lesson.setup.length > 0 || checks.length > 0 || (policy !== null && (policy.changes.length > 0 || policy.refused.length > 0));
@@ -158,30 +158,16 @@ export async function runSetup(p: PlayerHost, commands: readonly string[], repla
 }
 
 /**
- * Runs the current step's checks after a command settled (src/lessons' stepChecks), each as its
- * own console task within its time, never judged or drafted as a command; resolves with what
- * they did, for the machine to judge with the command. The guest's control line runs no
- * commands (guest/src/tab-control.c), so a check is typed on the console, as in `lesson test`.
+ * Runs the current step's checks after a command settled, out of band on the guest's control
+ * line (src/lessons' runStepChecks, as in `lesson test`): not in the learner's shell, not on
+ * the learner's screen. Resolves with what they did, for the machine to judge with the command.
  */
 export async function runChecks(p: PlayerHost): Promise<CheckRun[]> {
   const model = p.model();
   const step = model.lesson && model.progress ? model.lesson.lesson.steps[model.progress.step] : undefined;
-  if (!step || model.blocked !== null) return [];
+  if (!step || model.blocked !== null || stepChecks(step).length === 0) return [];
   const g = await p.ctx.guest;
-  const runs: CheckRun[] = [];
-  for (const { check, timeoutMs } of stepChecks(step)) {
-    const done = await runOnConsole(p.ctx, g, check, "lesson-check", (record) => p.setupRecords.add(record.index), timeoutMs).catch(
-      (error: unknown) => ({ outcome: "failed" as const, results: [], message: messageOf(error) }),
-    );
-    const result = done.results[0];
-    runs.push({
-      check,
-      status: result?.status ?? null,
-      timedOut: done.outcome === "interrupted" || (done.outcome !== "done" && result === undefined),
-      output: result?.output ?? "",
-    });
-  }
-  return runs;
+  return runStepChecks(step, (c) => g.runCheck({ command: c.check, as: c.as, timeoutMs: c.timeoutMs }));
 }
 
 /** Gives the reader's policy back when a lesson that had its own is left. */
