@@ -1,5 +1,5 @@
 import type { V86 } from "v86";
-import type { Timers } from "../platform";
+import { createEmitter, type Timers } from "../platform";
 
 /**
  * The guest's control line: its second serial port (ttyS1), where guest/src/tab-control.c
@@ -90,12 +90,12 @@ export function createGuestControl(send: (bytes: Uint8Array) => void, options: G
   let answer = "";
   let overlong = false;
   let closed: string | null = null;
-  const auditListeners: ((type: number, text: string) => void)[] = [];
+  const auditRecords = createEmitter<{ type: number; text: string }>();
 
   const answered = (text: string) => {
     const record = /^audit (\d{1,5}) (.*)$/s.exec(text);
     if (record) {
-      for (const listener of auditListeners) listener(Number(record[1]), record[2] ?? "");
+      auditRecords.emit({ type: Number(record[1]), text: record[2] ?? "" });
       return;
     }
     const m = /^(\d{1,9}) (.*)$/s.exec(text);
@@ -156,7 +156,7 @@ export function createGuestControl(send: (bytes: Uint8Array) => void, options: G
       waiting.clear();
     },
     onAuditRecord(listener) {
-      auditListeners.push(listener);
+      auditRecords.subscribe(({ type, text }) => listener(type, text));
     },
   };
 }
