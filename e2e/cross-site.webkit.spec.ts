@@ -1,7 +1,9 @@
 import { defineCrossSiteSet } from "./support/cross-site-set";
-import { openWebKitFramed, WEBKIT_NO_STORAGE_SETTING } from "./support/framed-browser";
+import { openWebKitFramed } from "./support/framed-browser";
 
 // e2e/cross-site.spec.ts in WebKit (WebKitGTK's MiniBrowser, the "webkit" project): with its
-// own storage setting a frame from another site keeps its storage. The tests with all storage
-// denied are skipped, saying why: the engine has no such setting.
-defineCrossSiteSet({ name: "WebKit", open: openWebKitFramed, defaultStorage: "kept", cannotDeny: WEBKIT_NO_STORAGE_SETTING });
+// own storage setting a frame from another site keeps its storage; with WebKitGTK's settings
+// that turn localStorage, IndexedDB and the Cache API off (WEBKIT_STORAGE_DENIED_ARGS in
+// e2e/support/webkit.ts: its cookie policy, ITP and private mode deny none of them) the page
+// finds `localStorage` null and no IndexedDB or Cache API, runs, and says what it will not keep.
+defineCrossSiteSet({ name: "WebKit", open: openWebKitFramed, defaultStorage: "kept", deniedLocalStorage: "null" });

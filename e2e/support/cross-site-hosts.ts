@@ -1,5 +1,6 @@
 import { createServer, type Server } from "node:http";
 import { type AddressInfo, connect } from "node:net";
+import type { Duplex } from "node:stream";
 
 /**
  * What an engine besides Chromium needs to see a docs page embed the playground from another
@@ -21,7 +22,16 @@ export async function startNameProxy(routes: Record<string, number>): Promise<Ru
   const server = createServer((_request, response) => {
     response.writeHead(403, { "content-type": "text/plain" }).end("this test proxy only tunnels its own names\n");
   });
+  // A tunnel is no longer the HTTP server's once CONNECT hands it over: `closeAllConnections`
+  // does not end it, and `close` waited on WebKit's tunnels after the browser had quit (the
+  // suite's end held for minutes, measured), so `close` ends each itself.
+  const tunnels = new Set<Duplex>();
+  const track = (end: Duplex) => {
+    tunnels.add(end);
+    end.once("close", () => tunnels.delete(end));
+  };
   server.on("connect", (request, socket, head) => {
+    track(socket);
     const port = routes[request.url ?? ""];
     if (port === undefined) {
       socket.end("HTTP/1.1 403 Forbidden\r\ncontent-length: 0\r\n\r\n");
@@ -37,10 +47,18 @@ export async function startNameProxy(routes: Record<string, number>): Promise<Ru
       upstream.destroy();
       socket.destroy();
     };
+    track(upstream);
     upstream.on("error", drop);
     socket.on("error", drop);
   });
-  return listening(server);
+  const running = await listening(server);
+  return {
+    ...running,
+    close: () => {
+      for (const end of tunnels) end.destroy();
+      return running.close();
+    },
+  };
 }
 
 /** The playground built for the suite (at `baseURL`), served on `localhost` with this deployment config. */

@@ -1,7 +1,7 @@
 import { writeFileSync } from "node:fs";
 import puppeteer from "puppeteer-core";
 import { FIREFOX_PREFS, findFirefox } from "./browsers";
-import { evaluateIn, launchWebKit } from "./webkit";
+import { evaluateIn, launchWebKit, WEBKIT_STORAGE_DENIED_ARGS } from "./webkit";
 
 /**
  * A docs page on one site with the playground framed in it from another, in an engine
@@ -32,7 +32,8 @@ export interface FramedBrowser {
  * How the browser treats the framed playground's storage: `default` is the engine's own
  * setting for a fresh profile (Firefox: Total Cookie Protection, a frame's storage partitioned
  * by the top-level site); `denied` is the reader's "block all cookies and site data"
- * (Firefox's `network.cookie.cookieBehavior` 2, as about:preferences sets it).
+ * (Firefox's `network.cookie.cookieBehavior` 2, as about:preferences sets it), in WebKitGTK its
+ * settings that turn the page's stores off.
  */
 export type StorageSetting = "default" | "denied";
 
@@ -136,28 +137,22 @@ export async function openFirefoxFramed(o: FramedLaunch): Promise<FramedBrowser>
 }
 
 /**
- * Why the WebKit tests cannot deny storage: measured in a frame on another site with
- * MiniBrowser 2.50.6, `--cookies-policy=never` (its "accept no cookies") still lets the framed
- * page write localStorage, open IndexedDB and the Cache API, and WebKitWebDriver has no
- * capability for it.
- */
-export const WEBKIT_NO_STORAGE_SETTING =
-  "WebKitGTK has no setting that denies a page its storage: MiniBrowser's --cookies-policy=never still leaves a cross-site frame localStorage, IndexedDB and the Cache API (measured), and its WebDriver has no capability for it";
-
-/**
  * WebKitGTK's MiniBrowser over WebKitWebDriver (e2e/support/webkit.ts), its HTTPS through the
  * test proxy (the W3C `proxy` capability; loopback bypasses it) and the lesson host's test
- * certificate accepted through `acceptInsecureCerts`. It has no `denied`: WebKitGTK has no
- * setting that denies a page its storage (`WEBKIT_NO_STORAGE_SETTING`), so it always opens
- * with its own.
+ * certificate accepted through `acceptInsecureCerts`. `denied` is WebKitGTK's own settings that
+ * turn localStorage, IndexedDB and the Cache API off (`WEBKIT_STORAGE_DENIED_ARGS`).
  */
 export async function openWebKitFramed(o: FramedLaunch): Promise<FramedBrowser> {
-  if (o.storage === "denied") throw new Error(WEBKIT_NO_STORAGE_SETTING);
   const { session, stop } = await launchWebKit(o.size ?? SIZE, {
     // MiniBrowser's own proxy setting (an http:// proxy for every scheme, loopback bypassed):
     // WebKitGTK's driver turns the W3C `proxy` capability's sslProxy into an https:// proxy,
     // which it then speaks TLS to.
-    args: [`--proxy=http://127.0.0.1:${o.proxyPort}`, "--ignore-host=localhost", "--ignore-host=127.0.0.1"],
+    args: [
+      `--proxy=http://127.0.0.1:${o.proxyPort}`,
+      "--ignore-host=localhost",
+      "--ignore-host=127.0.0.1",
+      ...(o.storage === "denied" ? WEBKIT_STORAGE_DENIED_ARGS : []),
+    ],
     capabilities: { acceptInsecureCerts: true },
   });
   /** One frame at a time: every command after a switch runs in that frame until the switch back. */

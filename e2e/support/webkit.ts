@@ -67,6 +67,19 @@ export async function launchWebKit(
   }
 }
 
+/**
+ * The MiniBrowser arguments that deny a page all three stores, for every site: WebKitGTK's own
+ * settings (WebKitSettings' `enable-html5-local-storage` and `enable-html5-database`, and its
+ * `CacheAPI` feature), the ones a WebKitGTK or WPE browser's owner sets. The real browser then
+ * gives the page `localStorage === null`, no `indexedDB` and no `caches`. Measured with
+ * MiniBrowser 2.50.6 in a frame on another site: nothing else it has denies storage.
+ * `--cookies-policy=never`, `--enable-itp`, `--private`, `--features=-Cookie`, a
+ * `--content-filter` whose rule is `block-cookies`, and an unusable data directory
+ * (`XDG_DATA_HOME`) each leave localStorage, IndexedDB and the Cache API working (the first four
+ * drop only cookies).
+ */
+export const WEBKIT_STORAGE_DENIED_ARGS = ["--enable-html5-local-storage=false", "--enable-html5-database=false", "--features=-CacheAPI"];
+
 /** An EnginePage over a classic WebDriver session. */
 export function webDriverPage(engine: string, session: WebDriverSession, close: () => Promise<void>): EnginePage {
   return {
