@@ -60,9 +60,11 @@ function startMachine(expects: MachineExpectation): void {
 }
 
 async function startDownloadsForVisit(): Promise<void> {
-  if (typeof indexedDB?.databases !== "function") return;
+  // `globalThis.`: where a browser turns IndexedDB off, the bare name throws a ReferenceError.
+  const databases = globalThis.indexedDB;
+  if (typeof databases?.databases !== "function") return;
   // A browser that refuses its databases here (storage blocked) has none saved: a first visit.
-  const hasDatabase = indexedDB
+  const hasDatabase = databases
     .databases()
     .then((databases) => databases.some((d) => d.name === SNAPSHOT_DATABASE))
     .catch(() => false);
