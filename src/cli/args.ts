@@ -33,3 +33,15 @@ export function parseCommandLine<T extends ParseArgsConfig>(config: T): ReturnTy
     throw new UsageError(wording(error));
   }
 }
+
+/** `parseCommandLine`, its usage error as a value: for commands that report bad input among their other reasons. */
+export function readCommandLineOrReason<T extends ParseArgsConfig>(
+  config: T,
+): { ok: true; read: ReturnType<typeof parseArgs<T>> } | { ok: false; reason: string } {
+  try {
+    return { ok: true, read: parseCommandLine(config) };
+  } catch (error) {
+    if (error instanceof UsageError) return { ok: false, reason: error.message };
+    throw error;
+  }
+}

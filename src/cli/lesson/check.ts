@@ -1,6 +1,6 @@
 import { checkLessonPin, formatLessonIssues, lessonMarkdownIssues, parseLesson, splitLessonRef } from "../../lessons";
 import { messageOf } from "../../platform";
-import { parseCommandLine, UsageError } from "../args";
+import { readCommandLineOrReason } from "../args";
 import { readLessonBytes } from "./read";
 
 export const LESSON_CHECK_USAGE = `npx tab lesson check FILE[#sha256=HEX]... [--pin HEX]
@@ -17,18 +17,11 @@ interface CheckTarget {
   pin: string | null;
 }
 
-const readCommandLine = (args: readonly string[]) =>
-  parseCommandLine({ args: [...args], options: { pin: { type: "string" } }, allowPositionals: true });
-
 function readArgs(args: readonly string[]): { ok: true; targets: CheckTarget[] } | { ok: false; reason: string } {
   const targets: CheckTarget[] = [];
-  let read: ReturnType<typeof readCommandLine>;
-  try {
-    read = readCommandLine(args);
-  } catch (error) {
-    if (error instanceof UsageError) return { ok: false, reason: error.message };
-    throw error;
-  }
+  const got = readCommandLineOrReason({ args: [...args], options: { pin: { type: "string" } }, allowPositionals: true });
+  if (!got.ok) return got;
+  const { read } = got;
   let pin: string | null = null;
   if (read.values.pin !== undefined) {
     if (!/^[0-9a-fA-F]{64}$/.test(read.values.pin)) return { ok: false, reason: "--pin takes 64 hex digits (a sha256)" };

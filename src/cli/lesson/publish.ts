@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { messageOf } from "../../platform";
-import { parseCommandLine, UsageError } from "../args";
+import { readCommandLineOrReason } from "../args";
 import { untilShutdownSignal } from "../shutdown-signal";
 import { checkPublishBase, type PublishedLesson, publishLesson } from "./publish-plan";
 import { serveLessonFolder } from "./serve";
@@ -28,7 +28,7 @@ interface PublishArgs {
 }
 
 const readCommandLine = (args: readonly string[]) =>
-  parseCommandLine({
+  readCommandLineOrReason({
     args: [...args],
     options: {
       base: { type: "string" },
@@ -42,13 +42,9 @@ const readCommandLine = (args: readonly string[]) =>
   });
 
 function readArgs(args: readonly string[]): { ok: true; value: PublishArgs } | { ok: false; reason: string } {
-  let read: ReturnType<typeof readCommandLine>;
-  try {
-    read = readCommandLine(args);
-  } catch (error) {
-    if (error instanceof UsageError) return { ok: false, reason: error.message };
-    throw error;
-  }
+  const got = readCommandLine(args);
+  if (!got.ok) return got;
+  const { read } = got;
   const positional = read.positionals;
   const named = new Map(Object.entries(read.values).map(([name, value]) => [`--${name}`, value]));
   if (positional.length !== 1) return { ok: false, reason: "name one lesson folder" };
