@@ -26,6 +26,8 @@ const MEASURE_S = Number(process.env.TAB_IDLE_SECONDS ?? 20);
 const SETTLE_S = 5;
 const TICKS_PER_S = 100; // USER_HZ on Linux
 const EMBEDS = 5;
+/** `TAB_IDLE_ONLY=embeds`: only the page of embeds (memory and its CPU), for a quicker look while working on embeds. */
+const ONLY_EMBEDS = process.env.TAB_IDLE_ONLY === "embeds";
 
 const GOALS = { playground: 0.01, embeds: 0.02, perEmbedBefore: 10, perEmbedAfter: 60 };
 
@@ -166,18 +168,23 @@ try {
       await new Promise((r) => setTimeout(r, 200));
     }
   }
-  const blank = await withBrowser(async (browser, root) => {
-    await browser.newPage();
-    await settle();
-    return cpuRate(root);
-  });
-  const playground = await withBrowser(async (browser, root) => {
-    const page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
-    await page.goto(base);
-    await promptIn(page);
-    await settle();
-    return cpuRate(root);
-  });
+  const skipped = async () => Number.NaN;
+  const blank = await (ONLY_EMBEDS
+    ? skipped()
+    : withBrowser(async (browser, root) => {
+        await browser.newPage();
+        await settle();
+        return cpuRate(root);
+      }));
+  const playground = await (ONLY_EMBEDS
+    ? skipped()
+    : withBrowser(async (browser, root) => {
+        const page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
+        await page.goto(base);
+        await promptIn(page);
+        await settle();
+        return cpuRate(root);
+      }));
   // Memory in one page, step by step, so each figure is a difference within one browser: one
   // embed at its prompt; then four more below it, not yet viewed; then each viewed to its prompt.
   const embeds = await withBrowser(async (browser, root) => {
@@ -202,7 +209,9 @@ try {
       { count: EMBEDS, src: embedSrc },
     );
     const frames = await embedFrames(page);
-    for (const frame of frames.slice(1)) await frame.waitForFunction(() => window.__tab !== undefined, undefined, { timeout: 120_000 });
+    // An embed not yet seen shows its placeholder (src/page/embed-placeholder.ts) and nothing more.
+    for (const frame of frames.slice(1))
+      await frame.waitForFunction(() => document.querySelector("[data-embed-placeholder]") !== null, undefined, { timeout: 120_000 });
     await settle();
     const cpu = await cpuRate(root);
     const before = await settledPss(page, root);
