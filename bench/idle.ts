@@ -209,9 +209,16 @@ try {
       { count: EMBEDS, src: embedSrc },
     );
     const frames = await embedFrames(page);
-    // An embed not yet seen shows its placeholder (src/page/embed-placeholder.ts) and nothing more.
+    // An embed not yet seen shows its placeholder (src/page/embed-placeholder.ts) and nothing
+    // more; before the placeholder, it built the playground (window.__tab) without its machine.
     for (const frame of frames.slice(1))
-      await frame.waitForFunction(() => document.querySelector("[data-embed-placeholder]") !== null, undefined, { timeout: 120_000 });
+      await frame.waitForFunction(
+        () => document.querySelector("[data-embed-placeholder]") !== null || window.__tab !== undefined,
+        undefined,
+        {
+          timeout: 120_000,
+        },
+      );
     await settle();
     const cpu = await cpuRate(root);
     const before = await settledPss(page, root);
