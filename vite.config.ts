@@ -44,7 +44,10 @@ function guestImage(): Plugin {
  * `import()` and `fetch()`, so the browser would ask for them only once the first screen's
  * script has run. Preload hints in index.html start them beside it instead. The network's
  * script (the proxy, TLS, X.509) is not among them: the page loads it once the machine runs
- * (src/page/emulator/start-guest.ts, prepareNetwork).
+ * (src/page/emulator/start-guest.ts, prepareNetwork). The hints sit in an inert `<template>`
+ * that index.html's first script (src/page/early-state-download.ts) puts in the head unless the
+ * page is an embed: an embed not yet seen loads none of this (about 5 MB of memory each on a
+ * docs page of embeds; docs/performance.md, "Idle").
  */
 function preloadGuestStart(): Plugin {
   const starts = /[\\/]src[\\/]page[\\/]emulator[\\/](start-guest|images)\.ts$/;
@@ -67,19 +70,18 @@ function preloadGuestStart(): Plugin {
           if (chunk.type === "chunk" && starts.test(chunk.facadeModuleId ?? "")) add(chunk.fileName);
         // v86's wasm only: the relay's TLS client has a wasm of its own, loaded on its first use.
         const wasm = Object.values(bundle).filter((file) => file.type === "asset" && /(^|\/)v86-[^/]*\.wasm$/.test(file.fileName));
-        return [
+        const hints = [
           ...[...chunks].map((file) => ({
             tag: "link",
             attrs: { rel: "modulepreload", crossorigin: "", href: `./${file}` },
-            injectTo: "head" as const,
           })),
           // index.html's first script fetches v86's wasm (src/page/early-state-download.ts): a CORS-mode `fetch` preload is the request it reuses.
           ...wasm.map((file) => ({
             tag: "link",
             attrs: { rel: "preload", as: "fetch", crossorigin: "anonymous", href: `./${file.fileName}` },
-            injectTo: "head" as const,
           })),
         ];
+        return [{ tag: "template", attrs: { id: "guest-start-hints" }, children: hints, injectTo: "head" as const }];
       },
     },
   };

@@ -1,15 +1,18 @@
 import { expect, type Frame, type Page, test } from "@playwright/test";
 import { BOOT_TIMEOUT_MS, closePlayground, openPlayground, type Playground, typeAndWait, waitForGuest } from "./support/guest";
 
-// A machine nobody sees does not run (src/page/emulator/machine-visibility.ts): an embed starts
-// its machine only once first scrolled into view (or clicked), and a hidden tab or an embed
-// scrolled away pauses its machine until seen again, with a working prompt after.
+// A machine nobody sees does not run (src/page/emulator/machine-visibility.ts): an embed loads
+// its playground and starts its machine only once first scrolled into view (or clicked), and a
+// hidden tab or an embed scrolled away pauses its machine until seen again, with a working
+// prompt after.
 test.describe.configure({ mode: "serial" });
 
 const TIMEOUT_MS = 480_000;
 const machineOf = (target: Page | Frame) => target.evaluate(() => window.__tab?.machine() ?? "no page");
 
-test("an embed below the fold starts no machine until it is scrolled into view, and pauses once scrolled away", async ({ browser }) => {
+test("an embed below the fold loads only a placeholder until it is scrolled into view, then starts its machine, and pauses once scrolled away", async ({
+  browser,
+}) => {
   test.setTimeout(TIMEOUT_MS);
   // A docs page on the playground's own origin: two embeds, the second 3000 px below the first.
   const { context, page } = await openPlayground(browser, "./docs-with-embeds.html", {
@@ -31,11 +34,14 @@ test("an embed below the fold starts no machine until it is scrolled into view, 
     if (!above || !below) throw new Error("the embeds' frames are missing");
     await above.waitForFunction(() => window.__tab?.guestReady.then(() => true), undefined, { timeout: BOOT_TIMEOUT_MS });
     expect(await machineOf(above)).toBe("running");
-    // The page's script ran in the embed below (its chrome is there), but no machine started:
-    // no emulator worker, no guest.
-    await below.waitForFunction(() => window.__tab !== undefined);
-    expect(await machineOf(below)).toBe("not started");
-    expect(await below.evaluate(() => window.__tab?.log.ofKind("boot.progress").length)).toBe(0);
+    // The embed below shows its placeholder and nothing more (src/page/embed-placeholder.ts):
+    // no playground (no window.__tab), and it fetched none of the playground's script, the
+    // emulator's script or worker, v86's wasm or the guest's files.
+    await expect(below.locator("[data-embed-placeholder]")).toBeVisible();
+    expect(await below.evaluate(() => window.__tab === undefined)).toBe(true);
+    const fetched = await below.evaluate(() => performance.getEntriesByType("resource").map((e) => new URL(e.name).pathname));
+    expect(fetched.length).toBeGreaterThan(0);
+    expect(fetched.filter((path) => /playground|start-guest|machine-worker|\.wasm$|\/guest\//.test(path))).toEqual([]);
 
     await page.locator("#below").scrollIntoViewIfNeeded();
     await below.waitForFunction(() => window.__tab?.guestReady.then(() => true), undefined, { timeout: BOOT_TIMEOUT_MS });

@@ -105,6 +105,10 @@ const coldBoot = params.get("boot") === "fresh" || params.get("net") === "v86-fe
 // an embed below the fold costs no worker, no wasm and no download.
 const embed = ["1", "true"].includes(params.get("embed") ?? "");
 if (!embed) {
+  // The build's preload hints for the guest's start (vite.config.ts, preloadGuestStart) wait
+  // inert in a template: an embed not yet seen fetches none of them.
+  const hints = document.getElementById("guest-start-hints");
+  if (hints instanceof HTMLTemplateElement) document.head.append(hints.content);
   try {
     startMachine(coldBoot ? "boot" : "restore");
   } catch {

@@ -19,8 +19,8 @@ export interface GuestTerminal {
 export function createTerminal(container: HTMLElement): GuestTerminal {
   const terminal = new Terminal({
     convertEol: false,
-    // Blinking only while something happens (keepBlinkingWhileActive): a blinking cursor is a
-    // repaint twice a second for as long as the page stays open.
+    // Blinking only while the reader types (keepBlinkingWhileActive): a blinking cursor is a
+    // restyle every frame for as long as it blinks.
     cursorBlink: false,
     fontFamily: "ui-monospace, 'DejaVu Sans Mono', Menlo, Consolas, monospace",
     fontSize: 14,
@@ -67,10 +67,10 @@ export function createTerminal(container: HTMLElement): GuestTerminal {
 
   return {
     terminal,
-    write: (text) => {
-      active();
-      terminal.write(text);
-    },
+    // The guest's output does not start the blink: after the first prompt nothing would happen
+    // for 10 s but xterm's blink, which is a CSS animation restyled every frame (~60 a second,
+    // ~0.1 CPU-s/s in a Chrome trace of an idle playground; docs/performance.md, "Idle").
+    write: (text) => terminal.write(text),
     onInput: (listener) => {
       inputListeners.subscribe(listener);
     },
@@ -79,12 +79,12 @@ export function createTerminal(container: HTMLElement): GuestTerminal {
   };
 }
 
-/** How long the cursor blinks after the last key or output. */
+/** How long the cursor blinks after the reader's last key. */
 export const CURSOR_BLINK_MS = 10_000;
 
 /**
- * The cursor blinks while the reader types or the guest writes, and stops (a steady block)
- * CURSOR_BLINK_MS after the last of them, so an idle terminal repaints nothing: an idle
+ * The cursor blinks while the reader types, and stops (a steady block) CURSOR_BLINK_MS after
+ * the last key, so an idle terminal repaints nothing, whatever the guest wrote: an idle
  * playground's cost was mostly xterm's blink (docs/performance.md, "Idle"). Returns the
  * function that marks activity.
  */

@@ -2,6 +2,8 @@ import type { EventLog } from "../../log";
 import { createSerialQueue, messageOf } from "../../platform";
 import type { Guest } from "./boot";
 
+export { firstSeen } from "./first-seen";
+
 /**
  * A machine nobody sees does not run. A docs page may hold ten embeds and a reader may leave a
  * playground open in a background tab: each is a whole emulator, and an idle guest still wakes
@@ -91,42 +93,4 @@ export function pauseWhileUnseen({ guest, log, view }: MachineSightOptions): Mac
       observer?.disconnect();
     },
   };
-}
-
-/**
- * Resolves the first time the reader can see `element` (any part of it in the viewport, the
- * page not hidden) or acts on it (a click or a key inside it): an embed starts its machine then,
- * not when the docs page loads (docs/guide.md, "Embedding").
- */
-export function firstSeen(element: HTMLElement): Promise<"view" | "click"> {
-  return new Promise((resolve) => {
-    let inView = false;
-    const done = (how: "view" | "click") => {
-      observer?.disconnect();
-      document.removeEventListener("visibilitychange", check);
-      element.removeEventListener("pointerdown", clicked, true);
-      element.removeEventListener("keydown", clicked, true);
-      resolve(how);
-    };
-    const check = () => {
-      if (inView && document.visibilityState !== "hidden") done("view");
-    };
-    const clicked = () => done("click");
-    const observer =
-      typeof IntersectionObserver === "function"
-        ? new IntersectionObserver((entries) => {
-            inView = entries.at(-1)?.isIntersecting ?? inView;
-            check();
-          })
-        : null;
-    // Without an observer there is no telling: start at once, as before.
-    if (!observer) {
-      resolve("view");
-      return;
-    }
-    observer.observe(element);
-    document.addEventListener("visibilitychange", check);
-    element.addEventListener("pointerdown", clicked, true);
-    element.addEventListener("keydown", clicked, true);
-  });
 }
