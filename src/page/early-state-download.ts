@@ -103,7 +103,8 @@ const params = new URLSearchParams(location.search);
 const coldBoot = params.get("boot") === "fresh" || params.get("net") === "v86-fetch";
 // An embed starts nothing before the reader sees it (emulator/machine-visibility.ts, firstSeen):
 // an embed below the fold costs no worker, no wasm and no download.
-const embed = ["1", "true"].includes(params.get("embed") ?? "");
+// Any `?embed` is an embed, as main.ts and features/index.ts (wantsEmbed) read it.
+const embed = params.has("embed");
 if (!embed) {
   // The build's preload hints for the guest's start (vite.config.ts, preloadGuestStart) wait
   // inert in a template: an embed not yet seen fetches none of them.
