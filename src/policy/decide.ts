@@ -338,13 +338,21 @@ function canonicalEscapes(text: string): string {
  * dropping `;parameters` (Tomcat, Jetty: `..;x`) and trailing dots and spaces (Windows, IIS).
  */
 function readsAsDotSegment(segment: string): boolean {
+  // Without a dot or an escape it cannot read as one: most segments, cheaply.
+  if (!segment.includes(".") && !segment.includes("%")) return false;
   const decoded = percentDecode(segment) ?? segment;
   const bare = decoded.split(";", 1)[0] ?? "";
   return bare.includes(".") && /^[. ]+$/.test(bare);
 }
 
+const ASCII = /^[\x00-\x7f]*$/;
+// One decoder for every call: `decode` without `stream` starts afresh each time, and after a fatal error.
+const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true });
+
 /** Every escape decoded as UTF-8, or null when the bytes are not UTF-8. */
 function percentDecode(text: string): string | null {
+  // No escape and only ASCII: it decodes to itself (a log of 100,000 paths is read in a replay).
+  if (!text.includes("%") && ASCII.test(text)) return text;
   const bytes: number[] = [];
   for (let i = 0; i < text.length; i++) {
     if (text[i] === "%") {
@@ -353,7 +361,7 @@ function percentDecode(text: string): string | null {
     } else bytes.push(text.charCodeAt(i));
   }
   try {
-    return new TextDecoder("utf-8", { fatal: true }).decode(Uint8Array.from(bytes));
+    return STRICT_UTF8.decode(Uint8Array.from(bytes));
   } catch {
     return null;
   }

@@ -59,6 +59,20 @@ const SPELLED_REFUSED: ReadonlySet<AddressCategory> = new Set([
  * address, `localhost.` and `a.localhost` one private name, `::1` and `[::1]` one address.
  */
 export function readHost(raw: string): HostReading {
+  // A log re-decided names few hosts many times: each is read once (the reading depends on the text alone).
+  const known = READINGS.get(raw);
+  if (known) return known;
+  const reading = readHostUncached(raw);
+  if (READINGS.size >= MAX_READINGS) READINGS.clear();
+  READINGS.set(raw, Object.freeze(reading));
+  return reading;
+}
+
+// Bounded: a hostile stream of made-up hosts costs at most this many readings held.
+const MAX_READINGS = 4096;
+const READINGS = new Map<string, HostReading>();
+
+function readHostUncached(raw: string): HostReading {
   // A bare IPv6 address (a resolver's answer, a relay stream's destination) is the bracketed one.
   const host = classifyHost(raw.includes(":") && !raw.startsWith("[") && parseIPv6(raw) ? `[${raw}]` : raw);
   switch (host.kind) {
