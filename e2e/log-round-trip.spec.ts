@@ -1,9 +1,8 @@
-import { execFile } from "node:child_process";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import { expect, type Page, test } from "@playwright/test";
+import { runTab } from "../src/cli/testing/run-tab";
 import { BOOT_TIMEOUT_MS, closePlayground, openPlayground, type Playground, runInGuest, typeAndWait } from "./support/guest";
 import { scenarioEnded } from "./support/scenarios";
 import { refuseUnplanned, routeZen, runScenario, upstream } from "./support/upstreams";
@@ -17,17 +16,8 @@ import { refuseUnplanned, routeZen, runScenario, upstream } from "./support/upst
 // One guest for the file; nothing reaches the internet (Playwright answers the upstreams).
 test.describe.configure({ mode: "serial" });
 
-const run = promisify(execFile);
 const root = join(import.meta.dirname, "..");
-async function tab(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [join(root, "bin", "tab.mjs"), ...args], { cwd: root });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const e = error as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
+const tab = runTab;
 
 const ROWS = [
   "served",

@@ -1,9 +1,8 @@
-import { execFile } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runTab } from "./testing/run-tab";
 
 // Each other proxy's format through the real binary (bin/tab.mjs): its policy imported, a
 // request checked against it, its sample log replayed and learned from (the draft in the format
@@ -12,19 +11,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 // sandbox-runtime has no log of its own: its sample is this project's log of a session under
 // those settings, and the draft takes the format of the --base settings.
 
-const run = promisify(execFile);
 const root = join(import.meta.dirname, "..", "..");
 const testdata = join(root, "src", "policy-tools", "formats", "testdata");
 
-async function tab(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [join(root, "bin", "tab.mjs"), ...args], { cwd: root });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const e = error as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
+const tab = runTab;
 
 let dir = "";
 beforeAll(async () => {

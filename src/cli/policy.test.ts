@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { toJsonLines } from "../log";
 import { decisionLine } from "../policy-tools/testing/decisions";
 import { type RunningProxy, startProxy } from "./testing/proxy-process";
+import { runTab } from "./testing/run-tab";
 
 // `npx tab policy check|learn|replay` through the real binary (bin/tab.mjs), on files a user
 // would pass it, and on a log the real `npx tab proxy` served from GET /v0/log.
@@ -16,15 +17,7 @@ import { type RunningProxy, startProxy } from "./testing/proxy-process";
 const run = promisify(execFile);
 const root = join(import.meta.dirname, "..", "..");
 
-async function tab(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [join(root, "bin", "tab.mjs"), ...args], { cwd: root });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const e = error as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
+const tab = runTab;
 
 let dir = "";
 let policyFile = "";

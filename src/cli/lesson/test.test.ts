@@ -1,10 +1,9 @@
-import { execFile } from "node:child_process";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { takeGuestLock } from "../guest/testing/guest-lock";
+import { runTab } from "../testing/run-tab";
 
 // These run the real binary, which boots the real guest (the shipped state in v86 under Node):
 // slow, so one process per case, under the machine-wide guest lock. The shipped lessons run under
@@ -14,15 +13,7 @@ const HERE = join(REPO, "src/cli/lesson/testing");
 const RUN_TIMEOUT_MS = 900_000;
 
 /** Runs `node bin/tab.mjs …`: the program behind `npx tab …`. */
-async function tab(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await promisify(execFile)("node", ["bin/tab.mjs", ...args], { cwd: REPO, maxBuffer: 16 * 1024 * 1024 });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const e = error as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
+const tab = runTab;
 
 describe("npx tab lesson test", { timeout: RUN_TIMEOUT_MS }, () => {
   let lock: { release(): void };
