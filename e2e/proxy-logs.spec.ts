@@ -57,6 +57,8 @@ interface Case {
   draftFile: string;
   draftStart: RegExp;
   picture: string;
+  /** The Policy panel's "Save the policy" format: the policy saved in it, opened again, decides the log the same way. */
+  exportFormat: string;
 }
 
 const CASES: Case[] = [
@@ -71,6 +73,7 @@ const CASES: Case[] = [
     draftFile: "drafted-acl.yaml",
     draftStart: /^version: v1\n/,
     picture: "replay-smokescreen.png",
+    exportFormat: "smokescreen",
   },
   {
     name: "gh-aw-firewall",
@@ -82,6 +85,7 @@ const CASES: Case[] = [
     draftFile: "drafted-awf-config.yaml",
     draftStart: /^network:\n {2}allowDomains:\n/,
     picture: "replay-awf.png",
+    exportFormat: "awf",
   },
   {
     name: "OpenShell",
@@ -93,6 +97,7 @@ const CASES: Case[] = [
     draftFile: "drafted-openshell-policy.yaml",
     draftStart: /^version: 1\nnetwork_policies:\n/,
     picture: "replay-openshell.png",
+    exportFormat: "openshell",
   },
   {
     name: "sandbox-runtime",
@@ -104,6 +109,7 @@ const CASES: Case[] = [
     draftFile: "drafted-srt-settings.json",
     draftStart: /^\{\n {2}"network": \{\n {4}"allowedDomains": \[/,
     picture: "replay-sandbox-runtime.png",
+    exportFormat: "sandbox-runtime",
   },
 ];
 
@@ -130,6 +136,28 @@ for (const c of CASES)
     expect(drafted).toMatch(c.draftStart);
     await expect(page.getByTestId("log-replay-draft-text")).toHaveText(drafted);
     await page.getByTestId("log-replay").screenshot({ path: `docs/screenshots/${c.picture}` });
+
+    // Export: the policy in force saved in the proxy's format, opened again, decides the same
+    // log the same way (zero changed verdicts), as `policy export --format` then `import` does.
+    await page.locator('[data-tab="policy"]').click();
+    await page.getByTestId("policy-export-format").selectOption(c.exportFormat);
+    await page.getByTestId("policy-export-role").fill(c.role ?? "");
+    const saving = page.waitForEvent("download");
+    await page.getByTestId("policy-export").click();
+    const saved = await saving;
+    await expect(page.getByTestId("policy-export-status")).toContainText(`saved ${saved.suggestedFilename()}, as`);
+    const savedText = readFileSync(await saved.path(), "utf8");
+    await page.getByTestId("policy-import-role").fill(c.role ?? "");
+    await page
+      .getByTestId("policy-import-file")
+      .setInputFiles({ name: saved.suggestedFilename(), mimeType: "text/plain", buffer: Buffer.from(savedText) });
+    await expect(page.getByTestId("policy-import-status")).toContainText(`applied ${saved.suggestedFilename()}, read as`);
+    await expect(page.getByTestId("log-replay-draft-text")).not.toHaveAttribute("hidden");
+    await dropLog(page, c.log);
+    // A new replay hides the draft shown for the last one: the summary below is the new one's.
+    await expect(page.getByTestId("log-replay-draft-text")).toHaveAttribute("hidden");
+    await expect(summary).toContainText(`${c.requests} requests re-decided:`);
+    await expect(summary).toContainText("0 newly refused, 0 newly allowed");
   });
 
 test("where the translated policy decides differently from the proxy, the Replay panel's row says so", async () => {

@@ -4,6 +4,7 @@ import { downloadText } from "../../chrome/download";
 import type { PageContext } from "../context";
 import { createCheckView } from "./check-view";
 import { createDraftView } from "./draft-view";
+import { createPolicyExportView } from "./export-view";
 import { createPolicyImportView } from "./import-view";
 import { createLogReplayView } from "./replay-view";
 import "./policy.css";
@@ -30,6 +31,7 @@ export function mount(ctx: PageContext): void {
     check.element,
     createDraftView(log, policy),
     createPolicyImportView(policy),
+    createPolicyExportView(policy),
     h("div", { class: "policy-download" }, download),
   );
   ctx.panels.addHeader("policy", tools);
