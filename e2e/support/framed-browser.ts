@@ -1,6 +1,5 @@
 import { writeFileSync } from "node:fs";
-import puppeteer from "puppeteer-core";
-import { FIREFOX_PREFS, findFirefox } from "./browsers";
+import { launchFirefox } from "./firefox";
 import { evaluateIn, launchWebKit, WEBKIT_STORAGE_DENIED_ARGS } from "./webkit";
 
 /**
@@ -54,21 +53,11 @@ const SIZE = { width: 1280, height: 1200 };
  * trusted key.
  */
 export async function openFirefoxFramed(o: FramedLaunch): Promise<FramedBrowser> {
-  const firefox = findFirefox();
-  if (!firefox?.executablePath) throw new Error("no Firefox here: run `npm test` (scripts/ensure-browsers.ts installs firefox-esr)");
   const size = o.size ?? SIZE;
   const cookieBehavior = o.storage === "denied" ? 2 : 5;
-  const browser = await puppeteer.launch({
-    browser: "firefox",
-    executablePath: firefox.executablePath,
-    headless: true,
-    dumpio: process.env.TAB_FIREFOX_DUMPIO === "1",
-    protocolTimeout: 0,
-    acceptInsecureCerts: true,
-    defaultViewport: null,
-    args: [`--window-size=${size.width},${size.height}`],
-    extraPrefsFirefox: {
-      ...FIREFOX_PREFS,
+  const browser = await launchFirefox(
+    size,
+    {
       // puppeteer's own profile turns Firefox's partitioning off (cookieBehavior0): back to Firefox's default.
       "browser.contentblocking.features.standard": `-tp,tpPrivate,cookieBehavior${cookieBehavior},-cryptoTP,-fp`,
       "network.cookie.cookieBehavior": cookieBehavior,
@@ -81,7 +70,8 @@ export async function openFirefoxFramed(o: FramedLaunch): Promise<FramedBrowser>
       "network.proxy.ssl_port": o.proxyPort,
       "network.proxy.allow_hijacking_localhost": false,
     },
-  });
+    { acceptInsecureCerts: true },
+  );
   try {
     const page = await browser.newPage();
     page.on("pageerror", (error) => console.log(`[firefox page error] ${error instanceof Error ? error.message : String(error)}`));
