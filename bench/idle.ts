@@ -131,9 +131,16 @@ async function cpuRate(root: number): Promise<number> {
   return used / TICKS_PER_S / seconds;
 }
 
-/** The tree's memory once every frame of the page collected its garbage (`--expose-gc`; the emulator's worker is not reached). */
+/**
+ * The tree's memory once every frame of the page and every worker (the emulators') collected
+ * its garbage (`--expose-gc`): what the browser would give back at its next collection is not
+ * an embed's cost.
+ */
 async function settledMemory(page: Page, root: number): Promise<{ pss: number; own: number }> {
-  for (const frame of page.frames()) await frame.evaluate(() => (globalThis as { gc?: () => void }).gc?.()).catch(() => undefined);
+  const collect = () => (globalThis as { gc?: () => void }).gc?.();
+  for (const frame of page.frames()) await frame.evaluate(collect).catch(() => undefined);
+  for (const worker of page.workers()) await worker.evaluate(collect).catch(() => undefined);
+
   // The median of five readings a second apart: one reading swung by tens of MB.
   const readings: { pss: number; own: number }[] = [];
   for (let i = 0; i < 5; i++) {

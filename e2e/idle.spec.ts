@@ -60,6 +60,30 @@ test.afterAll(async () => {
   await closePlayground(playground);
 });
 
+test("an idle prompt repaints nothing: the cursor blinks only after the reader's keys (not the terminal's answer to the shell's cursor query), the hidden input's caret never blinks, and the guest's timers still fire while its loop sleeps", async ({
+  browser,
+}) => {
+  test.setTimeout(TIMEOUT_MS);
+  playground = await openPlayground(browser);
+  const { page } = playground;
+  await waitForGuest(page);
+  const blinking = () => page.evaluate(() => document.querySelector(".xterm-cursor-blink") !== null);
+  // Busybox's shell asked for the cursor's position at its prompt and the terminal answered,
+  // with no key pressed: no blink (it used to blink for 10 s after every prompt).
+  expect(await blinking()).toBe(false);
+  expect(
+    await page.evaluate(() => getComputedStyle(document.querySelector(".xterm-helper-textarea")!).getPropertyValue("caret-animation")),
+  ).toBe("manual");
+  // A halted guest's loop sleeps to its next timer (src/page/emulator/machine-loop.ts): a
+  // `sleep` in the guest still ends, and so does the prompt after it.
+  const slept = await typeAndWait(page, "sleep 2; echo slept-$((2*3))");
+  expect(slept.status).toBe(0);
+  expect(slept.output).toContain("slept-6");
+  // The reader's keys do start the blink.
+  expect(await blinking()).toBe(true);
+  await closePlayground(playground);
+});
+
 test("a hidden tab's machine is paused, and runs again with a working prompt when the tab is shown", async ({ browser }) => {
   test.setTimeout(TIMEOUT_MS);
   playground = await openPlayground(browser);

@@ -34,4 +34,5 @@ export { auditFields, createLandlockAuditReader, LANDLOCK_ACCESS, LANDLOCK_DOMAI
 export { GuestConsole } from "./serial-console";
 export { createShellMarkSplitter, parseOsc133, type ShellMark, type ShellMarkSplitter, type ShellPiece } from "./shell-marks";
 export { type CommandRecord, type ShellPhase, ShellTracker } from "./shell-state";
+export { isTerminalReport } from "./terminal-report";
 export { commandNotices, MAX_NOTICES_PER_COMMAND, noticeOf, noticeRows, type VerdictNotice } from "./verdict-notice";

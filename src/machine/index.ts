@@ -8,4 +8,5 @@ export * from "./guest-control";
 export * from "./guest-control-check";
 export * from "./image-files";
 export * from "./machine";
+export * from "./raw-state";
 export * from "./share-fs";

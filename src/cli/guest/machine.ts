@@ -1,7 +1,15 @@
 import { createRequire } from "node:module";
 import { V86 } from "v86";
 import { GuestConsole } from "../../console";
-import { attachGuestControl, type BootFiles, type GuestControl, machineOptions, type ShareFs, writeIntoShare } from "../../machine";
+import {
+  attachGuestControl,
+  type BootFiles,
+  type GuestControl,
+  machineOptions,
+  rawState,
+  type ShareFs,
+  writeIntoShare,
+} from "../../machine";
 import { connectV86Link, type FrameLink, type V86Bus } from "../../net";
 import { nodeTimers } from "../node-timers";
 
@@ -41,8 +49,9 @@ export function startNodeMachine(start: { files: BootFiles } | { state: ArrayBuf
   const guestConsole = new GuestConsole((text) => emulator?.serial0_send(text));
   emulator = new V86({
     ...machineOptions(restoring ? null : start.files),
-    ...(restoring ? { initial_state: { buffer: start.state } } : {}),
-    // v86 reads the wasm itself, and so keeps it for the worker that unpacks a zstd state.
+    // Decompressed outside the machine's memory, as the page does (src/machine/raw-state.ts).
+    ...(restoring ? { initial_state: { buffer: rawState(start.state) } } : {}),
+    // v86 reads the wasm itself.
     wasm_path: V86_WASM,
   });
   const running = emulator;

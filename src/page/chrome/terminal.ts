@@ -1,7 +1,7 @@
 import { FitAddon } from "@xterm/addon-fit";
 import { Terminal } from "@xterm/xterm";
 import "@xterm/xterm/css/xterm.css";
-import { parseOsc133 } from "../../console";
+import { isTerminalReport, parseOsc133 } from "../../console";
 import { createEmitter } from "../../platform";
 
 export interface GuestTerminal {
@@ -61,7 +61,9 @@ export function createTerminal(container: HTMLElement): GuestTerminal {
   });
   const active = keepBlinkingWhileActive(terminal);
   terminal.onData((text) => {
-    active();
+    // The terminal's own answers to the guest (a cursor position report at every busybox
+    // prompt) are not the reader typing: they left the cursor blinking 10 s after each prompt.
+    if (!isTerminalReport(text)) active();
     inputListeners.emit(text);
   });
 

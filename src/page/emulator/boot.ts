@@ -52,7 +52,7 @@ export interface BootOptions {
   /** The verified guest files to boot; null when restoring `state` (a state holds all of memory). */
   files: BootFiles | null;
   log: EventLog;
-  /** A saved state to start from instead of booting: raw, or zstd (v86 tells them apart by magic). */
+  /** A saved state to start from instead of booting: raw, or zstd (the worker decompresses it: src/machine/raw-state.ts). */
   state?: ArrayBuffer;
   /** Says where the state came from, for the boot progress ("restored the shipped state in 1.2 s"). */
   stateOrigin?: string;

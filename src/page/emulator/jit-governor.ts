@@ -12,7 +12,7 @@
  * So the JIT is on only under sustained load: after `enableAfter` windows in a row in which
  * the guest ran at least `busyInstructions` (JIT_WINDOW_MS each), and off again after
  * `disableAfter` quiet ones.
- * Turning it off also drops what it compiled (machine-worker.ts).
+ * Turning it off stops new compiles; what it compiled keeps running (jit-watch.ts).
  */
 export interface JitGovernorOptions {
   /** Guest instructions in one window that count as busy (an idle guest runs ~30 thousand). */

@@ -10,6 +10,7 @@ import {
   type GuestControl,
   type MachineChoice,
   machineOptions,
+  rawState,
   runGuestCheck,
   type ShareFs,
   winsizeRequest,
@@ -17,7 +18,8 @@ import {
 } from "../../machine";
 import { connectV86Link, type V86Bus } from "../../net";
 import { messageOf, systemTimers } from "../../platform";
-import { createJitGovernor, JIT_WINDOW_MS, type JitGovernor, type JitState } from "./jit-governor";
+import type { JitState } from "./jit-governor";
+import { type JitWatch, watchJit } from "./jit-watch";
 import { type EmulatorWasmMessage, MACHINE_EXPECTS, MACHINE_WASM, type MachinePhase, type MachineTimes } from "./machine-phases";
 import { batchPerTask, type MachineMessage } from "./machine-port";
 import { prepareMachine, restoreInto } from "./prepared-machine";
@@ -63,20 +65,7 @@ export interface TerminalSize {
 interface V86Internals {
   bus: V86Bus;
   fs9p?: ShareFs;
-  v86?: {
-    /** Schedules the next slice after `delay` ms (v86's loop: `next_tick` → `yield` → `do_tick`). */
-    yield(delay: number, tick: number): void;
-    cpu: {
-      /** 1 while the guest's CPU waits in HLT for an interrupt. */
-      in_hlt: Uint8Array;
-      /** The CPU's wasm exports: `set_jit_config(0, 1)` stops the JIT compiling (v86 uses it for its `disable_jit` option). */
-      wm: { exports: { set_jit_config(index: number, value: number): void } };
-    };
-  };
 }
-
-/** v86's JIT setting 0: JIT_DISABLED. */
-const JIT_DISABLED = 0;
 
 let emulator: V86 | null = null;
 /** The guest's control line (src/machine/guest-control.ts), on the machine's second serial port. */
@@ -87,9 +76,7 @@ let control: GuestControl | null = null;
  * still comes, and the page says the guest is not fresh.
  */
 const CONTROL_ANSWER_MS = 15_000;
-let governor: JitGovernor | null = null;
-let governing: ReturnType<typeof setInterval> | undefined;
-let turnedOn = 0;
+let jit: JitWatch | null = null;
 /** The page paused the machine (pause/resume). */
 let paused = false;
 let ready: Promise<void> = Promise.reject(new Error("the machine has not started"));
@@ -177,7 +164,6 @@ export const machineApi = {
       ? await (preparedUse ?? prepare(options.relayUrl ? { relayUrl: options.relayUrl } : {}))
       : new V86({ ...machineOptions(options.files, options.relayUrl ? { relayUrl: options.relayUrl } : {}), wasm_fn: wasmFn });
     emulator = created;
-    sleepWhileHalted(created);
     const { port } = options;
     const post = (message: MachineMessage) => port.postMessage(message);
     const serial = batchPerTask<number>((bytes) => post({ kind: "serial", bytes: Uint8Array.from(bytes) }));
@@ -197,7 +183,7 @@ export const machineApi = {
       ? restore(created, state)
       : new Promise<void>((resolve) =>
           created.add_listener("emulator-ready", () => {
-            governJit(created, true);
+            jit = watchJit(created, true);
             resolve();
           }),
         );
@@ -254,7 +240,7 @@ export const machineApi = {
 
   /** Whether v86's JIT compiles now, and how often it was turned on (jit-governor.ts). */
   jit(): JitState {
-    return { enabled: governor?.enabled ?? false, turnedOn };
+    return jit?.state() ?? { enabled: false, turnedOn: 0 };
   },
 
   /**
@@ -266,8 +252,7 @@ export const machineApi = {
     await ready;
     if (paused) return;
     paused = true;
-    clearInterval(governing);
-    governing = undefined;
+    jit?.stop();
     await machine.stop();
   },
 
@@ -281,7 +266,7 @@ export const machineApi = {
     if (!paused) return null;
     paused = false;
     await machine.run();
-    watchJit(machine);
+    jit?.start();
     return freshen(controlLine()).then(
       () => null,
       (error: unknown) => messageOf(error),
@@ -303,7 +288,7 @@ export const machineApi = {
     emulator = null;
     control?.close("the machine stopped");
     control = null;
-    clearInterval(governing);
+    jit?.stop();
     if (machine) await machine.destroy();
     self.close();
   },
@@ -336,65 +321,27 @@ function controlLine(): GuestControl {
   return control;
 }
 
-/** Restores `state` (raw or zstd: v86 tells them apart by magic) into the prepared machine and runs it. */
+/** Restores `state` (raw or zstd, decompressed here: src/machine/raw-state.ts) into the prepared machine and runs it. */
 async function restore(machine: V86, state: ArrayBuffer): Promise<void> {
   reached("restore-started");
-  await restoreInto(machine, state);
-  governJit(machine, false);
+  const raw = rawState(state);
+  try {
+    await restoreInto(machine, raw);
+  } finally {
+    // Restored, the state is in the machine's memory: its buffers (~15 MB for the shipped one)
+    // are given back now rather than at this worker's next garbage collection, which an idle
+    // worker may not run for a long time.
+    release(state);
+    release(raw);
+  }
+  jit = watchJit(machine, false);
   await machine.run();
   reached("restored");
 }
 
-/**
- * The shortest sleep of a halted guest, in ms. With the guest halted at its prompt, v86's loop
- * asked to be woken again in under a millisecond ~600 times a second: as the PIT's deadline
- * nears, the time left (in its 1.19 MHz ticks) is a fraction of a millisecond, and at the
- * deadline's own tick it is 0 until the tick passes, so the loop spun on immediate tasks
- * (docs/performance.md, "Idle"). A halted guest now sleeps at least this long: its timer
- * interrupt comes at most this late, and anything from the page (a key, a frame) still wakes it
- * at once (v86's `stop_idling`). A guest that computes is not affected (its loop asks for 0).
- */
-const HALTED_SLEEP_MIN_MS = 1;
-
-function sleepWhileHalted(machine: V86): void {
-  const loop = (machine as unknown as V86Internals).v86;
-  if (!loop || typeof loop.yield !== "function" || !(loop.cpu.in_hlt instanceof Uint8Array)) return; // another v86: as it is
-  const scheduleAfter = loop.yield.bind(loop);
-  loop.yield = (delay, tick) => scheduleAfter(loop.cpu.in_hlt[0] !== 0 && delay < HALTED_SLEEP_MIN_MS ? HALTED_SLEEP_MIN_MS : delay, tick);
-}
-
-/**
- * Lets the JIT compile only under sustained load (jit-governor.ts): on from the start for a
- * boot, which is seconds of work; off for a restored guest, which waits at a prompt.
- */
-function governJit(machine: V86, boot: boolean): void {
-  const cpu = (machine as unknown as V86Internals).v86?.cpu;
-  if (!cpu) return; // another v86 than the one pinned: leave its JIT as it is
-  // Safe to flip at run time: in v86's jit.rs the switch gates only the hotness count that
-  // starts a compile. Code compiled while it was on keeps running, and a guest write to its
-  // pages still invalidates it (the dirty-page tracking does not look at the switch), so
-  // nothing stale can run. Kept, that code spares V8 compiling it again at the next "on".
-  const apply = (on: boolean) => cpu.wm.exports.set_jit_config(JIT_DISABLED, on ? 0 : 1);
-  governor = createJitGovernor(undefined, boot);
-  applyJit = apply;
-  apply(governor.enabled);
-  watchJit(machine);
-}
-
-let applyJit: ((on: boolean) => void) | null = null;
-
-/** Counts the guest's instructions every JIT_WINDOW_MS for the governor (not while paused). */
-function watchJit(machine: V86): void {
-  if (!governor || !applyJit || governing !== undefined) return;
-  const apply = applyJit;
-  let last = machine.get_instruction_counter();
-  governing = setInterval(() => {
-    const now = machine.get_instruction_counter();
-    const change = governor?.observe((now - last) >>> 0);
-    last = now;
-    if (change === "enable") turnedOn++;
-    if (change) apply(change === "enable");
-  }, JIT_WINDOW_MS);
+/** Frees a buffer's memory at once by detaching it (`ArrayBuffer.prototype.transfer`, where the browser has it). */
+function release(buffer: ArrayBuffer): void {
+  if (buffer.byteLength > 0) (buffer as { transfer?: (length: number) => ArrayBuffer }).transfer?.(0);
 }
 
 Comlink.expose(machineApi);

@@ -59,7 +59,7 @@ export async function prepareMachine(module: WebAssembly.Module | Promise<WebAss
   return machine;
 }
 
-/** Restores `state` (raw or zstd: v86 tells them apart by magic) into a machine from `prepareMachine`; does not run it. */
+/** Restores `state` (raw, or zstd, which v86 would decompress into the machine's own memory: the worker passes it raw) into a machine from `prepareMachine`; does not run it. */
 export async function restoreInto(machine: V86, state: ArrayBuffer): Promise<void> {
   const cpu = machineCpu(machine);
   const zeroMemory = cpu?.zero_memory;

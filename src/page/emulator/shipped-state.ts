@@ -15,7 +15,7 @@ const STATE = SHIPPED_STATE_FILE;
 const RECORD = SHIPPED_STATE_RECORD;
 
 export interface ShippedState {
-  /** The compressed state (v86 restores zstd itself). */
+  /** The compressed state (the worker decompresses it before v86 restores it: src/machine/raw-state.ts). */
   state: ArrayBuffer;
   /** Bytes downloaded, and the guest memory it unpacks to. */
   bytes: number;
