@@ -1,5 +1,8 @@
+import { readFileSync } from "node:fs";
 import { type Browser, expect, type Page, test } from "@playwright/test";
+import { machineRecord, parseSha256Sums } from "../src/machine";
 import { SNAPSHOT_FLAG } from "../src/page/emulator/snapshot-names";
+import { snapshotKey } from "../src/page/emulator/snapshots";
 import { BOOT_TIMEOUT_MS, closePlayground, openPlayground, type Playground, runInGuest, terminalRows, waitForGuest } from "./support/guest";
 import { routeZen } from "./support/upstreams";
 import { keepWarmState, seedWarmState } from "./support/warm-state";
@@ -289,6 +292,31 @@ test("a state saved without the page's localStorage flag is still restored, not 
   expect(restored).toContain("the state saved on your last visit");
   // Restoring it left the flag, so the next visit does not start that download at all.
   expect(await page.evaluate((flag) => localStorage.getItem(flag), SNAPSHOT_FLAG)).toBe("1");
+});
+
+test("a state saved on another machine (the same image, before v86's ACPI was on) is never restored: the page restores the shipped state and the guest works", async ({
+  browser,
+}) => {
+  test.setTimeout(BOOT_TIMEOUT_MS);
+  const sums = parseSha256Sums(readFileSync("vendor/guest/SHA256SUMS", "utf8"));
+  const image = Object.fromEntries(
+    ["seabios.bin", "vgabios.bin", "bzImage", "initramfs.cpio.zst"].map((name) => [name, sums.get(name) ?? ""]),
+  );
+  const { apic: _acpi, ...beforeAcpi } = machineRecord();
+  const { context, page } = await openPlayground(browser, null, { warm: false });
+  visits.push({ context, page, fetched: [] });
+  // A returning visitor's state, and the flag that says so, from the machine before this one.
+  expect(await seedWarmState(page, snapshotKey(image, beforeAcpi))).toBe(true);
+  await page.evaluate((flag) => localStorage.setItem(flag, "1"), SNAPSHOT_FLAG);
+  await page.goto("./");
+  await waitForGuest(page);
+  const restored = await page.evaluate(
+    () => window.__tab?.log.ofKind("boot.progress").find((e) => e.phase === "snapshot-restore")?.message,
+  );
+  expect(restored).toContain("the shipped state");
+  const { output, status } = await runInGuest(page, "echo this-machine-$((6*7))");
+  expect(status).toBe(0);
+  expect(output).toContain("this-machine-42");
 });
 
 test("keys typed at a restored guest's first prompt run at once, before the page's network is up; a curl among them waits for the network and gets its answer", async ({

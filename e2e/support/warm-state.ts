@@ -17,10 +17,14 @@ const DB = SNAPSHOT_DATABASE;
 const STORE = "states";
 const CHUNK = 8 * 1024 * 1024;
 
-/** Puts the kept state into this context's IndexedDB (same origin as the playground). Returns false when there is none. */
-export async function seedWarmState(page: Page): Promise<boolean> {
+/**
+ * Puts the kept state into this context's IndexedDB (same origin as the playground), under the
+ * key the page saved it with, or under `asKey` (a state saved by another page or machine).
+ * Returns false when there is none.
+ */
+export async function seedWarmState(page: Page, asKey?: string): Promise<boolean> {
   if (!existsSync(STATE) || !existsSync(META)) return false;
-  const { key } = JSON.parse(readFileSync(META, "utf8")) as { key: string };
+  const key = asKey ?? (JSON.parse(readFileSync(META, "utf8")) as { key: string }).key;
   const bytes = readFileSync(STATE);
   await page.route("**/__e2e/blank", (route) =>
     route.fulfill({ status: 200, contentType: "text/html", body: "<!doctype html><title>seed</title>" }),

@@ -1,6 +1,6 @@
 import { utf8 } from "../../bytes";
 import type { EventLog } from "../../log";
-import { SHIPPED_STATE_FILE } from "../../machine";
+import { machineRecord, SHIPPED_STATE_FILE } from "../../machine";
 import { deferred, messageOf } from "../../platform";
 import type { PolicyHolder } from "../../policy";
 import type { OwnHandlers } from "../../proxy";
@@ -84,7 +84,7 @@ export async function startGuest(options: StartGuestOptions): Promise<StartedGue
   networking?.catch(() => undefined);
   const { key, start } = await (async () => {
     const sums = await loadGuestSums(BASE);
-    const key = snapshotKey(imageHashes(sums));
+    const key = snapshotKey(imageHashes(sums), machineRecord());
     const start = await chooseStart({ sums, key, log, cold: coldBoot || v86Fetch }).finally(abandonEarlyDownloads);
     // The browser's check says its sentence before the guest starts.
     await browserChecked;
