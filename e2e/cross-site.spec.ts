@@ -6,7 +6,7 @@ import { promisify } from "node:util";
 import { expect, type Frame, test } from "@playwright/test";
 import { launchWithSiteData } from "./support/denied-storage";
 import { BOOT_TIMEOUT_MS } from "./support/guest";
-import { type LessonHost, serveDocsPage, startLessonHost } from "./support/lesson-host";
+import { customElementDocsPage, type LessonHost, serveDocsPage, startLessonHost } from "./support/lesson-host";
 import { sha256 } from "./support/lessons";
 import { upstream } from "./support/upstreams";
 
@@ -127,20 +127,9 @@ test("on another site with third-party storage blocked, the lesson embed loads a
 test("the custom element on a plain page of another site builds the player and re-dispatches its messages as DOM events, a mispinned lesson's refusal too", async () => {
   test.setTimeout(BOOT_TIMEOUT_MS);
   const lesson = `${host.origin}tour.yaml#sha256=${PIN}`;
-  const plain = await serveDocsPage(`<!doctype html><title>plain docs</title>
-    <script src="${playground}linux-in-a-tab.js"></script>
-    <script>
-      window.seen = [];
-      for (const type of ["lesson.loaded", "lesson.step-started", "lesson.step-passed", "page.storage-denied"])
-        document.addEventListener(type, (e) => e.target.id !== "mispinned" && window.seen.push(type + (e.detail.step ? " " + e.detail.step : "")));
-    </script>
-    <p>A lesson:</p>
-    <linux-in-a-tab lesson="${lesson}" step="1"></linux-in-a-tab>
-    <p>The same lesson under a pin its bytes do not have:</p>
-    <linux-in-a-tab id="mispinned" lesson="${host.origin}tour.yaml#sha256=${"0".repeat(64)}"></linux-in-a-tab>
-    <script>
-      document.getElementById("mispinned").addEventListener("lesson.refused", (e) => window.seen.push("lesson.refused " + e.detail.code));
-    </script>`);
+  const plain = await serveDocsPage(
+    customElementDocsPage(`${playground}linux-in-a-tab.js`, lesson, `${host.origin}tour.yaml#sha256=${"0".repeat(64)}`),
+  );
   const page = await session.context.newPage();
   try {
     await page.goto(`http://127.0.0.1:${plain.port}/`);

@@ -7,7 +7,7 @@ import { expect, test } from "@playwright/test";
 import { type Running, servePlaygroundSite, startNameProxy } from "./cross-site-hosts";
 import type { FramedBrowser, FramedLaunch, StorageSetting } from "./framed-browser";
 import { BOOT_TIMEOUT_MS } from "./guest";
-import { LESSON_HOST, type LessonHost, serveDocsPage, startLessonHost } from "./lesson-host";
+import { customElementDocsPage, LESSON_HOST, type LessonHost, serveDocsPage, startLessonHost } from "./lesson-host";
 import { sha256 } from "./lessons";
 
 /**
@@ -162,20 +162,9 @@ export function defineCrossSiteSet(engine: CrossSiteEngine): void {
         test("the custom element on a plain page builds the player and re-dispatches its messages as DOM events, a mispinned lesson's refusal too", async () => {
           test.setTimeout(BOOT_TIMEOUT_MS);
           const lesson = `${host.origin}tour.yaml#sha256=${PIN}`;
-          const plain = await serveDocsPage(`<!doctype html><title>plain docs</title>
-            <script src="${site.origin}/linux-in-a-tab.js"></script>
-            <script>
-              window.seen = [];
-              for (const type of ["lesson.loaded", "lesson.step-started", "lesson.step-passed", "page.storage-denied"])
-                document.addEventListener(type, (e) => e.target.id !== "mispinned" && window.seen.push(type + (e.detail.step ? " " + e.detail.step : "")));
-            </script>
-            <p>A lesson:</p>
-            <linux-in-a-tab lesson="${lesson}" step="1"></linux-in-a-tab>
-            <p>The same lesson under a pin its bytes do not have:</p>
-            <linux-in-a-tab id="mispinned" lesson="${host.origin}tour.yaml#sha256=${"0".repeat(64)}"></linux-in-a-tab>
-            <script>
-              document.getElementById("mispinned").addEventListener("lesson.refused", (e) => window.seen.push("lesson.refused " + e.detail.code));
-            </script>`);
+          const plain = await serveDocsPage(
+            customElementDocsPage(`${site.origin}/linux-in-a-tab.js`, lesson, `${host.origin}tour.yaml#sha256=${"0".repeat(64)}`),
+          );
           try {
             await browser.goto(`http://127.0.0.1:${plain.port}/`);
             const frame = await browser.evaluate(() => {

@@ -63,3 +63,25 @@ export async function serveDocsPage(html: string): Promise<{ server: Server; por
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
   return { server, port: (server.address() as AddressInfo).port, close: () => new Promise((resolve) => server.close(() => resolve())) };
 }
+
+/**
+ * A plain docs page with `<linux-in-a-tab>`: the lesson, and the same lesson under a pin its
+ * bytes do not have (id `mispinned`). `window.seen` collects the element's DOM events: the
+ * lesson's messages and the mispinned one's refusal.
+ */
+export function customElementDocsPage(scriptUrl: string, lesson: string, mispinnedLesson: string): string {
+  return `<!doctype html><title>plain docs</title>
+    <script src="${scriptUrl}"></script>
+    <script>
+      window.seen = [];
+      for (const type of ["lesson.loaded", "lesson.step-started", "lesson.step-passed", "page.storage-denied"])
+        document.addEventListener(type, (e) => e.target.id !== "mispinned" && window.seen.push(type + (e.detail.step ? " " + e.detail.step : "")));
+    </script>
+    <p>A lesson:</p>
+    <linux-in-a-tab lesson="${lesson}" step="1"></linux-in-a-tab>
+    <p>The same lesson under a pin its bytes do not have:</p>
+    <linux-in-a-tab id="mispinned" lesson="${mispinnedLesson}"></linux-in-a-tab>
+    <script>
+      document.getElementById("mispinned").addEventListener("lesson.refused", (e) => window.seen.push("lesson.refused " + e.detail.code));
+    </script>`;
+}

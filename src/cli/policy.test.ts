@@ -9,13 +9,13 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { toJsonLines } from "../log";
 import { decisionLine } from "../policy-tools/testing/decisions";
 import { type RunningProxy, startProxy } from "./testing/proxy-process";
-import { runTab } from "./testing/run-tab";
+import { REPO_ROOT, runTab } from "./testing/run-tab";
 
 // `npx tab policy check|learn|replay` through the real binary (bin/tab.mjs), on files a user
 // would pass it, and on a log the real `npx tab proxy` served from GET /v0/log.
 
 const run = promisify(execFile);
-const root = join(import.meta.dirname, "..", "..");
+const root = REPO_ROOT;
 
 const tab = runTab;
 

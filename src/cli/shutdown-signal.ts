@@ -4,7 +4,7 @@ export interface SignalSource {
   off(signal: NodeJS.Signals, listener: () => void): unknown;
 }
 
-export const SHUTDOWN_SIGNALS: readonly NodeJS.Signals[] = ["SIGINT", "SIGTERM"];
+const SHUTDOWN_SIGNALS: readonly NodeJS.Signals[] = ["SIGINT", "SIGTERM"];
 
 /**
  * Resolves with the first SIGINT or SIGTERM a long-running command (`tab proxy`, `tab relay`)

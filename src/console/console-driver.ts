@@ -74,7 +74,6 @@ export function createConsoleDriver(console: DrivenConsole): ConsoleDriver {
         const turnCame = deferred();
         const turn = queue.run(async (): Promise<CommandResult> => {
           turnCame.resolve();
-          signal?.throwIfAborted();
           // Several waiters may wake at the same prompt: check again right before typing.
           while (!console.shell.idle) {
             signal?.throwIfAborted();

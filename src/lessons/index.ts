@@ -13,13 +13,11 @@ export {
   SHARE_POLICY_MAX_BYTES,
 } from "./link";
 export {
-  isLessonLinkTarget,
   type LessonMarkdown,
   MARKDOWN_MAX_CHARS,
   type MarkdownBlock,
   type MarkdownInline,
   parseLessonMarkdown,
-  type TableAlign,
 } from "./markdown";
 export { lessonMarkdownIssues } from "./markdown-check";
 export { mainOutcome, type Outcome, outcomeOf } from "./outcome";
@@ -60,7 +58,6 @@ export {
 export {
   CHECK_DEFAULT_SECONDS,
   CHECK_MAX_SECONDS,
-  CHECK_USERS,
   type CheckUser,
   EVENT_KINDS,
   ExpectItem,

@@ -1,6 +1,6 @@
 import { isNode, LineCounter, parseDocument } from "yaml";
 import { MARKDOWN_MAX_CHARS, MARKDOWN_MAX_TABLE_CELLS, parseLessonMarkdown } from "./markdown";
-import type { LessonIssue } from "./parse";
+import { fieldName, type LessonIssue } from "./parse";
 import { type Lesson, stepHints } from "./schema";
 
 /** Every Markdown field of a lesson: where it is in the file, and its text. */
@@ -15,9 +15,6 @@ function markdownFields(lesson: Lesson): { path: (string | number)[]; text: stri
   });
   return fields;
 }
-
-const fieldName = (path: readonly (string | number)[]) =>
-  path.map((s, i) => (typeof s === "number" ? `[${s}]` : i === 0 ? s : `.${s}`)).join("");
 
 /**
  * What a reader would not see as the author meant it, in a lesson that is otherwise valid

@@ -17,7 +17,8 @@ export type LessonParse = { ok: true; lesson: Lesson } | { ok: false; code: "les
 
 type Segment = string | number;
 
-function fieldName(path: readonly Segment[]): string {
+/** A field's path as a lesson author writes it: `steps[1].hint[0]`. */
+export function fieldName(path: readonly Segment[]): string {
   let out = "";
   for (const seg of path) out += typeof seg === "number" ? `[${seg}]` : out === "" ? seg : `.${seg}`;
   return out;

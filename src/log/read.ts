@@ -219,17 +219,32 @@ export async function readLogChunks(chunks: AsyncIterable<string>, options: LogR
   return reader.result();
 }
 
-/** `312 lines of 9 kinds not needed for a replay (2 kinds this version does not know: a.b, c.d)`, or "" when none. */
-export function describeSkippedLines(skipped: SkippedLines, purpose: string): string {
+/** The first five kinds, quoted and cut, and `…` for more. */
+const listKinds = (kinds: readonly string[]) =>
+  `${kinds
+    .slice(0, 5)
+    .map((k) => JSON.stringify(k.slice(0, 60)))
+    .join(", ")}${kinds.length > 5 ? ", …" : ""}`;
+
+/**
+ * `312 lines of 9 kinds not needed for a replay (2 kinds this version does not know: a.b, c.d)`,
+ * or "" when none. Unknown kinds that `knownElsewhere` names (another writer's, which its own
+ * reader knows) are listed apart under its label, not as kinds this version does not know.
+ */
+export function describeSkippedLines(
+  skipped: SkippedLines,
+  purpose: string,
+  knownElsewhere?: { label: string; is(kind: string): boolean },
+): string {
   const parts: string[] = [];
   if (skipped.lines > 0) {
     const kinds = skipped.byKind.size;
     let text = `${skipped.lines} ${skipped.lines === 1 ? "line" : "lines"} of ${kinds} ${kinds === 1 ? "kind" : "kinds"} not needed for ${purpose}`;
-    if (skipped.unknownKinds.length > 0)
-      text += ` (${skipped.unknownKinds.length} ${skipped.unknownKinds.length === 1 ? "kind" : "kinds"} this version does not know: ${skipped.unknownKinds
-        .slice(0, 5)
-        .map((k) => JSON.stringify(k.slice(0, 60)))
-        .join(", ")}${skipped.unknownKinds.length > 5 ? ", …" : ""})`;
+    const elsewhere = knownElsewhere ? skipped.unknownKinds.filter((k) => knownElsewhere.is(k)) : [];
+    const unknown = knownElsewhere ? skipped.unknownKinds.filter((k) => !knownElsewhere.is(k)) : skipped.unknownKinds;
+    if (knownElsewhere && elsewhere.length > 0) text += ` (${knownElsewhere.label}: ${listKinds(elsewhere)})`;
+    if (unknown.length > 0)
+      text += ` (${unknown.length} ${unknown.length === 1 ? "kind" : "kinds"} this version does not know: ${listKinds(unknown)})`;
     parts.push(text);
   }
   if (skipped.notEvents > 0)

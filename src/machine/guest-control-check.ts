@@ -1,3 +1,4 @@
+import { decodeUtf8, fromBase64, toBase64, utf8 } from "../bytes";
 import { type GuestControl, GuestControlError } from "./guest-control";
 
 /**
@@ -21,34 +22,26 @@ export interface GuestCheckResult {
   /** The exit status (128 + N when killed by signal N); null when it never reported one. */
   status: number | null;
   timedOut: boolean;
-  /** The start of its output (stdout and stderr), at most CHECK_OUTPUT_MAX bytes. */
+  /** The start of its output (stdout and stderr), at most 1 024 bytes (tab-check.c, CHECK_OUTPUT_MAX). */
   output: string;
 }
 
 /** The longest command the guest runs as a check (tab-check.c, CHECK_COMMAND_MAX). */
 export const CHECK_COMMAND_MAX = 1000;
-/** How much of a check's output the guest hands back (tab-check.c, CHECK_OUTPUT_MAX). */
-export const CHECK_OUTPUT_MAX = 1024;
 /** The longest time limit the guest takes (tab-check.c, CHECK_MAX_MS). */
 export const CHECK_TIMEOUT_MAX_MS = 60_000;
 /** Beyond a check's own limit, how long its answer may take to come back on the line. */
 const ANSWER_GRACE_MS = 5_000;
 
-function base64(bytes: Uint8Array): string {
-  let binary = "";
-  for (const byte of bytes) binary += String.fromCharCode(byte);
-  return btoa(binary);
-}
-
 /** The request line for one check: `check AS MILLISECONDS BASE64`. Throws when the guest would refuse it. */
 export function checkRequest(check: GuestCheck): string {
-  const bytes = new TextEncoder().encode(check.command);
+  const bytes = utf8(check.command);
   if (bytes.length === 0 || bytes.length > CHECK_COMMAND_MAX || bytes.includes(0))
     throw new GuestControlError(`a check is 1 to ${CHECK_COMMAND_MAX} bytes with no NUL (this one is ${bytes.length})`);
   const ms = Math.ceil(check.timeoutMs);
   if (!Number.isFinite(ms) || ms < 1 || ms > CHECK_TIMEOUT_MAX_MS)
     throw new GuestControlError(`a check's time limit is 1 to ${CHECK_TIMEOUT_MAX_MS} ms (this one is ${check.timeoutMs})`);
-  return `check ${check.as} ${ms} ${base64(bytes)}`;
+  return `check ${check.as} ${ms} ${toBase64(bytes)}`;
 }
 
 /** Reads what follows the guest's `ok` for a check: `STATUS BASE64` or `timeout BASE64`. */
@@ -56,8 +49,7 @@ export function parseCheckAnswer(text: string): GuestCheckResult {
   const m = /^(timeout|\d{1,3}) ([A-Za-z0-9+/]*={0,2})$/.exec(text);
   if (!m || (m[2] ?? "").length % 4 !== 0)
     throw new GuestControlError(`the guest's answer to a check is not STATUS BASE64: ${JSON.stringify(text.slice(0, 80))}`);
-  const binary = atob(m[2] ?? "");
-  const output = new TextDecoder().decode(Uint8Array.from(binary, (c) => c.charCodeAt(0)));
+  const output = decodeUtf8(fromBase64(m[2] ?? ""));
   return m[1] === "timeout" ? { status: null, timedOut: true, output } : { status: Number(m[1]), timedOut: false, output };
 }
 

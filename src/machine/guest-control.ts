@@ -34,7 +34,7 @@ const CONTROL_SERIAL = 1;
 /** An answer line longer than this is not one: the longest is a check's, 1024 bytes of output in base64. */
 const MAX_ANSWER = 2048;
 /** The guest reads at most this much of a line (tab-control.c, MAX_LINE), the ID included. */
-export const MAX_CONTROL_LINE = 1600;
+const MAX_CONTROL_LINE = 1600;
 /** IDs the guest takes: 1 to 9 digits. */
 const MAX_ID = 999_999_999;
 

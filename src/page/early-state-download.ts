@@ -101,7 +101,7 @@ function startDownloads(files: string[]): void {
 performance.mark("tab:early-start");
 const params = new URLSearchParams(location.search);
 const coldBoot = params.get("boot") === "fresh" || params.get("net") === "v86-fetch";
-// An embed starts nothing before the reader sees it (emulator/machine-visibility.ts, firstSeen):
+// An embed starts nothing before the reader sees it (embed-placeholder.ts, emulator/first-seen.ts):
 // an embed below the fold costs no worker, no wasm and no download.
 // Any `?embed` is an embed, as main.ts and features/index.ts (wantsEmbed) read it.
 const embed = params.has("embed");

@@ -1,3 +1,4 @@
+import { h } from "./chrome/dom";
 import { firstSeen } from "./emulator/first-seen";
 
 /**
@@ -9,10 +10,12 @@ import { firstSeen } from "./emulator/first-seen";
  * (emulator/first-seen.ts); then the placeholder goes.
  */
 export async function placeholderUntilSeen(container: HTMLElement): Promise<void> {
-  const box = document.createElement("div");
-  box.dataset.embedPlaceholder = "";
-  box.setAttribute("role", "region");
-  box.setAttribute("aria-label", "Linux in a tab");
+  const box = h(
+    "div",
+    { role: "region", attrs: { "data-embed-placeholder": "", "aria-label": "Linux in a tab" } },
+    h("p", {}, "Linux in a tab: this demo's guest starts when it comes into view."),
+    h("button", { attrs: { type: "button" } }, "Start it now"),
+  );
   Object.assign(box.style, {
     height: "100%",
     display: "flex",
@@ -22,12 +25,6 @@ export async function placeholderUntilSeen(container: HTMLElement): Promise<void
     gap: "12px",
     color: "var(--muted)",
   });
-  const line = document.createElement("p");
-  line.textContent = "Linux in a tab: this demo's guest starts when it comes into view.";
-  const start = document.createElement("button");
-  start.type = "button";
-  start.textContent = "Start it now";
-  box.append(line, start);
   container.appendChild(box);
   try {
     await firstSeen(box);

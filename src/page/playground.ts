@@ -35,14 +35,11 @@ export async function startPlayground(container: HTMLElement): Promise<Playgroun
   const embedding = wantsEmbed(link);
   const log = createEventLog();
   const layout = createLayout();
-  // An embed starts its machine only once the reader first sees it (scrolls it into view) or
-  // clicks it: a docs page of ten demos runs only the ones read (emulator/machine-visibility.ts).
-  const mayStart = embedding
-    ? import("./emulator/machine-visibility").then((v) => v.firstSeen(layout.root))
-    : Promise.resolve("page" as const);
   // The emulator (v86, the network, the proxy, TLS) is not part of the first screen's script:
   // index.html preloads it (vite.config.ts), and it is imported before the page's chrome is built.
-  const emulator = mayStart.then(() => import("./emulator/start-guest"));
+  // An embed gets here only once the reader first saw it or clicked it (main.ts,
+  // embed-placeholder.ts): a docs page of ten demos runs only the ones read.
+  const emulator = import("./emulator/start-guest");
   // In embed mode the page stays unseen until the embed feature has shaped it (one small import).
   if (embedding) layout.root.style.visibility = "hidden";
   container.appendChild(layout.root);

@@ -1,11 +1,9 @@
 export { type CheckParse, type CheckResult, checkRequest, describeCheck, type MatchingRule, parseRequestLine } from "./check";
 export { applyRuleChanges, describeRuleChange, diffPolicies, type RuleChange, type RuleChangeKind, ruleSummary } from "./diff";
 export { type AwfImport, exportAwfConfig, importAwfConfig, looksLikeAwfConfig } from "./formats/awf";
-export { awfAuditLine } from "./formats/awf-log";
 export { foreignPolicyFormat, POLICY_FORMATS, type PolicyFormat } from "./formats/index";
 export { LOG_FORMATS } from "./formats/logs";
 export { exportOpenShellPolicy, importOpenShellPolicy, looksLikeOpenShellPolicy, type OpenShellImport } from "./formats/openshell";
-export { openShellOcsfLine } from "./formats/openshell-log";
 export {
   exportSandboxRuntimeSettings,
   importSandboxRuntimeSettings,

@@ -1,13 +1,12 @@
 import {
   canonicalRequestPath,
-  classifyHost,
   type EndpointRule,
   evaluate,
   HostRule,
   type HttpHandling,
   Policy,
   type PolicyInput,
-  privateNameReason,
+  readHost,
 } from "../policy";
 import { type LogLine, type ProxyDecisionEvent, requestOfDecision } from "./log-lines";
 
@@ -47,17 +46,18 @@ export interface Learned {
  * parser saw it: engines differ on `*` (Chromium writes `%2A`, Node keeps `*`), so the wildcard
  * is refused on the text itself and the page and the CLI draft the same policy. `name` is the
  * normalised name the policy parsed. Private and IP-literal classification is src/policy's
- * (`privateNameReason`, the one reading the proxy refuses `private-address` by).
+ * (`readHost`, the one reading the proxy refuses `private-address` and `ip-literal` by).
  */
 export function unlearnableHostReason(raw: string, name: string): string | null {
   if (/\*|%2a/i.test(raw))
     return `the host ${JSON.stringify(raw.slice(0, 80))} contains a wildcard (*); a log records requests, never patterns, so a draft never allows one`;
   if (raw.includes("%"))
     return `the host ${JSON.stringify(raw.slice(0, 80))} is percent-encoded; a draft names hosts only as they are spelled`;
-  const host = classifyHost(name);
+  // readHost remembers each reading: a log names few hosts many times.
+  const host = readHost(name);
   if (host.kind === "invalid") return host.reason;
-  if (host.kind !== "name") return `${name} is an IP address; only names can be allowed`;
-  return privateNameReason(host.name);
+  if (host.kind === "ip-literal") return `${name} is an IP address; only names can be allowed`;
+  return host.kind === "private-name" ? host.why : null;
 }
 
 /** The host part of a logged target as written: `h` of `https://u@h:1/p` or of `h:443` (CONNECT). */
@@ -97,7 +97,6 @@ export function learnPolicy(lines: readonly LogLine[], options: LearnOptions = {
   const parser = Policy.parse({ version: 1, hosts: [], http });
   const hosts = new Map<string, HostSeen>();
   const skipped: LearnSkip[] = [];
-  const hostReasons = new Map<string, string | null>();
   let learnedFrom = 0;
   for (const { line, event } of decisions) {
     const request = requestOfDecision(event);
@@ -109,13 +108,7 @@ export function learnPolicy(lines: readonly LogLine[], options: LearnOptions = {
       continue;
     }
     const raw = rawHostOf(event.target, "authority" in request);
-    // A log names few hosts many times: each is classified once.
-    const hostKey = `${raw}\n${target.host}`;
-    let unlearnable = hostReasons.get(hostKey);
-    if (unlearnable === undefined) {
-      unlearnable = unlearnableHostReason(raw, target.host);
-      hostReasons.set(hostKey, unlearnable);
-    }
+    const unlearnable = unlearnableHostReason(raw, target.host);
     if (unlearnable) {
       skipped.push({ line, target: event.target, reason: `${unlearnable}; a drafted policy never allows one` });
       continue;

@@ -70,14 +70,7 @@ export async function readLogLineChunks(chunks: AsyncIterable<string>, options: 
 /** `312 lines of 9 kinds not needed for a replay`, or "" (the CLI's and the page's summary line). */
 export function describeSkipped(skipped: SkippedLines, purpose: "a replay" | "a draft"): string {
   // Another proxy's lines are known to its translator, not "a kind this version does not know": named apart.
-  const foreign = skipped.unknownKinds.filter(isForeignLogKind);
-  if (foreign.length === 0) return describeSkippedLines(skipped, purpose);
-  const text = describeSkippedLines({ ...skipped, unknownKinds: skipped.unknownKinds.filter((k) => !isForeignLogKind(k)) }, purpose);
-  const named = `${foreign
-    .slice(0, 5)
-    .map((k) => JSON.stringify(k.slice(0, 60)))
-    .join(", ")}${foreign.length > 5 ? ", …" : ""}`;
-  return text.replace(`not needed for ${purpose}`, `not needed for ${purpose} (another proxy's: ${named})`);
+  return describeSkippedLines(skipped, purpose, { label: "another proxy's", is: isForeignLogKind });
 }
 
 export type ProxyDecisionEvent = EventOf<"proxy.decision">;

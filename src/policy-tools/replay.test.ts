@@ -153,6 +153,25 @@ describe("replay: lines of kinds it does not need, known or not, are skipped and
     );
   });
 
+  it("names another proxy's skipped kinds apart from the kinds this version does not know", () => {
+    const skipped = {
+      lines: 4,
+      byKind: new Map([
+        ["smokescreen CANONICAL-PROXY-CN-CLOSE", 2],
+        ["proxy.guess", 1],
+        ["wire.frame", 1],
+      ]),
+      unknownKinds: ["smokescreen CANONICAL-PROXY-CN-CLOSE", "proxy.guess"],
+      notEvents: 0,
+    };
+    expect(describeSkipped(skipped, "a draft")).toBe(
+      '4 lines of 3 kinds not needed for a draft (another proxy\'s: "smokescreen CANONICAL-PROXY-CN-CLOSE") (1 kind this version does not know: "proxy.guess")',
+    );
+    expect(describeSkipped({ ...skipped, unknownKinds: ["smokescreen CANONICAL-PROXY-CN-CLOSE"] }, "a replay")).toBe(
+      '4 lines of 3 kinds not needed for a replay (another proxy\'s: "smokescreen CANONICAL-PROXY-CN-CLOSE")',
+    );
+  });
+
   it("reads the same from chunks cut anywhere as from one string", async () => {
     const whole = readLogLines(text);
     for (const size of [1, 7, 64, text.length]) {

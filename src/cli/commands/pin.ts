@@ -1,7 +1,7 @@
 import { resolve as resolvePath } from "node:path";
 import { DEFAULT_LIMITS, pinOfLocal } from "../../resolver";
 import { createFsLocalFiles } from "../../resolver/fs-local-files.node.js";
-import { parseCommandLine, UsageError } from "../args";
+import { readCommandLineOrReason } from "../args";
 import type { Command } from "../command";
 
 export const command: Command = {
@@ -12,14 +12,11 @@ export const command: Command = {
   directory the tree hash (sha256 of the sorted "relative/path:<sha256>" lines, each ending in \\n).
   Symlinks and special files are refused.`,
   async run(args) {
-    let path: string;
-    try {
-      const { positionals } = parseCommandLine({ args, options: {}, allowPositionals: true });
-      if (positionals.length !== 1) throw new UsageError(`expected one PATH, got ${positionals.length}`);
-      path = positionals[0]!;
-    } catch (error) {
-      if (!(error instanceof UsageError)) throw error;
-      process.stderr.write(`tab pin: ${error.message}\nusage: npx tab pin PATH\n`);
+    const got = readCommandLineOrReason({ args, options: {}, allowPositionals: true });
+    const path = got.ok && got.read.positionals.length === 1 ? got.read.positionals[0] : undefined;
+    if (path === undefined) {
+      const reason = got.ok ? `expected one PATH, got ${got.read.positionals.length}` : got.reason;
+      process.stderr.write(`tab pin: ${reason}\nusage: npx tab pin PATH\n`);
       return 64;
     }
     const result = await pinOfLocal(createFsLocalFiles(), resolvePath(path), DEFAULT_LIMITS);

@@ -3,7 +3,7 @@ import { acquireSkill, DEFAULT_REGISTRY, DEFAULT_SEARCH_LIMIT, type SkillsFetch,
 // ".js" because tsx reads a bare "x.node" as a file with the extension ".node"; it maps .js to .ts.
 import { createDirStores, DEFAULT_SKILLS_CACHE } from "../../skills/dir-store.node.js";
 import { createFixtureFetch } from "../../skills/testing/fixture-fetch.node.js";
-import { parseCommandLine, UsageError } from "../args";
+import { readCommandLineOrReason } from "../args";
 import type { Command } from "../command";
 import { createGuardedFetch } from "../guarded-fetch";
 
@@ -94,14 +94,9 @@ export const command: Command = {
   usage: USAGE,
   async run(args) {
     const [sub, ...rest] = args;
-    let options: Options;
-    try {
-      const { values, positionals } = parseCommandLine({ args: rest, options: OPTIONS, allowPositionals: true });
-      options = { positional: positionals, values };
-    } catch (error) {
-      if (error instanceof UsageError) return usage(error.message);
-      throw error;
-    }
+    const got = readCommandLineOrReason({ args: rest, options: OPTIONS, allowPositionals: true });
+    if (!got.ok) return usage(got.reason);
+    const options: Options = { positional: got.read.positionals, values: got.read.values };
     if (sub === "search") return search(options);
     if (sub === "acquire") return acquire(options);
     return usage(sub === undefined ? "which subcommand?" : `unknown subcommand ${JSON.stringify(sub)}`);

@@ -27,8 +27,8 @@ interface PublishArgs {
   serve: { port: number; cert: string | null; key: string | null } | null;
 }
 
-const readCommandLine = (args: readonly string[]) =>
-  readCommandLineOrReason({
+function readArgs(args: readonly string[]): { ok: true; value: PublishArgs } | { ok: false; reason: string } {
+  const got = readCommandLineOrReason({
     args: [...args],
     options: {
       base: { type: "string" },
@@ -40,20 +40,14 @@ const readCommandLine = (args: readonly string[]) =>
     },
     allowPositionals: true,
   });
-
-function readArgs(args: readonly string[]): { ok: true; value: PublishArgs } | { ok: false; reason: string } {
-  const got = readCommandLine(args);
   if (!got.ok) return got;
-  const { read } = got;
-  const positional = read.positionals;
-  const named = new Map(Object.entries(read.values).map(([name, value]) => [`--${name}`, value]));
+  const positional = got.read.positionals;
+  const { base, playground, embedder: embedderText, serve: servePort, cert = null, key = null } = got.read.values;
   if (positional.length !== 1) return { ok: false, reason: "name one lesson folder" };
-  const base = named.get("--base");
   if (base === undefined) return { ok: false, reason: "--base https://HOST/PATH/ is required (where DIR will be served)" };
   const checked = checkPublishBase(base);
   if (!checked.ok) return checked;
   let embedder: string | null = null;
-  const embedderText = named.get("--embedder");
   if (embedderText !== undefined) {
     try {
       const url = new URL(embedderText);
@@ -63,18 +57,15 @@ function readArgs(args: readonly string[]): { ok: true; value: PublishArgs } | {
       return { ok: false, reason: `--embedder ${embedderText} is not an origin like https://docs.example` };
     }
   }
-  const servePort = named.get("--serve");
   const port = servePort === undefined ? null : Number(servePort);
   if (port !== null && (!Number.isInteger(port) || port < 0 || port > 65535)) return { ok: false, reason: "--serve takes a port number" };
-  const cert = named.get("--cert") ?? null;
-  const key = named.get("--key") ?? null;
   if ((cert === null) !== (key === null)) return { ok: false, reason: "--cert and --key go together" };
   return {
     ok: true,
     value: {
       dir: positional[0]!,
       base: checked.base,
-      playground: named.get("--playground") ?? "https://PLAYGROUND-HOST/",
+      playground: playground ?? "https://PLAYGROUND-HOST/",
       embedder,
       serve: port === null ? null : { port, cert, key },
     },

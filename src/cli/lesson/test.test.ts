@@ -1,14 +1,14 @@
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { takeGuestLock } from "../guest/testing/guest-lock";
-import { runTab } from "../testing/run-tab";
+import { REPO_ROOT, runTab } from "../testing/run-tab";
 
 // These run the real binary, which boots the real guest (the shipped state in v86 under Node):
 // slow, so one process per case, under the machine-wide guest lock. The shipped lessons run under
 // the same command as a step of `npm test` of their own (`npm run test:lessons`).
-const REPO = resolve(import.meta.dirname, "../../..");
+const REPO = REPO_ROOT;
 const HERE = join(REPO, "src/cli/lesson/testing");
 const RUN_TIMEOUT_MS = 900_000;
 

@@ -57,11 +57,9 @@ export function watchJit(machine: Pick<V86, "get_instruction_counter">, boot: bo
   let counting: unknown;
   /** The instruction count where the count fell asleep, or null while it counts or is stopped. */
   let asleepAt: number | null = null;
-  let stopped = false;
 
   const count = () => {
     if (counting !== undefined) return;
-    stopped = false;
     asleepAt = null;
     let last = machine.get_instruction_counter();
     const window = () => {
@@ -79,7 +77,7 @@ export function watchJit(machine: Pick<V86, "get_instruction_counter">, boot: bo
     counting = timers.setTimeout(window, JIT_WINDOW_MS);
   };
   const maySleep = sleepToNextDeadline(loop, () => {
-    if (asleepAt !== null && !stopped && (machine.get_instruction_counter() - asleepAt) >>> 0 >= WAKE_INSTRUCTIONS) count();
+    if (asleepAt !== null && (machine.get_instruction_counter() - asleepAt) >>> 0 >= WAKE_INSTRUCTIONS) count();
   });
   apply(governor.enabled);
   count();
@@ -87,7 +85,6 @@ export function watchJit(machine: Pick<V86, "get_instruction_counter">, boot: bo
     state: () => ({ enabled: governor.enabled, turnedOn }),
     start: count,
     stop() {
-      stopped = true;
       asleepAt = null;
       timers.clearTimeout(counting);
       counting = undefined;

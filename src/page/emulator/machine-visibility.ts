@@ -2,8 +2,6 @@ import type { EventLog } from "../../log";
 import { createSerialQueue, messageOf } from "../../platform";
 import type { Guest } from "./boot";
 
-export { firstSeen } from "./first-seen";
-
 /**
  * A machine nobody sees does not run. A docs page may hold ten embeds and a reader may leave a
  * playground open in a background tab: each is a whole emulator, and an idle guest still wakes

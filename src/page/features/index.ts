@@ -2,7 +2,7 @@ import type { PageLink } from "../link";
 import type { PageServices } from "../services/types";
 import type { FeatureContext, PageContext } from "./context";
 
-export type { FeatureContext, FeaturePanels, HarnessField, PageContext, PageMode, PagePlace } from "./context";
+export type { FeatureContext, HarnessField, PageContext, PageMode, PagePlace } from "./context";
 export type { ExposedFeatures } from "./exposed";
 
 /**

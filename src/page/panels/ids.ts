@@ -10,8 +10,5 @@ export type PanelId = (typeof PANEL_ORDER)[number];
 /** The panels the page builds itself, before any feature mounts. */
 export type BuiltInPanelId = "wire" | "proxy" | "resolver" | "cache" | "policy" | "kernel";
 
-/** The panels features add (`ctx.panels.add`). */
-export type FeaturePanelId = Exclude<PanelId, BuiltInPanelId>;
-
 /** Where a panel's tab goes among the others: its index in PANEL_ORDER. */
 export const panelRank = (id: PanelId): number => PANEL_ORDER.indexOf(id);

@@ -63,6 +63,5 @@ export function createPanels(log: EventLog, headers: PanelHeaders = {}): EventPa
 }
 
 export { createEventPanel, type EventPanel, type EventPanelSpec, type Row, type Tone } from "./event-panel";
-export { type BuiltInPanelId, type FeaturePanelId, PANEL_ORDER, type PanelId } from "./ids";
+export type { BuiltInPanelId, PanelId } from "./ids";
 export { createPagePanels, type PagePanels } from "./registry";
-export { createPanelTabs } from "./tabs";

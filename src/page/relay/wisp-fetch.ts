@@ -119,7 +119,7 @@ export function createWispRelayFetch(
   const ready = () => {
     engine ??= open(relayUrl, extraRoots).catch((error: unknown) => {
       engine = null; // the next request tries again
-      throw new Error(`the in-page TLS client did not load: ${message(error)}`);
+      throw new Error(`the in-page TLS client did not load: ${messageOf(error)}`);
     });
     return engine;
   };
@@ -188,7 +188,7 @@ function releasing(body: ReadableStream<Uint8Array>, release: () => void): Reada
  * is a failure (`upstream-error`).
  */
 export function relayFailure(url: string, relayUrl: string, error: unknown): Error {
-  const text = message(error);
+  const text = messageOf(error);
   const host = hostOf(url);
   const relay = withoutToken(relayUrl);
   const wispClose = (error as { wispClose?: unknown } | null)?.wispClose;
@@ -248,8 +248,4 @@ function hostOf(url: string): string {
   } catch {
     return url;
   }
-}
-
-function message(error: unknown): string {
-  return messageOf(error);
 }

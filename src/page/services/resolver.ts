@@ -108,13 +108,12 @@ export function createPageResolver(options: PageResolverOptions): PageResolver {
     if (mode === "resolve" && resolution.ok) lastLockable = last;
     return { resolution, session };
   }
-  const queued = <T>(work: () => Promise<T>): Promise<T> => queue.run(work);
 
   return {
     cas,
     bundle,
-    resolve: (harness, mode = "resolve") => queued(async () => (await run(harness, mode)).resolution),
-    resolveForRun: (harness, runId) => queued(() => run(harness, "resolve", runId)),
+    resolve: (harness, mode = "resolve") => queue.run(async () => (await run(harness, mode)).resolution),
+    resolveForRun: (harness, runId) => queue.run(() => run(harness, "resolve", runId)),
     last: () => last,
     lastLockable: () => lastLockable,
     async whenIdle() {

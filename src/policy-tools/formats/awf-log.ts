@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { TranslatedLine } from "../../log";
+import { isObject, lineIssues, withPort } from "./line-parts";
 
 /**
  * github/gh-aw-firewall's `audit.jsonl` (Squid's access log as JSON lines) read as decisions a
@@ -26,8 +27,6 @@ const AuditLine = z.object({
   url: z.string().min(1).max(8192),
 });
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null;
-
 /** Whether a JSON value is an awf log line: `_schema: "<type>/v…"`, or the older envelope's `ts` with Squid's `decision`. */
 function awfRecordType(value: unknown): string | null {
   if (!isObject(value) || "kind" in value || "msg" in value || "class_uid" in value) return null;
@@ -40,12 +39,6 @@ function awfRecordType(value: unknown): string | null {
 }
 
 const IPV4 = /^\d{1,3}(\.\d{1,3}){3}$/;
-
-/** `host:port` with the port a CONNECT without one meant (443). */
-function authorityOf(text: string): string {
-  if (/:\d+$/.test(text) && (!text.startsWith("[") || text.includes("]:"))) return text;
-  return `${text}:443`;
-}
 
 function hostOf(authority: string): string {
   if (authority.startsWith("[")) return authority.slice(0, authority.indexOf("]") + 1);
@@ -70,13 +63,13 @@ export function awfAuditLine(value: unknown, line: number): TranslatedLine {
   const parsed = AuditLine.safeParse(value);
   if (!parsed.success)
     return {
-      refuse: `not a valid gh-aw-firewall audit line: ${parsed.error.issues.map((i) => `${i.path.join(".") || "(line)"}: ${i.message}`).join("; ")}`,
+      refuse: `not a valid gh-aw-firewall audit line: ${lineIssues(parsed.error)}`,
     };
   const d = parsed.data;
   if (d.decision.startsWith("NONE")) return { skip: "awf audit NONE (no decision: an aborted connection)" };
   const connect = d.method.toUpperCase() === "CONNECT";
   let target: string;
-  if (connect) target = authorityOf(d.url.replace(/^[a-z]+:\/\//i, "").replace(/\/.*$/, ""));
+  if (connect) target = withPort(d.url.replace(/^[a-z]+:\/\//i, "").replace(/\/.*$/, ""), true);
   else if (/^https?:\/\//i.test(d.url)) target = d.url;
   else if (d.host && d.host !== "-" && d.url.startsWith("/")) target = `http://${d.host}${d.url}`;
   else return { refuse: `not a valid gh-aw-firewall audit line: url ${JSON.stringify(d.url.slice(0, 80))} is not an absolute URL` };

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { TranslatedLine } from "../../log";
+import { isObject, lineIssues } from "./line-parts";
 
 /**
  * NVIDIA OpenShell's OCSF JSON lines (`/var/log/openshell-ocsf.*.log`, `ocsf_json_enabled`) read
@@ -53,8 +54,6 @@ const ALLOWED = 1;
 const DENIED = 2;
 const OTHER = 99;
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null;
-
 /** The class's name for a skipped line's count ("openshell Process Activity"). */
 function className(value: Record<string, unknown>): string {
   const name = typeof value.class_name === "string" ? value.class_name.slice(0, 40) : `class ${String(value.class_uid).slice(0, 12)}`;
@@ -79,7 +78,7 @@ export function openShellOcsfLine(value: unknown, line: number): TranslatedLine 
   const parsed = Decision.safeParse(value);
   if (!parsed.success)
     return {
-      refuse: `not a valid OpenShell OCSF ${value.class_uid} line: ${parsed.error.issues.map((i) => `${i.path.join(".") || "(line)"}: ${i.message}`).join("; ")}`,
+      refuse: `not a valid OpenShell OCSF ${value.class_uid} line: ${lineIssues(parsed.error)}`,
     };
   const d = parsed.data;
   const host = d.dst_endpoint.domain ?? d.dst_endpoint.hostname ?? d.http_request?.url?.hostname ?? d.dst_endpoint.ip;

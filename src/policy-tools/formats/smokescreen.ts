@@ -2,6 +2,7 @@ import { stringify } from "yaml";
 import { z } from "zod";
 import type { TranslatedLine } from "../../log";
 import { HostPattern, Policy, type PolicyInput, privateNameReason } from "../../policy";
+import { lineIssues, withPort } from "./line-parts";
 import { readYamlAs } from "./read-yaml";
 
 /**
@@ -31,12 +32,6 @@ const DecisionLine = z.object({
 const isSmokescreenLine = (value: unknown): value is { msg: string } =>
   typeof value === "object" && value !== null && typeof (value as { msg?: unknown }).msg === "string" && !("kind" in value);
 
-/** `example.com:443`, `example.com` (the proxy type's port), `[::1]:443`. */
-function withPort(host: string, connect: boolean): string {
-  if (/:\d+$/.test(host) && (!host.startsWith("[") || host.includes("]:"))) return host;
-  return `${host}:${connect ? 443 : 80}`;
-}
-
 /**
  * A smokescreen log line as this log's `proxy.decision` (for `readLogLines`' translate): a
  * CONNECT becomes `CONNECT host:port`, an HTTP proxy request `GET http://host:port/` (its
@@ -51,7 +46,7 @@ export function smokescreenLine(value: unknown, line: number): TranslatedLine {
   const parsed = DecisionLine.safeParse(value);
   if (!parsed.success)
     return {
-      refuse: `not a valid smokescreen ${SMOKESCREEN_DECISION} line: ${parsed.error.issues.map((i) => `${i.path.join(".") || "(line)"}: ${i.message}`).join("; ")}`,
+      refuse: `not a valid smokescreen ${SMOKESCREEN_DECISION} line: ${lineIssues(parsed.error)}`,
     };
   const d = parsed.data;
   const connect = d.proxy_type !== "http";

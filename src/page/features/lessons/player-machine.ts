@@ -105,7 +105,7 @@ export function resumeRule(lesson: LoadedLesson, step: number): { kind: "none" }
 }
 
 /** How many commands a replay types. */
-export const replayCount = (replay: PendingReplay): number => replay.setup.length + replay.commands.length;
+const replayCount = (replay: PendingReplay): number => replay.setup.length + replay.commands.length;
 
 const replaying = (replay: PendingReplay): PlayerEffect[] => [
   {

@@ -1,4 +1,5 @@
 import { DEFAULT_MODELS, DEFAULT_OPENAI_BASE, MODEL_PROVIDERS, type ModelProvider, ModelSettings, modelUrl } from "../../../model";
+import { createEmitter } from "../../../platform";
 import { h } from "../../chrome/dom";
 
 const PROVIDER_LABEL: Record<ModelProvider, string> = { anthropic: "Anthropic Messages", openai: "OpenAI-compatible" };
@@ -90,15 +91,15 @@ export function createModelForm(actions: { run(): void; allowOnPolicy(): void })
 
   const chosenProvider = (): ModelProvider => (provider.value === "openai" ? "openai" : "anthropic");
   const baseUrl = () => (chosenProvider() === "openai" && base.value.trim() !== "" ? { baseUrl: base.value.trim() } : {});
-  const listeners: (() => void)[] = [];
+  const targetChanged = createEmitter();
   provider.addEventListener("change", () => {
     const chosen = chosenProvider();
     base.hidden = chosen !== "openai";
     if ((Object.values(DEFAULT_MODELS) as string[]).includes(model.value)) model.value = DEFAULT_MODELS[chosen];
-    for (const listener of listeners) listener();
+    targetChanged.emit();
   });
   base.addEventListener("input", () => {
-    for (const listener of listeners) listener();
+    targetChanged.emit();
   });
   return {
     element,
@@ -115,6 +116,8 @@ export function createModelForm(actions: { run(): void; allowOnPolicy(): void })
       const parsed = ModelSettings.pick({ provider: true, baseUrl: true }).safeParse({ provider: chosenProvider(), ...baseUrl() });
       return parsed.success ? modelUrl(parsed.data) : null;
     },
-    onTargetChange: (listener) => listeners.push(listener),
+    onTargetChange: (listener) => {
+      targetChanged.subscribe(listener);
+    },
   };
 }
